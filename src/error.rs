@@ -1,0 +1,336 @@
+//! What can go wrong reading an MD2 file, and the quirks that load anyway.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// A section of an MD2 file, as named by its header fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Section {
+    /// The skin names: `ofs_skins`, `num_skins` × 64 bytes.
+    Skins,
+    /// The texture coordinates: `ofs_st`, `num_st` × 4 bytes.
+    TexCoords,
+    /// The triangles: `ofs_tris`, `num_tris` × 12 bytes.
+    Triangles,
+    /// The frames: `ofs_frames`, `num_frames` × `framesize` bytes.
+    Frames,
+    /// The GL commands: `ofs_glcmds`, `num_glcmds` × 4 bytes.
+    GlCmds,
+}
+
+impl Section {
+    /// The header fields that place this section: (offset field, count field).
+    pub fn fields(self) -> (&'static str, &'static str) {
+        match self {
+            Section::Skins => ("ofs_skins", "num_skins"),
+            Section::TexCoords => ("ofs_st", "num_st"),
+            Section::Triangles => ("ofs_tris", "num_tris"),
+            Section::Frames => ("ofs_frames", "num_frames"),
+            Section::GlCmds => ("ofs_glcmds", "num_glcmds"),
+        }
+    }
+}
+
+impl fmt::Display for Section {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            Section::Skins => "skins",
+            Section::TexCoords => "texture coordinates",
+            Section::Triangles => "triangles",
+            Section::Frames => "frames",
+            Section::GlCmds => "glcmds",
+        };
+        f.write_str(name)
+    }
+}
+
+/// Why an MD2 file (or a model built in code) was refused.
+///
+/// Every variant says what was wrong and where: the section or field, the
+/// offset, index or count, and the file's length. Nothing is allocated for a
+/// section before its extent has been checked against the file.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Md2Error {
+    /// The file could not be read.
+    Io {
+        /// The path that was opened.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The file is shorter than the 68-byte header.
+    TruncatedHeader {
+        /// The file's length in bytes.
+        length: usize,
+    },
+    /// The first four bytes are not `IDP2`.
+    BadIdent {
+        /// The four bytes found.
+        found: [u8; 4],
+    },
+    /// The version is not 8.
+    UnsupportedVersion {
+        /// The version found.
+        found: i32,
+    },
+    /// A header field holds a value no valid file has.
+    InvalidField {
+        /// The field's conventional name (`num_xyz`, `framesize`, ...).
+        field: &'static str,
+        /// The value found.
+        value: i64,
+        /// What a valid value looks like.
+        expected: &'static str,
+        /// The file's length in bytes.
+        length: usize,
+    },
+    /// A section does not lie inside the file, or overlaps the header.
+    SectionOutOfBounds {
+        /// Which section.
+        section: Section,
+        /// Its offset, as the header gives it.
+        offset: i64,
+        /// One past its last byte: offset + count × record size.
+        end: i64,
+        /// Where the section data may start and end: the header's size and
+        /// the file's length (or `ofs_end`, where that is smaller).
+        allowed: (usize, usize),
+    },
+    /// `ofs_end` does not agree with the file or with the sections.
+    BadEnd {
+        /// The header's `ofs_end`.
+        ofs_end: i64,
+        /// Where the last section ends.
+        sections_end: i64,
+        /// The file's length in bytes.
+        length: usize,
+    },
+    /// A triangle names a vertex or texture coordinate that does not exist.
+    IndexOutOfRange {
+        /// Which triangle.
+        triangle: usize,
+        /// The field: `index_xyz` or `index_st`.
+        field: &'static str,
+        /// Which corner (0, 1 or 2).
+        corner: usize,
+        /// The index found.
+        index: u32,
+        /// The number of entries it indexes (`num_xyz` or `num_st`).
+        count: usize,
+        /// The byte offset of the index in the file.
+        offset: usize,
+    },
+    /// A frame's scale or translate is NaN or infinite.
+    NonFiniteFrame {
+        /// Which frame.
+        frame: usize,
+        /// `scale` or `translate`.
+        field: &'static str,
+        /// The value found.
+        value: [f32; 3],
+        /// The byte offset of the field in the file.
+        offset: usize,
+    },
+    /// A model built in code is not self-consistent (see
+    /// [`Md2Model::from_parts`](crate::Md2Model::from_parts)).
+    InvalidParts {
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl fmt::Display for Md2Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Md2Error::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            Md2Error::TruncatedHeader { length } => write!(
+                f,
+                "file is {length} bytes, shorter than the 68-byte MD2 header"
+            ),
+            Md2Error::BadIdent { found } => write!(
+                f,
+                "not an MD2 file: ident is {:?}, expected \"IDP2\"",
+                String::from_utf8_lossy(found)
+            ),
+            Md2Error::UnsupportedVersion { found } => {
+                write!(f, "MD2 version {found} is not supported (expected 8)")
+            }
+            Md2Error::InvalidField {
+                field,
+                value,
+                expected,
+                length,
+            } => write!(
+                f,
+                "header field {field} is {value}, expected {expected} (file is {length} bytes)"
+            ),
+            Md2Error::SectionOutOfBounds {
+                section,
+                offset,
+                end,
+                allowed,
+            } => {
+                let (ofs, num) = section.fields();
+                write!(
+                    f,
+                    "{section} section ({ofs}, {num}) spans bytes {offset}..{end}, outside {}..{}",
+                    allowed.0, allowed.1
+                )
+            }
+            Md2Error::BadEnd {
+                ofs_end,
+                sections_end,
+                length,
+            } => write!(
+                f,
+                "ofs_end is {ofs_end}, but the sections end at {sections_end} and the file is {length} bytes"
+            ),
+            Md2Error::IndexOutOfRange {
+                triangle,
+                field,
+                corner,
+                index,
+                count,
+                offset,
+            } => write!(
+                f,
+                "triangle {triangle}: {field}[{corner}] is {index}, but there are only {count} (at byte {offset})"
+            ),
+            Md2Error::NonFiniteFrame {
+                frame,
+                field,
+                value,
+                offset,
+            } => write!(
+                f,
+                "frame {frame}: {field} is {value:?}, which is not finite (at byte {offset})"
+            ),
+            Md2Error::InvalidParts { reason } => write!(f, "invalid model parts: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for Md2Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Md2Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// A quirk of a file that loaded anyway: real files from the 1990s have many.
+///
+/// A file that loads with no warnings writes back byte for byte; one with
+/// warnings writes back as a valid, canonical file.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Md2Warning {
+    /// Bytes follow `ofs_end`; they are ignored.
+    TrailingBytes {
+        /// The header's `ofs_end`.
+        ofs_end: usize,
+        /// The file's length.
+        length: usize,
+    },
+    /// A skin name fills all 64 bytes with no terminating NUL.
+    SkinNameUnterminated {
+        /// Which skin.
+        skin: usize,
+    },
+    /// Vertices whose `lightnormalindex` is outside the 162-entry table; they
+    /// are read as [`FALLBACK_NORMAL_INDEX`](crate::FALLBACK_NORMAL_INDEX).
+    NormalIndexOutOfTable {
+        /// How many vertices, over all frames.
+        count: usize,
+        /// The first one: (frame, vertex, index).
+        first: (usize, usize, u8),
+    },
+    /// A count is beyond what Quake II itself accepts; the file is otherwise
+    /// consistent and loads.
+    BeyondQuake2Limit {
+        /// The header field.
+        field: &'static str,
+        /// Its value.
+        value: usize,
+        /// Quake II's limit.
+        limit: usize,
+    },
+    /// The file has no glcmds (`num_glcmds` is 0); the triangles carry the
+    /// mesh, and [`Md2Model::to_bytes`](crate::Md2Model::to_bytes) generates
+    /// glcmds.
+    GlCmdsMissing,
+    /// The glcmd block is broken and was dropped; the triangles carry the mesh.
+    GlCmdsDropped {
+        /// What was wrong.
+        reason: String,
+        /// The byte offset in the file where it went wrong.
+        offset: usize,
+    },
+    /// Words follow the glcmd block's terminating 0; they are ignored.
+    GlCmdsTrailingWords {
+        /// How many 4-byte words.
+        words: usize,
+    },
+    /// `framesize` is larger than a frame needs; the padding is ignored.
+    FramePadding {
+        /// The header's `framesize`.
+        framesize: usize,
+        /// 40 + 4 × `num_xyz`.
+        needed: usize,
+    },
+    /// The sections are not laid out in the usual order (header, skins, st,
+    /// triangles, frames, glcmds) without gaps; a rewrite will lay them out
+    /// that way.
+    NonCanonicalLayout,
+}
+
+impl fmt::Display for Md2Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Md2Warning::TrailingBytes { ofs_end, length } => write!(
+                f,
+                "{} trailing bytes after ofs_end ({ofs_end}) in a {length}-byte file, ignored",
+                length - ofs_end
+            ),
+            Md2Warning::SkinNameUnterminated { skin } => {
+                write!(f, "skin {skin}: name fills 64 bytes with no NUL")
+            }
+            Md2Warning::NormalIndexOutOfTable {
+                count,
+                first: (frame, vertex, index),
+            } => write!(
+                f,
+                "{count} vertices have a normal index >= 162 (first: frame {frame}, vertex {vertex}, index {index}); read as straight up"
+            ),
+            Md2Warning::BeyondQuake2Limit {
+                field,
+                value,
+                limit,
+            } => write!(
+                f,
+                "{field} is {value}, beyond Quake II's limit of {limit}; loaded anyway"
+            ),
+            Md2Warning::GlCmdsMissing => {
+                write!(f, "no glcmds in the file; the triangles carry the mesh")
+            }
+            Md2Warning::GlCmdsDropped { reason, offset } => write!(
+                f,
+                "glcmds dropped: {reason} (at byte {offset}); the triangles carry the mesh"
+            ),
+            Md2Warning::GlCmdsTrailingWords { words } => {
+                write!(f, "{words} words after the glcmds' terminating 0, ignored")
+            }
+            Md2Warning::FramePadding { framesize, needed } => write!(
+                f,
+                "framesize is {framesize}, a frame needs {needed}; the padding is ignored"
+            ),
+            Md2Warning::NonCanonicalLayout => write!(
+                f,
+                "sections are not in the usual order without gaps; a rewrite lays them out anew"
+            ),
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! Writing MD2 files, and building models in code.
+
+use crate::error::Md2Error;
+use crate::glcmds::generate_glcmds;
+use crate::model::{
+    Frame, GlCmd, GlCmdKind, Md2Header, Md2Model, PackedVertex, SkinName, TexCoord, Triangle,
+};
+use crate::parse::{
+    FRAME_HEADER_SIZE, GLCMD_WORD, MAX_SKIN_SIDE, SKIN_NAME_SIZE, ST_SIZE, TRIANGLE_SIZE,
+};
+
+/// Everything needed to build a model in code; see [`Md2Model::from_parts`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Md2Parts {
+    /// The skin's size in texels (width, height).
+    pub skin_size: (u32, u32),
+    /// Skin paths to record in the header (may be empty).
+    pub skins: Vec<SkinName>,
+    /// Texture coordinates in texels.
+    pub tex_coords: Vec<TexCoord>,
+    /// Triangles, counter-clockwise seen from outside in Quake's
+    /// convention (see [`Md2Model::from_parts`]).
+    pub triangles: Vec<Triangle>,
+    /// Frame headers.
+    pub frames: Vec<Frame>,
+    /// Every frame's vertices, frame-major: `frames.len() × num_xyz` entries.
+    pub vertices: Vec<PackedVertex>,
+}
+
+impl Md2Model {
+    /// Builds a model from its parts, generating glcmds (strips and fans that
+    /// cover every triangle once) so Quake II itself could load it.
+    ///
+    /// The checks are the loader's: at least one frame, vertex, texture
+    /// coordinate and triangle; every index in range; finite scales; a skin
+    /// size of 1 to 32768 texels; and sizes that fit the format's 32-bit
+    /// header.
+    pub fn from_parts(parts: Md2Parts) -> Result<Md2Model, Md2Error> {
+        let invalid = |reason: String| Err(Md2Error::InvalidParts { reason });
+        let Md2Parts {
+            skin_size,
+            skins,
+            tex_coords,
+            triangles,
+            frames,
+            vertices,
+        } = parts;
+        let side = 1..=MAX_SKIN_SIDE as u32;
+        if !side.contains(&skin_size.0) || !side.contains(&skin_size.1) {
+            return invalid(format!("skin size {skin_size:?} is not 1 to 32768 texels"));
+        }
+        if frames.is_empty() || tex_coords.is_empty() || triangles.is_empty() {
+            return invalid(
+                "a model needs at least one frame, texture coordinate and triangle".into(),
+            );
+        }
+        if vertices.len() % frames.len() != 0 || vertices.is_empty() {
+            return invalid(format!(
+                "{} vertices do not divide into {} frames",
+                vertices.len(),
+                frames.len()
+            ));
+        }
+        let num_xyz = vertices.len() / frames.len();
+        for (i, tri) in triangles.iter().enumerate() {
+            for k in 0..3 {
+                if tri.xyz[k] as usize >= num_xyz || tri.st[k] as usize >= tex_coords.len() {
+                    return invalid(format!(
+                        "triangle {i} corner {k} names vertex {} / st {}, but there are {num_xyz} / {}",
+                        tri.xyz[k],
+                        tri.st[k],
+                        tex_coords.len()
+                    ));
+                }
+            }
+        }
+        for (i, f) in frames.iter().enumerate() {
+            if f.scale.iter().chain(&f.translate).any(|x| !x.is_finite()) {
+                return invalid(format!("frame {i} has a non-finite scale or translate"));
+            }
+        }
+        let mut model = Md2Model {
+            header: Md2Header {
+                ident: Md2Header::IDENT,
+                version: Md2Header::VERSION,
+                skinwidth: skin_size.0 as i32,
+                skinheight: skin_size.1 as i32,
+                num_xyz: num_xyz as i32,
+                ..zero_header()
+            },
+            skins,
+            tex_coords,
+            triangles,
+            frames,
+            vertices,
+            glcmds: Vec::new(),
+            warnings: Vec::new(),
+        };
+        model.glcmds = generate_glcmds(&model);
+        // Sizes past i32 cannot be written; found here, not by a bad file.
+        let total = written_size(&model);
+        if total > i32::MAX as u64 {
+            return invalid(format!("the file would be {total} bytes, past 2 GiB"));
+        }
+        model.header = model.canonical_header();
+        Ok(model)
+    }
+
+    /// The header as [`Md2Model::to_bytes`] writes it: sections in the usual
+    /// order (skins, st, triangles, frames, glcmds) with no gaps.
+    pub fn canonical_header(&self) -> Md2Header {
+        let num_xyz = self.vertex_count();
+        let framesize = FRAME_HEADER_SIZE + 4 * num_xyz;
+        let num_glcmds = glcmd_words(&self.glcmds_to_write());
+        let ofs_skins = Md2Header::SIZE;
+        let ofs_st = ofs_skins + SKIN_NAME_SIZE * self.skins.len();
+        let ofs_tris = ofs_st + ST_SIZE * self.tex_coords.len();
+        let ofs_frames = ofs_tris + TRIANGLE_SIZE * self.triangles.len();
+        let ofs_glcmds = ofs_frames + framesize * self.frames.len();
+        let ofs_end = ofs_glcmds + GLCMD_WORD * num_glcmds;
+        Md2Header {
+            ident: Md2Header::IDENT,
+            version: Md2Header::VERSION,
+            skinwidth: self.header.skinwidth,
+            skinheight: self.header.skinheight,
+            framesize: framesize as i32,
+            num_skins: self.skins.len() as i32,
+            num_xyz: num_xyz as i32,
+            num_st: self.tex_coords.len() as i32,
+            num_tris: self.triangles.len() as i32,
+            num_glcmds: num_glcmds as i32,
+            num_frames: self.frames.len() as i32,
+            ofs_skins: ofs_skins as i32,
+            ofs_st: ofs_st as i32,
+            ofs_tris: ofs_tris as i32,
+            ofs_frames: ofs_frames as i32,
+            ofs_glcmds: ofs_glcmds as i32,
+            ofs_end: ofs_end as i32,
+        }
+    }
+
+    /// Writes the model as an MD2 file.
+    ///
+    /// A file that loaded with no warnings writes back byte for byte. A model
+    /// whose glcmds were missing or dropped gets them generated from the
+    /// triangles.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let h = self.canonical_header();
+        let mut out = Vec::with_capacity(h.ofs_end as usize);
+        out.extend_from_slice(&h.ident);
+        for (_, value) in &h.fields()[1..] {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        for skin in &self.skins {
+            out.extend_from_slice(&skin.bytes);
+        }
+        for st in &self.tex_coords {
+            out.extend_from_slice(&st.s.to_le_bytes());
+            out.extend_from_slice(&st.t.to_le_bytes());
+        }
+        for tri in &self.triangles {
+            for i in tri.xyz.iter().chain(&tri.st) {
+                out.extend_from_slice(&i.to_le_bytes());
+            }
+        }
+        for (i, frame) in self.frames.iter().enumerate() {
+            for x in frame.scale.iter().chain(&frame.translate) {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+            out.extend_from_slice(&frame.name_bytes);
+            out.extend_from_slice(bytemuck::cast_slice(self.frame_vertices(i)));
+        }
+        for cmd in self.glcmds_to_write().iter() {
+            let n = cmd.vertices.len() as i32;
+            let n = if cmd.kind == GlCmdKind::Fan { -n } else { n };
+            out.extend_from_slice(&n.to_le_bytes());
+            for v in &cmd.vertices {
+                out.extend_from_slice(&v.s.to_le_bytes());
+                out.extend_from_slice(&v.t.to_le_bytes());
+                out.extend_from_slice(&(v.xyz as i32).to_le_bytes());
+            }
+        }
+        out.extend_from_slice(&0i32.to_le_bytes());
+        debug_assert_eq!(out.len(), h.ofs_end as usize);
+        out
+    }
+
+    /// The stored glcmds, or generated ones where the file had none.
+    fn glcmds_to_write(&self) -> std::borrow::Cow<'_, [GlCmd]> {
+        if self.glcmds.is_empty() {
+            std::borrow::Cow::Owned(generate_glcmds(self))
+        } else {
+            std::borrow::Cow::Borrowed(&self.glcmds)
+        }
+    }
+}
+
+/// Words a glcmd list takes, the terminating 0 included.
+fn glcmd_words(cmds: &[GlCmd]) -> usize {
+    1 + cmds.iter().map(|c| 1 + 3 * c.vertices.len()).sum::<usize>()
+}
+
+fn written_size(model: &Md2Model) -> u64 {
+    let framesize = (FRAME_HEADER_SIZE + 4 * model.vertex_count()) as u64;
+    Md2Header::SIZE as u64
+        + (SKIN_NAME_SIZE * model.skins.len()) as u64
+        + (ST_SIZE * model.tex_coords.len()) as u64
+        + (TRIANGLE_SIZE * model.triangles.len()) as u64
+        + framesize * model.frames.len() as u64
+        + (GLCMD_WORD * glcmd_words(&model.glcmds)) as u64
+}
+
+fn zero_header() -> Md2Header {
+    Md2Header {
+        ident: Md2Header::IDENT,
+        version: Md2Header::VERSION,
+        skinwidth: 0,
+        skinheight: 0,
+        framesize: 0,
+        num_skins: 0,
+        num_xyz: 0,
+        num_st: 0,
+        num_tris: 0,
+        num_glcmds: 0,
+        num_frames: 0,
+        ofs_skins: 0,
+        ofs_st: 0,
+        ofs_tris: 0,
+        ofs_frames: 0,
+        ofs_glcmds: 0,
+        ofs_end: 0,
+    }
+}
