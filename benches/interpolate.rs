@@ -1,1 +1,123 @@
-fn main() {}
+//! The CPU baseline: how many vertices a second the reference decodes and
+//! interpolates, the work Quake II, Yamagi and vkQuake2 do on the CPU for
+//! every model every frame (and then upload). Reported as millions of
+//! vertices per second, the median of many timed batches, for
+//! `decode_frame`, `interpolate` (two frames) and `blend` (a crossfade: four
+//! frames), on the demo model and on `../shared/md2/yohko/tris.md2` where
+//! present. One thread.
+//!
+//! ```text
+//! cargo bench --bench interpolate
+//! ```
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use md2_wgpu::reference::{blend, decode_frame, interpolate};
+use md2_wgpu::{Clip, Crossfade, Md2Model, Quake2Player};
+
+/// Batches per measurement; the median batch is reported.
+const SAMPLES: usize = 31;
+/// A batch runs at least this long, so the clock's resolution is noise.
+const BATCH: Duration = Duration::from_millis(20);
+
+/// Median seconds per call of `f`; `f` gets the call's index, so calls can
+/// walk through the frames.
+fn median_seconds(mut f: impl FnMut(usize)) -> f64 {
+    // Warm up, and find how many calls fill a batch.
+    let mut per_batch = 1usize;
+    loop {
+        let t = Instant::now();
+        for i in 0..per_batch {
+            f(i);
+        }
+        if t.elapsed() >= BATCH {
+            break;
+        }
+        per_batch *= 2;
+    }
+    let mut samples: Vec<f64> = (0..SAMPLES)
+        .map(|_| {
+            let t = Instant::now();
+            for i in 0..per_batch {
+                f(i);
+            }
+            t.elapsed().as_secs_f64() / per_batch as f64
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[SAMPLES / 2]
+}
+
+fn bench(name: &str, model: &Md2Model) {
+    let n = model.vertex_count();
+    let frames = model.frame_count() as u32;
+    let mut positions = vec![[0.0f32; 3]; n];
+    let mut normals = vec![[0.0f32; 3]; n];
+    // Times that walk through a looping clip over every frame, as a game
+    // clock does: each call a different (frame_a, frame_b, t).
+    let clip = Clip::looping("all", 0, frames - 1);
+    let time = |i: usize| (i % 4096) as f32 * 0.0137;
+    let fade = Crossfade::new(
+        clip.clone(),
+        0.0,
+        Clip::looping("all, later", frames / 2, frames - 1).with_fps(7.0),
+        0.0,
+        1e9,
+    );
+
+    let decode = median_seconds(|i| {
+        decode_frame(
+            model,
+            black_box(i as u32 % frames),
+            &mut positions,
+            &mut normals,
+        )
+        .unwrap();
+        black_box(&positions);
+    });
+    let lerp = median_seconds(|i| {
+        interpolate(
+            model,
+            black_box(clip.sample(time(i))),
+            &mut positions,
+            &mut normals,
+        )
+        .unwrap();
+        black_box(&positions);
+    });
+    let crossfade = median_seconds(|i| {
+        // Half way into a fade that never ends: all four frames in play.
+        let mut pose = fade.pose(time(i));
+        pose.weight = 0.5;
+        blend(model, black_box(&pose), &mut positions, &mut normals).unwrap();
+        black_box(&positions);
+    });
+    let mvps = |seconds: f64| n as f64 / seconds / 1e6;
+    println!(
+        "{name:<40} {n:>6} {:>14.1} {:>14.1} {:>14.1}",
+        mvps(decode),
+        mvps(lerp),
+        mvps(crossfade)
+    );
+}
+
+fn main() {
+    println!(
+        "{:<40} {:>6} {:>14} {:>14} {:>14}",
+        "model", "xyz", "decode_frame", "interpolate", "blend"
+    );
+    println!(
+        "{:<40} {:>6} {:>14} {:>14} {:>14}",
+        "", "", "Mvertex/s", "Mvertex/s", "Mvertex/s"
+    );
+    let demo = md2_wgpu::demo::demo_model();
+    assert!(Quake2Player::fits(&demo));
+    bench("demo model", &demo);
+    let yohko = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/md2/yohko/tris.md2");
+    match Md2Model::open(&yohko) {
+        Ok(model) => bench("yohko/tris.md2", &model),
+        Err(e) => println!("(skipping yohko/tris.md2: {e})"),
+    }
+}

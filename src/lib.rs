@@ -16,18 +16,38 @@
 #![forbid(unsafe_code)]
 
 pub mod animations;
+pub mod demo;
+pub mod skins;
 mod anorms;
+mod camera;
+mod capture;
 mod error;
 mod glcmds;
+mod gpu_model;
+mod instance;
 mod model;
 mod parse;
+pub mod playback;
+pub mod reference;
+mod render_error;
+mod renderer;
+mod skin_texture;
 mod write;
 
 pub use animations::Animation;
 pub use anorms::{ANORMS, FALLBACK_NORMAL_INDEX, nearest_normal_index, normal_from_index};
+pub use camera::{Camera, Light, QUAKE_TO_Y_UP, quake_to_y_up};
+#[doc(hidden)]
+pub use capture::{CapturedPose, PoseCapture};
 pub use error::{Md2Error, Md2Warning, Section};
+pub use gpu_model::{GpuModel, GpuModelBytes, MAX_GPU_FRAMES};
+pub use instance::Md2Instance;
 pub use model::{
     Frame, GlCmd, GlCmdKind, GlVertex, Md2Header, Md2Model, PackedVertex, SkinName, TexCoord,
     Triangle,
 };
+pub use playback::{Clip, Crossfade, FrameLerp, Pose, QUAKE2_FPS, Quake2Player};
+pub use reference::ReferenceError;
+pub use render_error::RenderError;
+pub use renderer::{Md2Renderer, Md2RendererOptions, required_downlevel_flags, required_limits};
 pub use write::Md2Parts;

@@ -271,18 +271,30 @@ impl<'a> Parser<'a> {
             warnings: Vec::new(),
         };
         // A file laid out as the writer lays it out rewrites byte for byte;
-        // any other layout is a quirk the caller should know a rewrite changes
-        // (unless a warning already explains the difference).
-        let explained = self.warnings.iter().any(|w| {
+        // any other layout is a quirk the caller should know a rewrite
+        // changes. A glcmd or padding warning explains only the header
+        // fields it moves: sections placed elsewhere (gaps, overlaps, another
+        // order) are still reported.
+        let has = |f: fn(&Md2Warning) -> bool| self.warnings.iter().any(f);
+        let padded = has(|w| matches!(w, Md2Warning::FramePadding { .. }));
+        let glcmds_odd = has(|w| {
             matches!(
                 w,
                 Md2Warning::GlCmdsDropped { .. }
                     | Md2Warning::GlCmdsMissing
                     | Md2Warning::GlCmdsTrailingWords { .. }
-                    | Md2Warning::FramePadding { .. }
             )
         });
-        if model.canonical_header() != h && !explained {
+        let c = model.canonical_header();
+        let mut moved = (c.ofs_skins, c.ofs_st, c.ofs_tris, c.ofs_frames)
+            != (h.ofs_skins, h.ofs_st, h.ofs_tris, h.ofs_frames);
+        if !padded {
+            moved |= (c.framesize, c.ofs_glcmds) != (h.framesize, h.ofs_glcmds);
+        }
+        if !padded && !glcmds_odd {
+            moved |= (c.num_glcmds, c.ofs_end) != (h.num_glcmds, h.ofs_end);
+        }
+        if moved {
             self.warnings.push(Md2Warning::NonCanonicalLayout);
         }
         model.warnings = self.warnings;

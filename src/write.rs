@@ -18,8 +18,8 @@ pub struct Md2Parts {
     pub skins: Vec<SkinName>,
     /// Texture coordinates in texels.
     pub tex_coords: Vec<TexCoord>,
-    /// Triangles, counter-clockwise seen from outside in Quake's
-    /// convention (see [`Md2Model::from_parts`]).
+    /// Triangles, wound as real files wind them: clockwise seen from
+    /// outside (the right-hand rule gives the inward normal).
     pub triangles: Vec<Triangle>,
     /// Frame headers.
     pub frames: Vec<Frame>,

@@ -1,0 +1,201 @@
+//! A ground for models to stand on: a square on the plane y = height with a
+//! grid of lines, fading into the background at its rim, and an optional
+//! soft contact shadow. The renderer draws MD2 models only; this tiny
+//! pipeline is the examples' own.
+
+use glam::{Mat4, Vec3};
+
+use super::Gpu;
+
+const SHADER: &str = r#"
+struct Ground {
+    view_proj: mat4x4<f32>,
+    // xyz: the centre (y is the ground's height); w: half the side.
+    center: vec4<f32>,
+    // x: cell size; y: cells per major line.
+    cell: vec4<f32>,
+    base: vec4<f32>,
+    line: vec4<f32>,
+    background: vec4<f32>,
+    // xz: where; z: radius; w: darkness (0 = none).
+    shadow: vec4<f32>,
+}
+
+@group(0) @binding(0) var<uniform> ground: Ground;
+
+struct Varyings {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec2<f32>,
+}
+
+@vertex
+fn vs_main(@builtin(vertex_index) index: u32) -> Varyings {
+    var corners = array<vec2<f32>, 6>(
+        vec2(-1.0, -1.0), vec2(1.0, -1.0), vec2(1.0, 1.0),
+        vec2(-1.0, -1.0), vec2(1.0, 1.0), vec2(-1.0, 1.0),
+    );
+    let xz = ground.center.xz + corners[index] * ground.center.w;
+    var out: Varyings;
+    out.clip = ground.view_proj * vec4(xz.x, ground.center.y, xz.y, 1.0);
+    out.world = xz;
+    return out;
+}
+
+// 1 on a line of the grid of `size`, 0 between, anti-aliased over a pixel;
+// lines closer than a few pixels fade out instead of shimmering.
+fn grid(p: vec2<f32>, size: f32) -> f32 {
+    let q = p / size;
+    let w = max(fwidth(q), vec2(1e-6));
+    let d = abs(fract(q - 0.5) - 0.5) / w;
+    let on_line = 1.0 - min(min(d.x, d.y), 1.0);
+    let density = max(w.x, w.y);
+    return on_line * (1.0 - smoothstep(0.15, 0.4, density));
+}
+
+@fragment
+fn fs_main(in: Varyings) -> @location(0) vec4<f32> {
+    let minor = grid(in.world, ground.cell.x);
+    let major = grid(in.world, ground.cell.x * ground.cell.y);
+    var color = mix(ground.base.rgb, ground.line.rgb, max(0.3 * minor, major));
+    let to_shadow = length(in.world - ground.shadow.xy) / max(ground.shadow.z, 1e-6);
+    color *= 1.0 - ground.shadow.w * (1.0 - smoothstep(0.0, 1.0, to_shadow));
+    let rim = length(in.world - ground.center.xz) / ground.center.w;
+    color = mix(color, ground.background.rgb, smoothstep(0.55, 1.0, rim));
+    return vec4(color, 1.0);
+}
+"#;
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Uniforms {
+    view_proj: [[f32; 4]; 4],
+    center: [f32; 4],
+    cell: [f32; 4],
+    base: [f32; 4],
+    line: [f32; 4],
+    background: [f32; 4],
+    shadow: [f32; 4],
+}
+
+/// Where the ground is and how it looks, for [`Ground::prepare`].
+#[derive(Clone, Copy, Debug)]
+pub struct GroundParams {
+    /// The centre of the square; its y is the ground's height.
+    pub center: Vec3,
+    /// Half the square's side.
+    pub radius: f32,
+    /// The side of a grid cell; every tenth line is drawn stronger.
+    pub cell: f32,
+    /// The colour the rim fades into: the frame's clear colour.
+    pub background: wgpu::Color,
+    /// A soft dark disc: (centre on the ground, radius), or none.
+    pub shadow: Option<(Vec3, f32)>,
+}
+
+/// The ground's pipeline and uniforms.
+pub struct Ground {
+    pipeline: wgpu::RenderPipeline,
+    uniforms: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+}
+
+impl Ground {
+    /// The pipeline for `gpu`'s targets.
+    pub fn new(gpu: &Gpu) -> Ground {
+        let device = &gpu.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("md2-wgpu example ground shader"),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("md2-wgpu example ground bind group layout"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("md2-wgpu example ground uniforms"),
+            size: size_of::<Uniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("md2-wgpu example ground bind group"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniforms.as_entire_binding(),
+            }],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("md2-wgpu example ground pipeline layout"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("md2-wgpu example ground pipeline"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: gpu.depth_format,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: gpu.multisample(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(gpu.color_format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        Ground {
+            pipeline,
+            uniforms,
+            bind_group,
+        }
+    }
+
+    /// Uploads the camera and the ground's look for the next frame.
+    pub fn prepare(&self, queue: &wgpu::Queue, view_proj: Mat4, params: &GroundParams) {
+        let c = params.background;
+        let (shadow_at, shadow_radius, darkness) = match params.shadow {
+            Some((at, radius)) => (at, radius, 0.55),
+            None => (Vec3::ZERO, 1.0, 0.0),
+        };
+        let uniforms = Uniforms {
+            view_proj: view_proj.to_cols_array_2d(),
+            center: params.center.extend(params.radius).to_array(),
+            cell: [params.cell, 10.0, 0.0, 0.0],
+            base: [0.10, 0.11, 0.12, 1.0],
+            line: [0.24, 0.27, 0.30, 1.0],
+            background: [c.r as f32, c.g as f32, c.b as f32, 1.0],
+            shadow: [shadow_at.x, shadow_at.z, shadow_radius, darkness],
+        };
+        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
+    }
+
+    /// Draws the ground.
+    pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.draw(0..6, 0..1);
+    }
+}

@@ -1,0 +1,664 @@
+//! What the windowed examples share, so each example file holds only its
+//! idea: the command line flags every example takes, the window, the adapter
+//! and device, the surface and its depth (and multisample) targets, the frame
+//! loop with its timing, and the screenshot taken at the end.
+//!
+//! An example implements [`App`] and calls [`run`]; it loads its files
+//! before that, so a file that does not load ends the program before any
+//! window opens.
+
+// Each example compiles this module on its own and uses a different part.
+#![allow(dead_code)]
+
+pub mod ground;
+mod screenshot;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, KeyEvent, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{Key, NamedKey};
+use winit::window::{Window, WindowId};
+
+/// The depth format of every example's depth buffer.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// The multisample count the examples use where the adapter allows it.
+const PREFERRED_SAMPLES: u32 = 4;
+
+/// How often the window title is rewritten: every frame would flood the
+/// window system for nothing the eye can read.
+const TITLE_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How long frame times are averaged for the frames-per-second figure.
+const STATS_INTERVAL: Duration = Duration::from_millis(500);
+
+/// The flags every example takes, read by [`parse_common`].
+#[derive(Clone, Debug)]
+pub struct Common {
+    /// Quit after this many frames have been presented.
+    pub frames: Option<u64>,
+    /// Save the last frame here as PNG.
+    pub screenshot: Option<PathBuf>,
+    /// After saving the screenshot, fail (exit 1) if it shows nothing: one
+    /// colour, or no pixel of the example's models.
+    pub check_screenshot: bool,
+    /// The window's inner size in physical pixels.
+    pub size: (u32, u32),
+    /// Wait for the display's refresh (the default), or show every frame
+    /// at once.
+    pub vsync: bool,
+}
+
+/// The help text for [`Common`]'s flags.
+pub const COMMON_USAGE: &str = "\
+options:
+  --frames N            quit after N frames
+  --screenshot PATH     save the last frame as PNG
+  --check-screenshot    exit 1 if that picture is empty (one colour, or no model pixel)
+  --size WxH            window size in pixels (default 1280x720)
+  --no-vsync            do not wait for the display's refresh";
+
+/// Takes the flags of [`Common`] out of `args`, returning them and every
+/// other argument in order, for the example's own flags.
+pub fn parse_common(
+    args: impl IntoIterator<Item = String>,
+) -> Result<(Common, Vec<String>), String> {
+    let mut common = Common {
+        frames: None,
+        screenshot: None,
+        check_screenshot: false,
+        size: (1280, 720),
+        vsync: true,
+    };
+    let mut rest = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--frames" => {
+                let n = value(&mut args, "--frames")?;
+                common.frames =
+                    Some(n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("--frames wants a positive whole number, not {n:?}")
+                    })?);
+            }
+            "--screenshot" => common.screenshot = Some(value(&mut args, "--screenshot")?.into()),
+            "--check-screenshot" => common.check_screenshot = true,
+            "--size" => {
+                let s = value(&mut args, "--size")?;
+                common.size = parse_size(&s).ok_or_else(|| {
+                    format!("--size wants WIDTHxHEIGHT (16 to 8192 each), not {s:?}")
+                })?;
+            }
+            "--no-vsync" => common.vsync = false,
+            _ => rest.push(arg),
+        }
+    }
+    if common.check_screenshot && common.screenshot.is_none() {
+        return Err("--check-screenshot needs --screenshot PATH".to_owned());
+    }
+    Ok((common, rest))
+}
+
+/// The value after a flag.
+pub fn value(args: &mut impl Iterator<Item = String>, flag: &str) -> Result<String, String> {
+    args.next().ok_or_else(|| format!("{flag} needs a value"))
+}
+
+/// Reads a model, with an error message that names the file once.
+pub fn open_model(path: &std::path::Path) -> Result<md2_wgpu::Md2Model, String> {
+    md2_wgpu::Md2Model::open(path).map_err(|e| match e {
+        // Already says which file.
+        md2_wgpu::Md2Error::Io { .. } => e.to_string(),
+        _ => format!("{}: {e}", path.display()),
+    })
+}
+
+fn parse_size(s: &str) -> Option<(u32, u32)> {
+    let (w, h) = s.split_once(['x', 'X'])?;
+    let (w, h) = (w.parse::<u32>().ok()?, h.parse::<u32>().ok()?);
+    let ok = |v: u32| (16..=8192).contains(&v);
+    (ok(w) && ok(h)).then_some((w, h))
+}
+
+/// What the example asks of the adapter, and how its window is called.
+pub struct Setup {
+    /// The window title until the first [`App::title`].
+    pub title: String,
+    /// Limits the device must have (the renderer's `required_limits()`).
+    pub required_limits: wgpu::Limits,
+    /// Capabilities the adapter must have (the renderer's
+    /// `required_downlevel_flags()`).
+    pub required_downlevel_flags: wgpu::DownlevelFlags,
+}
+
+/// The device and the targets an example draws into.
+pub struct Gpu {
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// Which adapter it is.
+    pub adapter_info: wgpu::AdapterInfo,
+    /// The colour format of the surface (and of screenshots).
+    pub color_format: wgpu::TextureFormat,
+    /// The depth buffer's format.
+    pub depth_format: wgpu::TextureFormat,
+    /// Samples per pixel of the colour and depth targets.
+    pub sample_count: u32,
+    /// The surface's size in pixels (never zero: a minimised window keeps
+    /// its last size here and is not drawn).
+    pub size: (u32, u32),
+}
+
+impl Gpu {
+    /// Width over height.
+    pub fn aspect(&self) -> f32 {
+        self.size.0 as f32 / self.size.1 as f32
+    }
+
+    /// The multisample state of the targets, for pipelines.
+    pub fn multisample(&self) -> wgpu::MultisampleState {
+        wgpu::MultisampleState {
+            count: self.sample_count,
+            ..Default::default()
+        }
+    }
+}
+
+/// Frame timing, for the window title.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameStats {
+    /// Frames presented so far.
+    pub frame: u64,
+    /// Frames per second over the last half second.
+    pub fps: f32,
+    /// CPU milliseconds per frame over the last half second: from the start
+    /// of the frame's update to its submission, not waiting for the display.
+    pub cpu_ms: f32,
+}
+
+/// An example: what it updates, draws and shows in its title.
+pub trait App {
+    /// Advances by `dt` seconds and uploads what the frame needs.
+    fn update(&mut self, gpu: &Gpu, dt: f32);
+    /// Draws what stands behind the models (a ground, a sky). The pass has
+    /// the targets of [`Gpu`], cleared to [`App::clear_color`].
+    fn render_background(&mut self, _pass: &mut wgpu::RenderPass<'_>) {}
+    /// Draws the models, after [`App::render_background`] in the same pass.
+    fn render(&mut self, pass: &mut wgpu::RenderPass<'_>);
+    /// A window event (keys, mouse) other than Escape and closing, which
+    /// quit.
+    fn input(&mut self, _event: &WindowEvent) {}
+    /// The window title.
+    fn title(&self, stats: &FrameStats) -> String;
+    /// The colour the frame is cleared to.
+    fn clear_color(&self) -> wgpu::Color {
+        wgpu::Color {
+            r: 0.05,
+            g: 0.06,
+            b: 0.08,
+            a: 1.0,
+        }
+    }
+}
+
+/// Opens the window, picks the adapter and device, builds the example with
+/// `make` and runs it until Escape, closing, or `common.frames`. Errors are
+/// printed; the exit code says whether it went well.
+pub fn run<A, F>(setup: Setup, common: Common, make: F) -> ExitCode
+where
+    A: App,
+    F: FnOnce(&Gpu) -> Result<A, String>,
+{
+    let event_loop = match EventLoop::new() {
+        Ok(event_loop) => event_loop,
+        Err(e) => {
+            eprintln!("error: cannot open a window: {e} (is DISPLAY or WAYLAND_DISPLAY set?)");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut runner = Runner {
+        setup,
+        common,
+        make: Some(make),
+        state: None,
+        failed: false,
+    };
+    if let Err(e) = event_loop.run_app(&mut runner) {
+        eprintln!("error: the event loop stopped: {e}");
+        return ExitCode::FAILURE;
+    }
+    if runner.failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+struct Runner<A, F> {
+    setup: Setup,
+    common: Common,
+    make: Option<F>,
+    state: Option<State<A>>,
+    failed: bool,
+}
+
+struct State<A> {
+    window: Arc<Window>,
+    instance: wgpu::Instance,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    gpu: Gpu,
+    targets: Targets,
+    app: A,
+    minimised: bool,
+    last_frame: Instant,
+    stats: FrameStats,
+    window_start: Instant,
+    window_frames: u32,
+    window_cpu: Duration,
+    last_title: Instant,
+}
+
+/// The depth buffer, and the multisampled colour target when samples > 1.
+pub struct Targets {
+    /// The depth buffer's view.
+    pub depth: wgpu::TextureView,
+    /// The multisampled colour target's view, resolved into the frame.
+    pub msaa: Option<wgpu::TextureView>,
+}
+
+impl Targets {
+    /// Targets of `size` for `gpu`'s formats and sample count.
+    pub fn new(gpu: &Gpu, size: (u32, u32)) -> Targets {
+        let texture = |label, format| {
+            gpu.device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: Some(label),
+                    size: wgpu::Extent3d {
+                        width: size.0,
+                        height: size.1,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: 1,
+                    sample_count: gpu.sample_count,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    view_formats: &[],
+                })
+                .create_view(&Default::default())
+        };
+        Targets {
+            depth: texture("md2-wgpu example depth", gpu.depth_format),
+            msaa: (gpu.sample_count > 1)
+                .then(|| texture("md2-wgpu example multisampled colour", gpu.color_format)),
+        }
+    }
+}
+
+/// Records one frame of `app` into `view` (a target of `gpu`'s colour
+/// format), cleared first: the background, then unless `background_only`
+/// the models.
+pub fn record<A: App>(
+    encoder: &mut wgpu::CommandEncoder,
+    view: &wgpu::TextureView,
+    targets: &Targets,
+    app: &mut A,
+    background_only: bool,
+) {
+    let (color_view, resolve_target) = match &targets.msaa {
+        Some(msaa) => (msaa, Some(view)),
+        None => (view, None),
+    };
+    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("md2-wgpu example pass"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: color_view,
+            depth_slice: None,
+            resolve_target,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(app.clear_color()),
+                // The multisampled target is only needed until resolved.
+                store: if resolve_target.is_some() {
+                    wgpu::StoreOp::Discard
+                } else {
+                    wgpu::StoreOp::Store
+                },
+            },
+        })],
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: &targets.depth,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Discard,
+            }),
+            stencil_ops: None,
+        }),
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    });
+    app.render_background(&mut pass);
+    if !background_only {
+        app.render(&mut pass);
+    }
+}
+
+impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
+    fn fail(&mut self, event_loop: &ActiveEventLoop, message: String) {
+        eprintln!("error: {message}");
+        self.failed = true;
+        event_loop.exit();
+    }
+
+    fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<State<A>, String> {
+        let attributes = Window::default_attributes()
+            .with_title(self.setup.title.clone())
+            .with_inner_size(PhysicalSize::new(self.common.size.0, self.common.size.1));
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| format!("cannot create a window: {e}"))?,
+        );
+        let instance = wgpu::Instance::new(
+            wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(window.clone())),
+        );
+        let surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| format!("cannot draw into the window: {e}"))?;
+        let adapter = pick_adapter(&instance, &surface, &self.setup)?;
+        let info = adapter.get_info();
+        let required_limits = self
+            .setup
+            .required_limits
+            .clone()
+            .or_better_values_from(&adapter.limits());
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("md2-wgpu example device"),
+            required_features: wgpu::Features::empty(),
+            required_limits,
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| format!("the adapter {} refused a device: {e}", info.name))?;
+
+        let size = window.inner_size();
+        let size = (size.width.max(1), size.height.max(1));
+        let caps = surface.get_capabilities(&adapter);
+        // An sRGB format, so the colours the shaders write in linear light
+        // are encoded for the display; any other where none is offered.
+        let color_format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| f.is_srgb())
+            .or_else(|| caps.formats.first().copied())
+            .ok_or_else(|| format!("the adapter {} cannot present to this window", info.name))?;
+        let mut config = surface
+            .get_default_config(&adapter, size.0, size.1)
+            .ok_or_else(|| format!("the adapter {} cannot present to this window", info.name))?;
+        config.format = color_format;
+        config.present_mode = if self.common.vsync {
+            wgpu::PresentMode::AutoVsync
+        } else {
+            wgpu::PresentMode::AutoNoVsync
+        };
+        surface.configure(&device, &config);
+
+        let supports = |format: wgpu::TextureFormat, count| {
+            adapter
+                .get_texture_format_features(format)
+                .flags
+                .sample_count_supported(count)
+        };
+        let sample_count = if supports(color_format, PREFERRED_SAMPLES)
+            && supports(DEPTH_FORMAT, PREFERRED_SAMPLES)
+        {
+            PREFERRED_SAMPLES
+        } else {
+            1
+        };
+        println!(
+            "adapter: {} ({:?}, {:?}); surface {:?}, {}x{}, {} sample(s) per pixel",
+            info.name, info.backend, info.device_type, color_format, size.0, size.1, sample_count
+        );
+        let gpu = Gpu {
+            device,
+            queue,
+            adapter_info: info,
+            color_format,
+            depth_format: DEPTH_FORMAT,
+            sample_count,
+            size,
+        };
+        let make = self
+            .make
+            .take()
+            .ok_or_else(|| "the example was already started".to_owned())?;
+        let app = make(&gpu)?;
+        let targets = Targets::new(&gpu, size);
+        let now = Instant::now();
+        Ok(State {
+            window,
+            instance,
+            surface,
+            config,
+            gpu,
+            targets,
+            app,
+            minimised: false,
+            last_frame: now,
+            stats: FrameStats::default(),
+            window_start: now,
+            window_frames: 0,
+            window_cpu: Duration::ZERO,
+            last_title: now - TITLE_INTERVAL,
+        })
+    }
+
+    /// Saves the screenshot (when asked) and leaves the event loop.
+    fn finish(&mut self, event_loop: &ActiveEventLoop) {
+        if let (Some(state), Some(path)) = (self.state.as_mut(), self.common.screenshot.clone()) {
+            match screenshot::save(
+                &state.gpu,
+                &mut state.app,
+                &path,
+                self.common.check_screenshot,
+            ) {
+                Ok(report) => println!("screenshot: {} ({report})", path.display()),
+                Err(e) => {
+                    eprintln!("error: screenshot {}: {e}", path.display());
+                    self.failed = true;
+                }
+            }
+        }
+        event_loop.exit();
+    }
+}
+
+fn pick_adapter(
+    instance: &wgpu::Instance,
+    surface: &wgpu::Surface<'_>,
+    setup: &Setup,
+) -> Result<wgpu::Adapter, String> {
+    let fits = |adapter: &wgpu::Adapter| {
+        adapter
+            .get_downlevel_capabilities()
+            .flags
+            .contains(setup.required_downlevel_flags)
+            && setup.required_limits.check_limits(&adapter.limits())
+            && adapter.is_surface_supported(surface)
+    };
+    // The adapter the environment (WGPU_ADAPTER_NAME, WGPU_POWER_PREF) or
+    // the platform prefers, when it can do the job; otherwise any that can.
+    if let Ok(adapter) = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(
+        instance,
+        Some(surface),
+    )) && fits(&adapter)
+    {
+        return Ok(adapter);
+    }
+    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+    adapters.into_iter().find(fits).ok_or_else(|| {
+        format!(
+            "no graphics adapter can run this example (it needs storage buffers in vertex \
+             shaders, {:?}); adapters found: {}",
+            setup.required_downlevel_flags,
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        )
+    })
+}
+
+impl<A: App> State<A> {
+    fn resize(&mut self, size: PhysicalSize<u32>) {
+        if size.width == 0 || size.height == 0 {
+            self.minimised = true;
+            return;
+        }
+        self.minimised = false;
+        self.gpu.size = (size.width, size.height);
+        self.config.width = size.width;
+        self.config.height = size.height;
+        self.surface.configure(&self.gpu.device, &self.config);
+        self.targets = Targets::new(&self.gpu, self.gpu.size);
+    }
+
+    /// Draws and presents a frame; false when none could be drawn.
+    fn frame(&mut self) -> bool {
+        if self.minimised {
+            return false;
+        }
+        let (frame, suboptimal) = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) => (frame, false),
+            // Usable now; configured afresh after it is presented.
+            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => (frame, true),
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                return false;
+            }
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                return false;
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                match self.instance.create_surface(self.window.clone()) {
+                    Ok(surface) => {
+                        self.surface = surface;
+                        self.surface.configure(&self.gpu.device, &self.config);
+                    }
+                    Err(e) => {
+                        eprintln!("warning: the surface was lost and cannot be made again: {e}")
+                    }
+                }
+                return false;
+            }
+            wgpu::CurrentSurfaceTexture::Validation => {
+                eprintln!("warning: the surface refused a frame; trying again");
+                return false;
+            }
+        };
+
+        let start = Instant::now();
+        let dt = start.duration_since(self.last_frame).as_secs_f32();
+        self.last_frame = start;
+        self.app.update(&self.gpu, dt);
+        let view = frame.texture.create_view(&Default::default());
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("md2-wgpu example frame"),
+            });
+        record(&mut encoder, &view, &self.targets, &mut self.app, false);
+        self.gpu.queue.submit([encoder.finish()]);
+        let cpu = start.elapsed();
+        self.window.pre_present_notify();
+        self.gpu.queue.present(frame);
+        if suboptimal {
+            self.surface.configure(&self.gpu.device, &self.config);
+        }
+
+        self.stats.frame += 1;
+        self.window_frames += 1;
+        self.window_cpu += cpu;
+        let since = self.window_start.elapsed();
+        if since >= STATS_INTERVAL {
+            self.stats.fps = self.window_frames as f32 / since.as_secs_f32();
+            self.stats.cpu_ms = self.window_cpu.as_secs_f32() * 1000.0 / self.window_frames as f32;
+            self.window_start = Instant::now();
+            self.window_frames = 0;
+            self.window_cpu = Duration::ZERO;
+        }
+        if self.last_title.elapsed() >= TITLE_INTERVAL {
+            self.window.set_title(&self.app.title(&self.stats));
+            self.last_title = Instant::now();
+        }
+        true
+    }
+}
+
+impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> ApplicationHandler for Runner<A, F> {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.state.is_some() || self.failed {
+            return;
+        }
+        match self.start(event_loop) {
+            Ok(state) => {
+                state.window.request_redraw();
+                self.state = Some(state);
+            }
+            Err(e) => self.fail(event_loop, e),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(state) = self.state.as_mut() else {
+            return;
+        };
+        match event {
+            WindowEvent::CloseRequested
+            | WindowEvent::KeyboardInput {
+                event:
+                    KeyEvent {
+                        logical_key: Key::Named(NamedKey::Escape),
+                        state: ElementState::Pressed,
+                        ..
+                    },
+                ..
+            } => self.finish(event_loop),
+            WindowEvent::Resized(size) => state.resize(size),
+            WindowEvent::RedrawRequested => {
+                if state.frame() && self.common.frames.is_some_and(|n| state.stats.frame >= n) {
+                    let title = state.app.title(&state.stats);
+                    state.window.set_title(&title);
+                    println!("last frame: {title}");
+                    self.finish(event_loop);
+                }
+            }
+            other => state.app.input(&other),
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        match &self.state {
+            // Animate continuously; a minimised window waits for events.
+            Some(state) if !state.minimised => {
+                event_loop.set_control_flow(ControlFlow::Poll);
+                state.window.request_redraw();
+            }
+            _ => event_loop.set_control_flow(ControlFlow::Wait),
+        }
+    }
+}

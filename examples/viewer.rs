@@ -1,0 +1,579 @@
+//! Look at an MD2 model: its animations, interpolated on the GPU, its skins,
+//! and the weapon a Quake II player holds.
+//!
+//! ```text
+//! cargo run --release --example viewer [-- FILE [--skin PATH] [--weapon FILE]]
+//! ```
+//!
+//! Without FILE it shows the crate's built-in demo model.
+
+mod framework;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use glam::{Mat4, Vec3};
+use md2_wgpu::skins::{load_skin, load_skins};
+use md2_wgpu::{
+    Camera, Clip, Crossfade, GpuModel, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions,
+    Pose, Quake2Player, demo, quake_to_y_up,
+};
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::keyboard::{Key, NamedKey};
+
+use framework::ground::{Ground, GroundParams};
+use framework::{App, FrameStats, Gpu};
+
+const USAGE: &str = "\
+usage: viewer [FILE] [--skin PATH] [--weapon FILE] [options]
+
+  FILE                  an .md2 model (default: the built-in demo model)
+  --skin PATH           use this image as the skin instead of looking for them
+  --weapon FILE         a Quake II weapon model, drawn with the body's frames";
+
+const KEYS: &str = "\
+keys:
+  N / Right    next animation          P / Left     previous animation
+  F            crossfade into the next animation (instead of cutting)
+  Space        pause                   , / .        step a frame back / on (paused)
+  - / +        slower / faster         I            interpolation on / off (Quake-style steps)
+  S            next skin               R            reset the camera
+  mouse        drag to orbit, wheel to zoom
+  Esc          quit";
+
+/// How long a crossfade takes, in seconds.
+const FADE_SECONDS: f32 = 0.3;
+/// How long a one-shot animation (a death) holds its last frame before it
+/// plays again.
+const HOLD_SECONDS: f32 = 1.0;
+/// The camera's vertical field of view.
+const FOV_Y: f32 = 0.7;
+/// Playback speeds the - and + keys step through.
+const SPEEDS: [f32; 9] = [0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0];
+const NORMAL_SPEED: usize = 4;
+
+/// What the command line asked for, loaded before any window opens.
+struct Loaded {
+    name: String,
+    model: Md2Model,
+    skins: Vec<image::RgbaImage>,
+    weapon: Option<(String, Md2Model, Vec<image::RgbaImage>)>,
+}
+
+fn main() -> ExitCode {
+    let (common, rest) = match framework::parse_common(std::env::args().skip(1)) {
+        Ok(parsed) => parsed,
+        Err(e) => return usage_error(&e),
+    };
+    let mut file = None;
+    let mut skin = None;
+    let mut weapon = None;
+    let mut args = rest.into_iter();
+    while let Some(arg) = args.next() {
+        let parsed = match arg.as_str() {
+            "-h" | "--help" => {
+                println!("{USAGE}\n\n{}\n\n{KEYS}", framework::COMMON_USAGE);
+                return ExitCode::SUCCESS;
+            }
+            "--skin" => {
+                framework::value(&mut args, "--skin").map(|v| skin = Some(PathBuf::from(v)))
+            }
+            "--weapon" => {
+                framework::value(&mut args, "--weapon").map(|v| weapon = Some(PathBuf::from(v)))
+            }
+            flag if flag.starts_with("--") => Err(format!("unknown option {flag}")),
+            _ if file.is_some() => Err(format!("one model at a time (got {arg:?} too)")),
+            _ => {
+                file = Some(PathBuf::from(arg));
+                Ok(())
+            }
+        };
+        if let Err(e) = parsed {
+            return usage_error(&e);
+        }
+    }
+    let loaded = match load(file.as_deref(), skin.as_deref(), weapon.as_deref()) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("{KEYS}");
+    let setup = framework::Setup {
+        title: format!("md2-wgpu viewer — {}", loaded.name),
+        required_limits: md2_wgpu::required_limits(),
+        required_downlevel_flags: md2_wgpu::required_downlevel_flags(),
+    };
+    framework::run(setup, common, move |gpu| Viewer::new(gpu, loaded))
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("error: {message}\n\n{USAGE}\n\n{}", framework::COMMON_USAGE);
+    ExitCode::from(2)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// Loads a model and its skins, printing what the skin search noticed.
+fn load_model(
+    path: &Path,
+    skin: Option<&Path>,
+) -> Result<(Md2Model, Vec<image::RgbaImage>), String> {
+    let model = framework::open_model(path)?;
+    for warning in model.warnings() {
+        println!("note: {}: {warning}", path.display());
+    }
+    let skins = match skin {
+        Some(skin) => vec![load_skin(skin).map_err(|e| e.to_string())?],
+        None => {
+            let found = load_skins(path, &model);
+            for note in found.notes() {
+                println!("note: {}: {note}", path.display());
+            }
+            for p in &found.paths {
+                println!("skin: {}", p.display());
+            }
+            found.images
+        }
+    };
+    Ok((model, skins))
+}
+
+fn load(file: Option<&Path>, skin: Option<&Path>, weapon: Option<&Path>) -> Result<Loaded, String> {
+    let (name, model, skins) = match file {
+        Some(path) => {
+            let (model, skins) = load_model(path, skin)?;
+            (file_name(path), model, skins)
+        }
+        None => {
+            let skins = match skin {
+                Some(skin) => vec![load_skin(skin).map_err(|e| e.to_string())?],
+                None => vec![demo::demo_skin()],
+            };
+            ("demo model".to_owned(), demo::demo_model(), skins)
+        }
+    };
+    let weapon = match weapon {
+        Some(path) => {
+            let (weapon, skins) = load_model(path, None)?;
+            if weapon.frame_count() != model.frame_count() {
+                println!(
+                    "note: the weapon has {} frames and the body {}: frames past the weapon's \
+                     last show its last",
+                    weapon.frame_count(),
+                    model.frame_count()
+                );
+            }
+            Some((file_name(path), weapon, skins))
+        }
+        None => None,
+    };
+    println!(
+        "{name}: {} frames, {} vertices, {} triangles, {} skin(s)",
+        model.frame_count(),
+        model.vertex_count(),
+        model.triangles().len(),
+        skins.len()
+    );
+    Ok(Loaded {
+        name,
+        model,
+        skins,
+        weapon,
+    })
+}
+
+/// Turntable camera around the model: yaw and pitch in radians.
+struct Orbit {
+    target: Vec3,
+    yaw: f32,
+    pitch: f32,
+    distance: f32,
+    home: (f32, f32, f32),
+    dragging: bool,
+    cursor: Option<(f64, f64)>,
+}
+
+impl Orbit {
+    /// Looks at the box `min..max` from the home angles, just far enough
+    /// that all of it is in view at this aspect ratio.
+    fn framing(min: Vec3, max: Vec3, aspect: f32) -> Orbit {
+        let (yaw, pitch) = (0.55, 0.2);
+        let mut orbit = Orbit {
+            target: (min + max) * 0.5,
+            yaw,
+            pitch,
+            distance: 1.0,
+            home: (yaw, pitch, 1.0),
+            dragging: false,
+            cursor: None,
+        };
+        let back = orbit.eye() - orbit.target;
+        let right = Vec3::Y.cross(back).normalize();
+        let up = back.cross(right);
+        let tan_y = (FOV_Y * 0.5).tan();
+        let tan_x = tan_y * aspect;
+        // A corner at depth z towards the eye and offsets x, y is in view
+        // from distance d when |x| <= (d - z) tan_x and |y| <= (d - z) tan_y.
+        let mut distance: f32 = 0.0;
+        for i in 0..8 {
+            let corner = Vec3::new(
+                if i & 1 == 0 { min.x } else { max.x },
+                if i & 2 == 0 { min.y } else { max.y },
+                if i & 4 == 0 { min.z } else { max.z },
+            ) - orbit.target;
+            let z = corner.dot(back);
+            let need = (corner.dot(right).abs() / tan_x).max(corner.dot(up).abs() / tan_y);
+            distance = distance.max(z + need);
+        }
+        // A margin, so the model does not touch the window's edges.
+        let distance = (distance * 1.12).max(1e-3);
+        orbit.distance = distance;
+        orbit.home.2 = distance;
+        orbit
+    }
+
+    fn eye(&self) -> Vec3 {
+        let (sy, cy) = self.yaw.sin_cos();
+        let (sp, cp) = self.pitch.sin_cos();
+        self.target + self.distance * Vec3::new(cp * sy, sp, cp * cy)
+    }
+
+    fn camera(&self, aspect: f32, far: f32) -> Camera {
+        Camera::look_at(
+            self.eye(),
+            self.target,
+            FOV_Y,
+            aspect,
+            (self.distance * 0.02).max(0.01),
+            far + self.distance,
+        )
+    }
+
+    fn reset(&mut self) {
+        (self.yaw, self.pitch, self.distance) = self.home;
+    }
+
+    fn input(&mut self, event: &WindowEvent) {
+        match event {
+            WindowEvent::MouseInput {
+                state,
+                button: MouseButton::Left,
+                ..
+            } => self.dragging = *state == ElementState::Pressed,
+            WindowEvent::CursorMoved { position, .. } => {
+                if let (true, Some((x, y))) = (self.dragging, self.cursor) {
+                    self.yaw -= (position.x - x) as f32 * 0.008;
+                    self.pitch = (self.pitch + (position.y - y) as f32 * 0.008).clamp(-1.45, 1.45);
+                }
+                self.cursor = Some((position.x, position.y));
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let lines = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => *y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                let min = self.home.2 * 0.1;
+                let max = self.home.2 * 10.0;
+                self.distance = (self.distance * 0.9f32.powf(lines)).clamp(min, max);
+            }
+            _ => {}
+        }
+    }
+}
+
+struct Viewer {
+    name: String,
+    renderer: Md2Renderer,
+    body: GpuModel,
+    weapon: Option<(String, GpuModel)>,
+    ground: Ground,
+    ground_y: f32,
+    radius: f32,
+    orbit: Orbit,
+    clips: Vec<Clip>,
+    clip: usize,
+    fade: Crossfade,
+    /// The animation clock, in seconds: stands still while paused and runs
+    /// at the chosen speed.
+    time: f32,
+    paused: bool,
+    speed: usize,
+    interpolate: bool,
+    skin: u32,
+    pose: Pose,
+    failed_prepare: bool,
+}
+
+impl Viewer {
+    fn new(gpu: &Gpu, loaded: Loaded) -> Result<Viewer, String> {
+        let options = Md2RendererOptions::WITH_DEPTH.with_sample_count(gpu.sample_count);
+        let renderer = Md2Renderer::new(&gpu.device, gpu.color_format, options)
+            .map_err(|e| format!("cannot build the renderer: {e}"))?;
+        let upload = |name: &str, model: &Md2Model, skins: &[image::RgbaImage]| {
+            let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, model, skins)
+                .map_err(|e| format!("{name}: {e}"))?;
+            if gpu_model.uses_default_skin() {
+                println!("note: {name} has no skin: drawn with the default checker texture");
+            }
+            println!("{name}: {} bytes on the GPU", gpu_model.gpu_bytes());
+            Ok::<_, String>(gpu_model)
+        };
+        let body = upload(&loaded.name, &loaded.model, &loaded.skins)?;
+        let weapon = match &loaded.weapon {
+            Some((name, model, skins)) => Some((name.clone(), upload(name, model, skins)?)),
+            None => None,
+        };
+
+        // The ground and the far plane cover every frame; the camera
+        // frames the animation shown first, so a standing model is not
+        // dwarfed by the room its death throes need.
+        let (min, max) = y_up_box(loaded.model.bounds());
+        let radius = ((max - min).length() * 0.5).max(1e-3);
+        let (clips, from) = if Quake2Player::fits(&loaded.model) {
+            (Quake2Player::clips(), "the Quake II player table")
+        } else {
+            (Clip::for_model(&loaded.model), "the frame names")
+        };
+        // A model with no frame names to group still has its frames.
+        let clips = if clips.is_empty() {
+            let last = loaded.model.frame_count().saturating_sub(1) as u32;
+            vec![Clip::looping("all", 0, last)]
+        } else {
+            clips
+        };
+        let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+        println!(
+            "{} animations, from {from}: {}",
+            clips.len(),
+            names.join(" ")
+        );
+        let fade = Crossfade::still(clips[0].clone(), 0.0);
+        let (view_min, view_max) = clips[0]
+            .frames()
+            .map(|f| y_up_box(loaded.model.frame_bounds(f as usize)))
+            .fold((max, min), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
+        Ok(Viewer {
+            name: loaded.name,
+            renderer,
+            body,
+            weapon,
+            ground: Ground::new(gpu),
+            ground_y: min.y,
+            radius,
+            orbit: Orbit::framing(view_min, view_max, gpu.aspect()),
+            clips,
+            clip: 0,
+            fade,
+            time: 0.0,
+            paused: false,
+            speed: NORMAL_SPEED,
+            interpolate: true,
+            skin: 0,
+            pose: Pose::default(),
+            failed_prepare: false,
+        })
+    }
+
+    fn change_clip(&mut self, step: isize, crossfade: bool) {
+        let n = self.clips.len() as isize;
+        self.clip = (self.clip as isize + step).rem_euclid(n) as usize;
+        let next = self.clips[self.clip].clone();
+        self.fade = if crossfade {
+            self.fade.then(next, self.time, FADE_SECONDS)
+        } else {
+            Crossfade::still(next, self.time)
+        };
+    }
+
+    /// Moves the clock to the next or previous whole frame of the clip.
+    fn step(&mut self, frames: f32) {
+        let fps = self.fade.to.fps.max(1e-3);
+        let since = (self.time - self.fade.to_start) * fps;
+        let target = if frames > 0.0 {
+            since.floor() + 1.0
+        } else {
+            since.ceil() - 1.0
+        };
+        self.time = self.fade.to_start + target / fps;
+    }
+
+    fn key(&mut self, key: &Key) {
+        match key {
+            Key::Named(NamedKey::ArrowRight) => self.change_clip(1, false),
+            Key::Named(NamedKey::ArrowLeft) => self.change_clip(-1, false),
+            Key::Named(NamedKey::Space) => self.paused = !self.paused,
+            Key::Character(c) => match c.to_lowercase().as_str() {
+                "n" => self.change_clip(1, false),
+                "p" => self.change_clip(-1, false),
+                "f" => self.change_clip(1, true),
+                "." | ">" if self.paused => self.step(1.0),
+                "," | "<" if self.paused => self.step(-1.0),
+                "-" | "_" => self.speed = self.speed.saturating_sub(1),
+                "+" | "=" => self.speed = (self.speed + 1).min(SPEEDS.len() - 1),
+                "i" => self.interpolate = !self.interpolate,
+                "s" => self.skin = (self.skin + 1) % self.body.skin_count().max(1),
+                "r" => self.orbit.reset(),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+}
+
+impl App for Viewer {
+    fn update(&mut self, gpu: &Gpu, dt: f32) {
+        if !self.paused {
+            self.time += dt.min(0.25) * SPEEDS[self.speed];
+        }
+        // A one-shot animation (a death) holds its end a moment, then plays
+        // again: a viewer is for looking at it.
+        let clip = &self.fade.to;
+        if !clip.looping && self.time - self.fade.to_start > clip.duration() + HOLD_SECONDS {
+            self.fade = Crossfade::still(clip.clone(), self.time);
+        }
+        let mut pose = self.fade.pose(self.time);
+        if !self.interpolate {
+            pose.primary.t = 0.0;
+            pose.secondary.t = 0.0;
+        }
+        self.pose = pose;
+
+        let body = Md2Instance::new(Mat4::IDENTITY, pose).with_skin(self.skin);
+        let weapon_instance = self.weapon.as_ref().map(|(_, weapon)| {
+            // Quake II draws the weapon with the body's frame numbers.
+            let last = weapon.frame_count().saturating_sub(1);
+            let clamp = |mut lerp: md2_wgpu::FrameLerp| {
+                lerp.frame_a = lerp.frame_a.min(last);
+                lerp.frame_b = lerp.frame_b.min(last);
+                lerp
+            };
+            let pose = Pose {
+                primary: clamp(pose.primary),
+                secondary: clamp(pose.secondary),
+                weight: pose.weight,
+            };
+            [Md2Instance::new(Mat4::IDENTITY, pose)]
+        });
+        let bodies = [body];
+        let mut batches: Vec<(&GpuModel, &[Md2Instance])> = vec![(&self.body, &bodies)];
+        if let (Some((_, weapon)), Some(instances)) = (&self.weapon, &weapon_instance) {
+            batches.push((weapon, instances));
+        }
+        let far = self.radius * 12.0;
+        let camera = self.orbit.camera(gpu.aspect(), far);
+        let prepared = self
+            .renderer
+            .prepare(&gpu.device, &gpu.queue, &camera, &batches);
+        // A pose the model does not have is a bug here; say so once, not
+        // every frame.
+        if let Err(e) = prepared
+            && !self.failed_prepare
+        {
+            eprintln!("error: {e}");
+            self.failed_prepare = true;
+        }
+        let target = self.orbit.target;
+        self.ground.prepare(
+            &gpu.queue,
+            camera.view_proj,
+            &GroundParams {
+                center: Vec3::new(target.x, self.ground_y, target.z),
+                radius: self.radius * 6.0,
+                cell: grid_cell(self.radius),
+                background: self.clear_color(),
+                shadow: Some((
+                    Vec3::new(target.x, self.ground_y, target.z),
+                    self.radius * 0.45,
+                )),
+            },
+        );
+    }
+
+    fn render_background(&mut self, pass: &mut wgpu::RenderPass<'_>) {
+        self.ground.render(pass);
+    }
+
+    fn render(&mut self, pass: &mut wgpu::RenderPass<'_>) {
+        self.renderer.render(pass);
+    }
+
+    fn input(&mut self, event: &WindowEvent) {
+        if let WindowEvent::KeyboardInput { event, .. } = event
+            && event.state == ElementState::Pressed
+        {
+            self.key(&event.logical_key);
+        }
+        self.orbit.input(event);
+    }
+
+    fn title(&self, stats: &FrameStats) -> String {
+        let clip = &self.clips[self.clip];
+        // The frames of whichever clip weighs more: the one being shown.
+        let p = if self.pose.weight < 0.5 {
+            self.pose.primary
+        } else {
+            self.pose.secondary
+        };
+        let weight = self.fade.weight(self.time);
+        let animation = if weight < 1.0 {
+            format!(
+                "{} → {} {:.0}%",
+                self.fade.from.name,
+                clip.name,
+                weight * 100.0
+            )
+        } else {
+            clip.name.clone()
+        };
+        let weapon = match &self.weapon {
+            Some((name, _)) => format!(" + {name}"),
+            None => String::new(),
+        };
+        format!(
+            "md2-wgpu viewer — {}{weapon} — {animation} ({}/{}) — frame {} → {} t {:.2}{} — skin {}/{} — {}× {}— {:.0} fps",
+            self.name,
+            self.clip + 1,
+            self.clips.len(),
+            p.frame_a,
+            p.frame_b,
+            p.t,
+            if self.interpolate { "" } else { " (stepped)" },
+            self.skin + 1,
+            self.body.skin_count(),
+            SPEEDS[self.speed],
+            if self.paused { "paused " } else { "" },
+            stats.fps
+        )
+    }
+}
+
+/// A box in Quake axes as (min, max) in the Y-up world.
+fn y_up_box((lo, hi): ([f32; 3], [f32; 3])) -> (Vec3, Vec3) {
+    let (a, b) = (quake_to_y_up(lo), quake_to_y_up(hi));
+    (a.min(b), a.max(b))
+}
+
+/// A grid cell of 1, 2 or 5 times a power of ten, about a sixth of the
+/// model's size: 10 units for a Quake II player.
+fn grid_cell(radius: f32) -> f32 {
+    let rough = (radius / 3.0).max(1e-3);
+    let power = 10f32.powf(rough.log10().floor());
+    let mantissa = rough / power;
+    let nice = if mantissa < 1.5 {
+        1.0
+    } else if mantissa < 3.5 {
+        2.0
+    } else if mantissa < 7.5 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * power
+}

@@ -1,0 +1,206 @@
+//! The camera and light the renderer draws with, and the change of axes from
+//! Quake's Z-up world to the Y-up world most engines (and glam's helpers) use.
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::model::Md2Model;
+
+/// Quake axes (X forward, Y left, Z up) to a right-handed Y-up world in which
+/// a model faces +Z, as glTF assets do: `(x, y, z)` becomes `(y, z, x)`.
+///
+/// It is a rotation (a cyclic permutation of the axes), so it keeps triangle
+/// winding and normals unchanged. The renderer applies it to every vertex
+/// before an instance's own transform: [`Md2Instance::transform`] maps this
+/// Y-up model space to the world.
+///
+/// [`Md2Instance::transform`]: crate::Md2Instance::transform
+pub const QUAKE_TO_Y_UP: Mat4 = Mat4::from_cols(
+    Vec4::new(0.0, 0.0, 1.0, 0.0),
+    Vec4::new(1.0, 0.0, 0.0, 0.0),
+    Vec4::new(0.0, 1.0, 0.0, 0.0),
+    Vec4::new(0.0, 0.0, 0.0, 1.0),
+);
+
+/// A point or direction in Quake axes expressed in the Y-up world:
+/// `(x, y, z)` becomes `(y, z, x)` (see [`QUAKE_TO_Y_UP`]).
+pub fn quake_to_y_up(v: [f32; 3]) -> Vec3 {
+    Vec3::new(v[1], v[2], v[0])
+}
+
+/// A directional light plus ambient, in linear colour.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Light {
+    /// Direction from a surface towards the light, in world space (need not
+    /// be normalised; zero means no directional light).
+    pub towards_light: Vec3,
+    /// Colour of the directional light.
+    pub color: Vec3,
+    /// Light every surface receives whatever its normal.
+    pub ambient: Vec3,
+}
+
+impl Light {
+    /// Ambient light only, of the given strength: the skin's colours times
+    /// `ambient`, whatever the normals say.
+    pub const fn ambient_only(ambient: f32) -> Light {
+        Light {
+            towards_light: Vec3::ZERO,
+            color: Vec3::ZERO,
+            ambient: Vec3::splat(ambient),
+        }
+    }
+}
+
+impl Default for Light {
+    /// A white light from above, in front and to one side, plus ambient.
+    fn default() -> Self {
+        Light {
+            towards_light: Vec3::new(0.4, 0.8, 0.6),
+            color: Vec3::splat(0.8),
+            ambient: Vec3::splat(0.35),
+        }
+    }
+}
+
+/// What the renderer needs from the camera: a view-projection matrix (world
+/// to wgpu clip space, depth 0..1) and the light.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    /// World to clip space.
+    pub view_proj: Mat4,
+    /// The light, in world space.
+    pub light: Light,
+}
+
+impl Default for Camera {
+    /// Identity view-projection and the default light.
+    fn default() -> Self {
+        Camera::new(Mat4::IDENTITY)
+    }
+}
+
+/// Seen from the model's front (it faces +Z), a little to its left and
+/// above: the three-quarter view of a thumbnail.
+const FRAMING_VIEW: Vec3 = Vec3::new(0.45, 0.3, 1.0);
+const FRAMING_FOV_Y: f32 = 0.7;
+
+impl Camera {
+    /// A camera with this view-projection matrix and the default light.
+    pub fn new(view_proj: Mat4) -> Camera {
+        Camera {
+            view_proj,
+            light: Light::default(),
+        }
+    }
+
+    /// A right-handed perspective camera at `eye` looking at `target` with Y
+    /// up (Z up where the view is vertical).
+    pub fn look_at(
+        eye: Vec3,
+        target: Vec3,
+        fov_y_radians: f32,
+        aspect: f32,
+        near: f32,
+        far: f32,
+    ) -> Camera {
+        let dir = (target - eye).normalize_or_zero();
+        let up = if dir.cross(Vec3::Y).length_squared() < 1e-6 {
+            Vec3::Z
+        } else {
+            Vec3::Y
+        };
+        let view = glam::camera::rh::view::look_at_mat4(eye, target, up);
+        // wgpu's clip space is Direct3D's: depth 0..1, Y up.
+        let proj = glam::camera::rh::proj::directx::perspective(fov_y_radians, aspect, near, far);
+        Camera::new(proj * view)
+    }
+
+    /// A perspective camera that fits the world-space box `min..max` in view,
+    /// looking at its centre from direction `view_from` (from the centre
+    /// towards the eye).
+    pub fn framing(min: Vec3, max: Vec3, view_from: Vec3, aspect: f32) -> Camera {
+        let center = (min + max) * 0.5;
+        let radius = ((max - min).length() * 0.5).max(1e-3);
+        let aspect = if aspect.is_finite() && aspect > 0.0 {
+            aspect
+        } else {
+            1.0
+        };
+        let half_y = FRAMING_FOV_Y * 0.5;
+        let half_x = (half_y.tan() * aspect).atan();
+        let distance = radius / half_y.min(half_x).sin();
+        let dir = view_from.try_normalize().unwrap_or(Vec3::Z);
+        let eye = center + dir * distance;
+        let near = (distance - radius * 1.1).max(distance * 0.01);
+        let far = distance + radius * 1.1;
+        Camera::look_at(eye, center, FRAMING_FOV_Y, aspect, near, far)
+    }
+
+    /// A camera that shows `model` in every frame, from a three-quarter front
+    /// view, with the model at the origin of the Y-up world (as an instance
+    /// with the identity transform draws it).
+    pub fn framing_model(model: &Md2Model, aspect: f32) -> Camera {
+        let (lo, hi) = model.bounds();
+        Camera::framing(quake_to_y_up(lo), quake_to_y_up(hi), FRAMING_VIEW, aspect)
+    }
+
+    pub(crate) fn uniform(&self) -> CameraUniform {
+        let towards = self.light.towards_light.normalize_or_zero();
+        CameraUniform {
+            view_proj: self.view_proj.to_cols_array_2d(),
+            towards_light: [towards.x, towards.y, towards.z, 0.0],
+            light_color: self.light.color.extend(0.0).to_array(),
+            ambient: self.light.ambient.extend(0.0).to_array(),
+        }
+    }
+}
+
+/// The `Camera` struct of shaders/md2.wgsl.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct CameraUniform {
+    view_proj: [[f32; 4]; 4],
+    towards_light: [f32; 4],
+    light_color: [f32; 4],
+    ambient: [f32; 4],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quake_axes_map_to_y_up_as_documented() {
+        // Quake forward (X) is the model's front, +Z; left (Y) is +X; up is +Y.
+        let m = QUAKE_TO_Y_UP;
+        assert_eq!(m.transform_point3(Vec3::X), Vec3::Z);
+        assert_eq!(m.transform_point3(Vec3::Y), Vec3::X);
+        assert_eq!(m.transform_point3(Vec3::Z), Vec3::Y);
+        assert_eq!(m.determinant(), 1.0, "a rotation: winding is kept");
+        let p = [1.0, 2.0, 3.0];
+        assert_eq!(quake_to_y_up(p), m.transform_point3(Vec3::from_array(p)));
+    }
+
+    #[test]
+    fn framing_puts_the_box_inside_the_view() {
+        let (min, max) = (Vec3::new(-10.0, 0.0, -5.0), Vec3::new(10.0, 56.0, 5.0));
+        for aspect in [0.5, 1.0, 2.0] {
+            let cam = Camera::framing(min, max, FRAMING_VIEW, aspect);
+            for i in 0..8 {
+                let corner = Vec3::new(
+                    if i & 1 == 0 { min.x } else { max.x },
+                    if i & 2 == 0 { min.y } else { max.y },
+                    if i & 4 == 0 { min.z } else { max.z },
+                );
+                let clip = cam.view_proj * corner.extend(1.0);
+                let ndc = clip.truncate() / clip.w;
+                assert!(clip.w > 0.0, "corner {corner} behind the eye");
+                assert!(
+                    ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0,
+                    "{corner} -> {ndc}"
+                );
+                assert!((0.0..=1.0).contains(&ndc.z), "{corner} depth {}", ndc.z);
+            }
+        }
+    }
+}

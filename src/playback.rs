@@ -1,0 +1,603 @@
+//! Animation playback: turning time into the two keyframes and blend factor
+//! that the GPU (and the CPU [`reference`](crate::reference)) interpolate.
+//!
+//! - A [`Clip`] is a frame range played at some frames per second, looping
+//!   or once. [`Clip::sample`] gives a [`FrameLerp`]: `frame_a`, `frame_b`
+//!   and `t` with `0 <= t < 1`.
+//! - [`Quake2Player`] is the 198-frame Quake II player table as a preset,
+//!   usable on any player model whatever its frame names say.
+//! - A [`Crossfade`] blends two clips over a given time (a character going
+//!   from run to attack); [`Crossfade::pose`] gives a [`Pose`]: two
+//!   [`FrameLerp`]s and a weight.
+//!
+//! Every function here is total: any time, any frame rate, any frame range
+//! gives a defined result inside the clip's frames, never NaN and never a
+//! panic. Times are reduced in `f64`, so a clock that has run for days (or
+//! a time of 1e30) still lands on a frame of the clip.
+
+use std::ops::RangeInclusive;
+
+use crate::animations::Animation;
+use crate::model::Md2Model;
+
+/// The rate at which Quake II ran its animations: 10 frames a second.
+pub const QUAKE2_FPS: f32 = 10.0;
+
+/// The largest `f32` below 1: where `t` is clamped so a [`FrameLerp`] from a
+/// clip never reaches 1.
+const BELOW_ONE: f32 = 1.0 - f32::EPSILON / 2.0;
+
+/// Where an instance is between two keyframes: `frame_a` blended towards
+/// `frame_b` by `t`.
+///
+/// A [`Clip`] gives `0 <= t < 1`; as input to the renderer or the reference,
+/// `t == 1.0` is allowed (all `frame_b`), and values outside `[0, 1]` are
+/// clamped (NaN reads as 0).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct FrameLerp {
+    /// The frame at `t = 0`.
+    pub frame_a: u32,
+    /// The frame at `t = 1`.
+    pub frame_b: u32,
+    /// How far from `frame_a` towards `frame_b`.
+    pub t: f32,
+}
+
+impl FrameLerp {
+    /// One frame, held: `frame_a = frame_b = frame`, `t = 0`.
+    pub const fn still(frame: u32) -> Self {
+        FrameLerp {
+            frame_a: frame,
+            frame_b: frame,
+            t: 0.0,
+        }
+    }
+}
+
+/// A crossfade between two [`FrameLerp`]s (e.g. run → attack): `weight` 0
+/// is all `primary`, 1 all `secondary`.
+///
+/// `weight` is clamped to `[0, 1]` where it is used (NaN reads as 0). Where
+/// the blended normal has zero length, the table normal of
+/// `primary.frame_a` is used: see [`reference`](crate::reference).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Pose {
+    /// The pose at weight 0.
+    pub primary: FrameLerp,
+    /// The pose at weight 1.
+    pub secondary: FrameLerp,
+    /// How far from `primary` towards `secondary`.
+    pub weight: f32,
+}
+
+impl From<FrameLerp> for Pose {
+    /// A pose that is just `lerp`: `secondary = primary`, `weight = 0`.
+    fn from(lerp: FrameLerp) -> Self {
+        Pose {
+            primary: lerp,
+            secondary: lerp,
+            weight: 0.0,
+        }
+    }
+}
+
+/// A named frame range played at a rate, looping or once.
+///
+/// # Timing
+///
+/// Frame `first` is shown at time 0 and each following frame `1 / fps`
+/// seconds later, blended linearly in between.
+///
+/// - **Looping** clips blend the last frame back into the first and repeat;
+///   negative times count backwards through the loop (the time is reduced
+///   modulo the clip's length with [`f64::rem_euclid`]).
+/// - **One-shot** clips (deaths, gestures) reach `last` at
+///   `(len - 1) / fps` seconds and then hold it exactly
+///   (`frame_a = frame_b = last`, `t = 0`); before time 0 they hold
+///   `first`.
+///
+/// # Edge cases
+///
+/// - `last < first` is read as the single frame `first`.
+/// - A one-frame clip always gives that frame held.
+/// - An `fps` that is 0, negative, NaN or infinite holds `first`.
+/// - A NaN time reads as 0. An infinite time holds `last` (one-shot, +∞)
+///   or `first` (one-shot −∞, and looping clips either way, where no phase
+///   is defined).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clip {
+    /// A name for people (an animation name such as `run`).
+    pub name: String,
+    /// The first frame (an index into the model's frames).
+    pub first: u32,
+    /// The last frame, inclusive.
+    pub last: u32,
+    /// Frames per second; Quake II used [`QUAKE2_FPS`].
+    pub fps: f32,
+    /// Whether the clip repeats (blending its last frame into its first) or
+    /// holds its last frame.
+    pub looping: bool,
+}
+
+impl Clip {
+    /// A looping clip over `first..=last` at [`QUAKE2_FPS`].
+    pub fn looping(name: impl Into<String>, first: u32, last: u32) -> Self {
+        Clip {
+            name: name.into(),
+            first,
+            last,
+            fps: QUAKE2_FPS,
+            looping: true,
+        }
+    }
+
+    /// A one-shot clip over `first..=last` at [`QUAKE2_FPS`] that holds its
+    /// last frame once it gets there.
+    pub fn once(name: impl Into<String>, first: u32, last: u32) -> Self {
+        Clip {
+            looping: false,
+            ..Clip::looping(name, first, last)
+        }
+    }
+
+    /// The same clip at another rate.
+    pub fn with_fps(self, fps: f32) -> Self {
+        Clip { fps, ..self }
+    }
+
+    /// The clips of a model, one per [`Animation`] found from its frame
+    /// names (see [`Md2Model::animations`]); looping as [`Clip::from`] an
+    /// animation decides.
+    pub fn for_model(model: &Md2Model) -> Vec<Clip> {
+        model.animations().iter().map(Clip::from).collect()
+    }
+
+    /// How many frames the clip plays (1 when `last < first`).
+    pub fn len(&self) -> u64 {
+        if self.last < self.first {
+            1
+        } else {
+            u64::from(self.last - self.first) + 1
+        }
+    }
+
+    /// Always false: a clip plays at least one frame.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The frames the clip plays: `first..=last`, or `first..=first` when
+    /// `last < first`.
+    pub fn frames(&self) -> RangeInclusive<u32> {
+        self.first..=self.last.max(self.first)
+    }
+
+    /// Seconds for one pass: `len / fps` for a looping clip (the last frame
+    /// blends back into the first), `(len - 1) / fps` for a one-shot clip
+    /// (when it reaches its last frame). 0 where the clip cannot advance (one
+    /// frame, or an `fps` that is not positive and finite).
+    pub fn duration(&self) -> f32 {
+        let fps = f64::from(self.fps);
+        let frames = if self.looping {
+            self.len()
+        } else {
+            self.len() - 1
+        };
+        if self.len() == 1 || !(fps.is_finite() && fps > 0.0) {
+            return 0.0;
+        }
+        (frames as f64 / fps) as f32
+    }
+
+    /// Whether a one-shot clip started at time 0 has reached its last frame
+    /// by `time` (and holds it from then on). A one-frame one-shot clip is
+    /// finished from the start; a looping clip never finishes, nor does a
+    /// one-shot clip whose `fps` cannot advance it (it holds `first`).
+    pub fn is_finished(&self, time_seconds: f32) -> bool {
+        !self.looping && self.sample(time_seconds) == FrameLerp::still(self.last.max(self.first))
+    }
+
+    /// Where the clip is `time_seconds` after it started: see the
+    /// [type docs](Clip) for every case. `0 <= t < 1`, both frames in
+    /// [`Clip::frames`].
+    pub fn sample(&self, time_seconds: f32) -> FrameLerp {
+        self.sample_f64(f64::from(time_seconds))
+    }
+
+    /// [`Clip::sample`] for an `f64` clock, which keeps sub-frame precision
+    /// for far longer than an `f32` one (an `f32` time steps by more than a
+    /// frame at 10 fps after about 12 days).
+    pub fn sample_f64(&self, time_seconds: f64) -> FrameLerp {
+        let first = self.first;
+        let len = self.len();
+        let fps = f64::from(self.fps);
+        if len == 1 || !(fps.is_finite() && fps > 0.0) {
+            return FrameLerp::still(first);
+        }
+        let time = if time_seconds.is_nan() {
+            0.0
+        } else {
+            time_seconds
+        };
+        // Frames since the start; finite times give finite positions up to
+        // f64::MAX, infinite ones are handled below.
+        let pos = time * fps;
+        let frames = len as f64;
+        if self.looping {
+            if !pos.is_finite() {
+                return FrameLerp::still(first);
+            }
+            let r = pos.rem_euclid(frames);
+            // rem_euclid rounds a tiny negative position up to `frames`
+            // itself: that is the very end of the loop.
+            let (index, t) = if r >= frames {
+                (len - 1, BELOW_ONE)
+            } else {
+                let whole = r.floor();
+                (whole as u64, below_one(r - whole))
+            };
+            let frame_a = first + index as u32;
+            let frame_b = if index + 1 == len { first } else { frame_a + 1 };
+            FrameLerp {
+                frame_a,
+                frame_b,
+                t,
+            }
+        } else if pos < 0.0 {
+            FrameLerp::still(first)
+        } else if pos >= frames - 1.0 {
+            FrameLerp::still(self.last)
+        } else {
+            let whole = pos.floor();
+            let frame_a = first + whole as u32;
+            FrameLerp {
+                frame_a,
+                frame_b: frame_a + 1,
+                t: below_one(pos - whole),
+            }
+        }
+    }
+}
+
+/// A fraction in `[0, 1)` as `f32`, which rounding must not carry to 1.
+fn below_one(fraction: f64) -> f32 {
+    (fraction as f32).min(BELOW_ONE)
+}
+
+impl From<&Animation> for Clip {
+    /// A clip over the animation's frames at [`QUAKE2_FPS`]. It loops
+    /// unless its name is one of the Quake II player's one-shot animations
+    /// (deaths, pains, gestures, ...: see [`Quake2Player::looping`]), as
+    /// monsters name theirs alike (`death1`, `pain2`).
+    fn from(animation: &Animation) -> Self {
+        let looping = Quake2Player::from_name(&animation.name).is_none_or(|p| p.looping());
+        Clip {
+            name: animation.name.clone(),
+            first: frame_u32(animation.first),
+            last: frame_u32(animation.last),
+            fps: QUAKE2_FPS,
+            looping,
+        }
+    }
+}
+
+/// Frame indices of a loaded model fit in `u32` (the header's counts are
+/// `i32`); saturate rather than wrap for an `Animation` built by hand.
+fn frame_u32(frame: usize) -> u32 {
+    u32::try_from(frame).unwrap_or(u32::MAX)
+}
+
+/// The Quake II player's animations: the 198-frame table every player model
+/// (and the weapon models that follow it) shares.
+///
+/// The table is by frame index, so it works for any 198-frame player model
+/// whatever its frame names say (many name all three pains `pain001..012`).
+/// Looping follows the game (`G_SetClientFrame` in `p_view.c`): the game
+/// falls back to stand, run, crouched stand and crouched walk and repeats
+/// them; everything else plays once (the deaths hold their last frame, the
+/// others hand back to stand or run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[allow(missing_docs)] // the variants are the game's animation names
+pub enum Quake2Player {
+    Stand,
+    Run,
+    Attack,
+    Pain1,
+    Pain2,
+    Pain3,
+    Jump,
+    Flip,
+    Salute,
+    Taunt,
+    Wave,
+    Point,
+    CrouchStand,
+    CrouchWalk,
+    CrouchAttack,
+    CrouchPain,
+    CrouchDeath,
+    Death1,
+    Death2,
+    Death3,
+}
+
+/// Per animation: name, frame-name stem, first frame number in the names,
+/// digits in the names, first frame, last frame, looping.
+struct Entry {
+    name: &'static str,
+    stem: &'static str,
+    number: u32,
+    digits: usize,
+    first: u32,
+    last: u32,
+    looping: bool,
+}
+
+const fn entry(
+    name: &'static str,
+    stem: &'static str,
+    number: u32,
+    digits: usize,
+    first: u32,
+    last: u32,
+    looping: bool,
+) -> Entry {
+    Entry {
+        name,
+        stem,
+        number,
+        digits,
+        first,
+        last,
+        looping,
+    }
+}
+
+/// In [`Quake2Player::ALL`] order.
+const TABLE: [Entry; 20] = [
+    entry("stand", "stand", 1, 2, 0, 39, true),
+    entry("run", "run", 1, 1, 40, 45, true),
+    entry("attack", "attack", 1, 1, 46, 53, false),
+    entry("pain1", "pain", 101, 3, 54, 57, false),
+    entry("pain2", "pain", 201, 3, 58, 61, false),
+    entry("pain3", "pain", 301, 3, 62, 65, false),
+    entry("jump", "jump", 1, 1, 66, 71, false),
+    entry("flip", "flip", 1, 2, 72, 83, false),
+    entry("salute", "salute", 1, 2, 84, 94, false),
+    entry("taunt", "taunt", 1, 2, 95, 111, false),
+    entry("wave", "wave", 1, 2, 112, 122, false),
+    entry("point", "point", 1, 2, 123, 134, false),
+    entry("crstand", "crstnd", 1, 2, 135, 153, true),
+    entry("crwalk", "crwalk", 1, 1, 154, 159, true),
+    entry("crattack", "crattak", 1, 1, 160, 168, false),
+    entry("crpain", "crpain", 1, 1, 169, 172, false),
+    entry("crdeath", "crdeath", 1, 1, 173, 177, false),
+    entry("death1", "death", 101, 3, 178, 183, false),
+    entry("death2", "death", 201, 3, 184, 189, false),
+    entry("death3", "death", 301, 3, 190, 197, false),
+];
+
+impl Quake2Player {
+    /// How many frames a Quake II player model has.
+    pub const FRAME_COUNT: u32 = 198;
+
+    /// Every animation, in frame order.
+    pub const ALL: [Quake2Player; 20] = [
+        Quake2Player::Stand,
+        Quake2Player::Run,
+        Quake2Player::Attack,
+        Quake2Player::Pain1,
+        Quake2Player::Pain2,
+        Quake2Player::Pain3,
+        Quake2Player::Jump,
+        Quake2Player::Flip,
+        Quake2Player::Salute,
+        Quake2Player::Taunt,
+        Quake2Player::Wave,
+        Quake2Player::Point,
+        Quake2Player::CrouchStand,
+        Quake2Player::CrouchWalk,
+        Quake2Player::CrouchAttack,
+        Quake2Player::CrouchPain,
+        Quake2Player::CrouchDeath,
+        Quake2Player::Death1,
+        Quake2Player::Death2,
+        Quake2Player::Death3,
+    ];
+
+    fn entry(self) -> &'static Entry {
+        &TABLE[self as usize]
+    }
+
+    /// The animation's name: `stand`, `run`, ..., `crstand`, `crattack`,
+    /// `death3`.
+    pub fn name(self) -> &'static str {
+        self.entry().name
+    }
+
+    /// The name [`Md2Model::animations`] gives the animation when the frames
+    /// carry the game's names: the same as [`Quake2Player::name`] except
+    /// `crstnd` and `crattak`, as the frames are named `crstnd01`,
+    /// `crattak1`.
+    pub fn group_name(self) -> &'static str {
+        match self {
+            Quake2Player::CrouchStand => "crstnd",
+            Quake2Player::CrouchAttack => "crattak",
+            other => other.name(),
+        }
+    }
+
+    /// The animation with this [name](Quake2Player::name) or
+    /// [group name](Quake2Player::group_name), ASCII case ignored.
+    pub fn from_name(name: &str) -> Option<Quake2Player> {
+        Quake2Player::ALL.into_iter().find(|p| {
+            name.eq_ignore_ascii_case(p.name()) || name.eq_ignore_ascii_case(p.group_name())
+        })
+    }
+
+    /// The animation frame `frame` (an index into a 198-frame model) belongs
+    /// to; `None` past the table.
+    pub fn of_frame(frame: u32) -> Option<Quake2Player> {
+        Quake2Player::ALL
+            .into_iter()
+            .find(|p| p.frames().contains(&frame))
+    }
+
+    /// The frame indices, inclusive.
+    pub fn frames(self) -> RangeInclusive<u32> {
+        let e = self.entry();
+        e.first..=e.last
+    }
+
+    /// Whether the game repeats it (stand, run, crstand, crwalk).
+    pub fn looping(self) -> bool {
+        self.entry().looping
+    }
+
+    /// The game's name for the `k`-th frame of the animation, counting from
+    /// 0: `stand01`, `run1`, `pain101`, `crstnd19`, `death308`. `k` past the
+    /// animation's length continues the numbering.
+    pub fn frame_name(self, k: u32) -> String {
+        let e = self.entry();
+        format!(
+            "{}{:0width$}",
+            e.stem,
+            e.number.saturating_add(k),
+            width = e.digits
+        )
+    }
+
+    /// The animation as a clip at [`QUAKE2_FPS`].
+    pub fn clip(self) -> Clip {
+        let e = self.entry();
+        Clip {
+            name: e.name.to_string(),
+            first: e.first,
+            last: e.last,
+            fps: QUAKE2_FPS,
+            looping: e.looping,
+        }
+    }
+
+    /// All twenty clips, in frame order.
+    pub fn clips() -> Vec<Clip> {
+        Quake2Player::ALL
+            .into_iter()
+            .map(Quake2Player::clip)
+            .collect()
+    }
+
+    /// Whether `model` has the player's 198 frames, so the table applies.
+    pub fn fits(model: &Md2Model) -> bool {
+        model.frame_count() == Quake2Player::FRAME_COUNT as usize
+    }
+}
+
+/// A character changing from one clip to another: the state a renderer
+/// samples each frame while, say, run turns into attack.
+///
+/// Each clip runs on its own clock (`from` started at `from_start`, `to` at
+/// `to_start`, all times in seconds on the caller's clock); the weight of
+/// `to` rises from 0 to 1 between `start` and `start + duration` along a
+/// smoothstep (`3u² − 2u³`), so the change starts and ends without a jolt.
+///
+/// - Before `start` the weight is 0; from `start + duration` on it is 1.
+/// - A `duration` of 0, negative or NaN is a cut at `start`; an infinite one
+///   never gets past weight 0.
+/// - A NaN time gives weight 0.
+///
+/// [`Crossfade::new`] is the common case (`to` starts as the fade starts);
+/// [`Crossfade::then`] moves on to a third clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Crossfade {
+    /// The clip faded out (the pose's `primary`).
+    pub from: Clip,
+    /// When `from` started.
+    pub from_start: f32,
+    /// The clip faded in (the pose's `secondary`).
+    pub to: Clip,
+    /// When `to` started.
+    pub to_start: f32,
+    /// When the fade starts.
+    pub start: f32,
+    /// How long the fade takes, in seconds.
+    pub duration: f32,
+}
+
+impl Crossfade {
+    /// Fades from `from` (started at `from_start`) into `to`, which starts
+    /// at `at` as the fade does, over `duration` seconds.
+    pub fn new(from: Clip, from_start: f32, to: Clip, at: f32, duration: f32) -> Self {
+        Crossfade {
+            from,
+            from_start,
+            to,
+            to_start: at,
+            start: at,
+            duration,
+        }
+    }
+
+    /// Just `clip`, started at `start`: a state with no fade in progress,
+    /// ready for [`Crossfade::then`].
+    pub fn still(clip: Clip, start: f32) -> Self {
+        Crossfade {
+            from: clip.clone(),
+            from_start: start,
+            to: clip,
+            to_start: start,
+            start,
+            duration: 0.0,
+        }
+    }
+
+    /// The weight of `to` at `time`: see the [type docs](Crossfade).
+    pub fn weight(&self, time: f32) -> f32 {
+        let since = f64::from(time) - f64::from(self.start);
+        let duration = f64::from(self.duration);
+        // A NaN time or start never starts the fade.
+        if since.is_nan() || since < 0.0 {
+            return 0.0;
+        }
+        if duration.is_nan() || duration <= 0.0 {
+            return 1.0;
+        }
+        let u = since / duration;
+        if u.is_nan() {
+            // An infinite time over an infinite duration: never started.
+            return 0.0;
+        }
+        let u = u.min(1.0);
+        (u * u * (3.0 - 2.0 * u)) as f32
+    }
+
+    /// Whether the fade is over at `time` (all `to`).
+    pub fn is_finished(&self, time: f32) -> bool {
+        self.weight(time) >= 1.0
+    }
+
+    /// The blend at `time`: `from` sampled as primary, `to` as secondary,
+    /// weighted by [`Crossfade::weight`].
+    pub fn pose(&self, time: f32) -> Pose {
+        let time = f64::from(time);
+        Pose {
+            primary: self.from.sample_f64(time - f64::from(self.from_start)),
+            secondary: self.to.sample_f64(time - f64::from(self.to_start)),
+            weight: self.weight(time as f32),
+        }
+    }
+
+    /// Starts a fade from this state into `next` at `at`, over `duration`.
+    ///
+    /// A pose blends two clips, not three: the new fade starts from
+    /// whichever of `from` and `to` weighs more at `at` (with its own
+    /// clock), so a change requested mid-fade drops the lighter clip.
+    pub fn then(&self, next: Clip, at: f32, duration: f32) -> Crossfade {
+        let (from, from_start) = if self.weight(at) >= 0.5 {
+            (self.to.clone(), self.to_start)
+        } else {
+            (self.from.clone(), self.from_start)
+        };
+        Crossfade::new(from, from_start, next, at, duration)
+    }
+}

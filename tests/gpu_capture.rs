@@ -1,0 +1,238 @@
+//! GPU equals CPU: the positions and normals the shader computes (captured
+//! through `cs_capture`, which calls the vertex shader's own `pose_vertex`)
+//! match `md2_wgpu::reference::blend` to a relative error of 1e-5.
+
+mod common;
+
+use common::*;
+use md2_wgpu::{
+    Frame, FrameLerp, GpuModel, Md2Model, Md2Parts, Md2Renderer, Md2RendererOptions, PackedVertex,
+    Pose, PoseCapture, RenderError, TexCoord, Triangle, nearest_normal_index,
+};
+
+const TOLERANCE: f32 = 1e-5;
+
+/// Largest of |gpu − cpu| / max(|cpu|, 1) over every vertex (the floor of
+/// 1 keeps positions near the origin from inflating the ratio).
+fn worst_error(gpu: &[[f32; 3]], cpu: &[[f32; 3]]) -> (f32, usize) {
+    assert_eq!(gpu.len(), cpu.len());
+    let mut worst = (0.0f32, 0);
+    for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
+        let d = ((g[0] - c[0]).powi(2) + (g[1] - c[1]).powi(2) + (g[2] - c[2]).powi(2)).sqrt();
+        let scale = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt().max(1.0);
+        let e = d / scale;
+        // NaN compares false: count it as the worst possible.
+        if !(e <= worst.0) {
+            worst = (if e.is_nan() { f32::INFINITY } else { e }, i);
+        }
+    }
+    worst
+}
+
+fn poses_for(frame_count: u32) -> Vec<Pose> {
+    let last = frame_count - 1;
+    let f = |k: u32| k.min(last);
+    let lerp = |a: u32, b: u32, t: f32| FrameLerp {
+        frame_a: f(a),
+        frame_b: f(b),
+        t,
+    };
+    let mut poses: Vec<Pose> = vec![
+        lerp(0, 0, 0.0).into(),
+        lerp(0, 1, 0.0).into(),
+        lerp(0, 1, 1.0).into(),
+        lerp(0, 1, 0.5).into(),
+        lerp(2, 3, 0.25).into(),
+        lerp(last, 0, 0.7).into(),
+        lerp(40, 45, 0.999).into(),
+        lerp(1, 2, f32::NAN).into(),
+        lerp(3, 4, 3.0).into(),
+    ];
+    let fades = [0.0, 0.3, 0.5, 1.0, f32::NAN, -1.0];
+    for weight in fades {
+        poses.push(Pose {
+            primary: lerp(2, 3, 0.25),
+            secondary: lerp(frame_count / 2, frame_count / 2 + 1, 0.75),
+            weight,
+        });
+    }
+    poses.push(Pose {
+        primary: lerp(last, 0, 1.0),
+        secondary: lerp(100, 170, 0.0),
+        weight: 0.8,
+    });
+    poses
+}
+
+fn compare(gpu: &Gpu, capture: &PoseCapture, renderer: &Md2Renderer, name: &str, model: &Md2Model) {
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, renderer, model, &[]).unwrap();
+    let n = model.vertex_count();
+    let mut positions = vec![[0.0f32; 3]; n];
+    let mut normals = vec![[0.0f32; 3]; n];
+    let poses = poses_for(model.frame_count() as u32);
+    let (mut worst_p, mut worst_n) = (0.0f32, 0.0f32);
+    for pose in &poses {
+        md2_wgpu::reference::blend(model, pose, &mut positions, &mut normals).unwrap();
+        let captured = capture
+            .capture(&gpu.device, &gpu.queue, &gpu_model, pose)
+            .unwrap();
+        let (gp, gn) = (&captured.positions, &captured.normals);
+        let (ep, ip) = worst_error(gp, &positions);
+        let (en, inn) = worst_error(gn, &normals);
+        assert!(
+            ep <= TOLERANCE,
+            "{name} {pose:?}: position {ip} is {:?} on the GPU, {:?} on the CPU (error {ep})",
+            gp[ip],
+            positions[ip]
+        );
+        worst_p = worst_p.max(ep);
+        worst_n = worst_n.max(en);
+        assert!(
+            en <= TOLERANCE,
+            "{name} {pose:?}: normal {inn} is {:?} on the GPU, {:?} on the CPU (error {en})",
+            gn[inn],
+            normals[inn]
+        );
+    }
+    eprintln!(
+        "{name}: {} poses × {n} vertices agree (worst relative error: positions {worst_p:e}, \
+         normals {worst_n:e})",
+        poses.len()
+    );
+}
+
+fn setup(gpu: &Gpu) -> (PoseCapture, Md2Renderer) {
+    let renderer = Md2Renderer::new(
+        &gpu.device,
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+        Md2RendererOptions::DEFAULT,
+    )
+    .unwrap();
+    (PoseCapture::new(&gpu.device), renderer)
+}
+
+#[test]
+fn gpu_matches_the_cpu_reference_on_the_demo_model() {
+    let Some(gpu) = gpu() else { return };
+    let (capture, renderer) = setup(&gpu);
+    let model = md2_wgpu::demo::demo_model();
+    compare(&gpu, &capture, &renderer, "demo", &model);
+}
+
+#[test]
+fn gpu_matches_the_cpu_reference_on_real_models() {
+    let Some(gpu) = gpu() else { return };
+    let (capture, renderer) = setup(&gpu);
+    let mut tested = 0;
+    for file in [
+        "yohko/tris.md2",
+        "ogro/ogros.MD2",
+        "yohko/weapon.md2",
+        "edge/bug_weapon_1tri.md2",
+        "edge/infantry_weapon_1frame.md2",
+    ] {
+        if let Some((model, _)) = shared_model(file, None) {
+            compare(&gpu, &capture, &renderer, file, &model);
+            tested += 1;
+        }
+    }
+    eprintln!("{tested} real models compared");
+}
+
+/// Three vertices over three frames whose normals exercise the edge cases:
+/// indices past the table (read as index 5, straight up), and normals that
+/// cancel exactly halfway between two frames (up and down), where the
+/// contract falls back to frame a's table normal.
+fn normal_edge_model() -> Md2Model {
+    let up = nearest_normal_index([0.0, 0.0, 1.0]);
+    let down = nearest_normal_index([0.0, 0.0, -1.0]);
+    let normals = [[255, down, up], [161, 162, 0], [up, down, 200]];
+    let mut vertices = Vec::new();
+    for frame in 0..3 {
+        for (i, n) in normals.iter().enumerate() {
+            vertices.push(PackedVertex {
+                position: [
+                    (40 * i + 7 * frame) as u8,
+                    (255 - 30 * i) as u8,
+                    (90 * frame) as u8,
+                ],
+                normal_index: n[frame],
+            });
+        }
+    }
+    Md2Model::from_parts(Md2Parts {
+        skin_size: (8, 8),
+        skins: Vec::new(),
+        tex_coords: vec![TexCoord { s: 0, t: 0 }, TexCoord { s: 7, t: 7 }],
+        triangles: vec![Triangle {
+            xyz: [0, 1, 2],
+            st: [0, 1, 0],
+        }],
+        frames: vec![
+            Frame::new("a1", [0.1, -0.2, 0.3], [-12.5, 3.0, 100.0]),
+            Frame::new("a2", [1.5, 0.25, 0.01], [0.0, -40.0, -7.75]),
+            Frame::new("a3", [0.003, 2.0, 0.5], [1000.0, 0.5, -0.25]),
+        ],
+        vertices,
+    })
+    .unwrap()
+}
+
+#[test]
+fn gpu_matches_the_cpu_on_bad_and_cancelling_normals() {
+    let Some(gpu) = gpu() else { return };
+    let (capture, renderer) = setup(&gpu);
+    let model = normal_edge_model();
+    compare(&gpu, &capture, &renderer, "normal edge cases", &model);
+
+    // The halfway point between up and down is the case the contract pins:
+    // frame a's normal, not NaN.
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[]).unwrap();
+    let pose = Pose::from(FrameLerp {
+        frame_a: 0,
+        frame_b: 1,
+        t: 0.5,
+    });
+    let normals = capture
+        .capture(&gpu.device, &gpu.queue, &gpu_model, &pose)
+        .unwrap()
+        .normals;
+    assert_eq!(
+        normals[0],
+        [0.0, 0.0, 1.0],
+        "index 255 reads as straight up"
+    );
+    assert_eq!(
+        normals[2],
+        [0.0, 0.0, 1.0],
+        "cancelling normals fall back to frame a's"
+    );
+}
+
+#[test]
+fn capture_rejects_frames_out_of_range() {
+    let Some(gpu) = gpu() else { return };
+    let (capture, renderer) = setup(&gpu);
+    let model = normal_edge_model();
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[]).unwrap();
+    let pose = Pose::from(FrameLerp {
+        frame_a: 0,
+        frame_b: 3,
+        t: 0.5,
+    });
+    let err = capture
+        .capture(&gpu.device, &gpu.queue, &gpu_model, &pose)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RenderError::FrameOutOfRange {
+                frame: 3,
+                frame_count: 3,
+                field: "primary.frame_b",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

@@ -1,0 +1,342 @@
+//! Hostile input: frames and skins out of range, no instances, an instance
+//! count that jumps around, models bigger than the device allows. Each is a
+//! typed error or a correct picture, never a wgpu panic.
+
+mod common;
+
+use common::*;
+use glam::{Mat4, Vec3};
+use md2_wgpu::{
+    Frame, FrameLerp, GpuModel, Md2Instance, Md2Model, Md2Parts, Md2Renderer, Md2RendererOptions,
+    PackedVertex, Pose, RenderError, TexCoord, Triangle,
+};
+
+const SIZE: u32 = 128;
+
+fn renderer(gpu: &Gpu) -> Md2Renderer {
+    Md2Renderer::new(
+        &gpu.device,
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+        Md2RendererOptions::DEFAULT,
+    )
+    .unwrap()
+}
+
+/// `frames` frames of a single triangle.
+fn many_frames(frames: usize) -> Md2Model {
+    Md2Model::from_parts(Md2Parts {
+        skin_size: (4, 4),
+        skins: Vec::new(),
+        tex_coords: vec![TexCoord { s: 0, t: 0 }],
+        triangles: vec![Triangle {
+            xyz: [0, 1, 2],
+            st: [0; 3],
+        }],
+        frames: (0..frames)
+            .map(|i| Frame::new(&format!("f{i}"), [1.0; 3], [0.0; 3]))
+            .collect(),
+        vertices: (0..frames * 3)
+            .map(|i| PackedVertex {
+                position: [(i % 3 * 9) as u8, (i % 5) as u8, 3],
+                normal_index: 0,
+            })
+            .collect(),
+    })
+    .unwrap()
+}
+
+#[test]
+fn frames_and_skins_out_of_range_are_typed_errors() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = renderer(&gpu);
+    let model = cube_model();
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[]).unwrap();
+    let other = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &many_frames(5), &[]).unwrap();
+    let camera = ortho_camera(-2.0, 2.0, -2.0, 2.0, 1.0);
+    let good = Md2Instance::default();
+
+    // A good frame first so the failure is visibly not a leftover.
+    let ok_instances = [good];
+    renderer
+        .prepare(
+            &gpu.device,
+            &gpu.queue,
+            &camera,
+            &[(&gpu_model, &ok_instances)],
+        )
+        .unwrap();
+
+    let bad_frame = [
+        good,
+        good,
+        Md2Instance::new(
+            Mat4::IDENTITY,
+            FrameLerp {
+                frame_a: 0,
+                frame_b: 1,
+                t: 0.5,
+            },
+        ),
+    ];
+    let err = renderer
+        .prepare(
+            &gpu.device,
+            &gpu.queue,
+            &camera,
+            &[(&other, &ok_instances), (&gpu_model, &bad_frame)],
+        )
+        .unwrap_err();
+    assert_eq!(
+        err,
+        RenderError::FrameOutOfRange {
+            batch: 1,
+            instance: 2,
+            field: "primary.frame_b",
+            frame: 1,
+            frame_count: 1,
+        }
+    );
+    assert!(err.to_string().contains("batch 1, instance 2"), "{err}");
+    // After a failed prepare nothing is drawn, not the previous frame.
+    let image = draw_and_read(&gpu, &renderer, SIZE, SIZE);
+    assert_eq!(coverage(&image), 0);
+
+    let secondary = [Md2Instance::new(
+        Mat4::IDENTITY,
+        Pose {
+            primary: FrameLerp::still(4),
+            secondary: FrameLerp::still(u32::MAX),
+            weight: 0.0,
+        },
+    )];
+    let err = renderer
+        .prepare(&gpu.device, &gpu.queue, &camera, &[(&other, &secondary)])
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RenderError::FrameOutOfRange {
+                field: "secondary.frame_a",
+                frame: u32::MAX,
+                frame_count: 5,
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    let bad_skin = [good.with_skin(1)];
+    let err = renderer
+        .prepare(&gpu.device, &gpu.queue, &camera, &[(&gpu_model, &bad_skin)])
+        .unwrap_err();
+    assert_eq!(
+        err,
+        RenderError::SkinOutOfRange {
+            batch: 0,
+            instance: 0,
+            skin: 1,
+            skin_count: 1,
+        }
+    );
+
+    // And the renderer recovers.
+    let image = render(
+        &gpu,
+        &mut renderer,
+        &camera,
+        &[(&gpu_model, &ok_instances)],
+        SIZE,
+        SIZE,
+    );
+    assert!(coverage(&image) > 0);
+}
+
+#[test]
+fn zero_instances_draw_nothing_without_error() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = renderer(&gpu);
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &cube_model(), &[]).unwrap();
+    let camera = ortho_camera(-2.0, 2.0, -2.0, 2.0, 1.0);
+    // Before any prepare, with no batches, and with empty batches.
+    let image = draw_and_read(&gpu, &renderer, SIZE, SIZE);
+    assert_eq!(coverage(&image), 0);
+    let image = render(&gpu, &mut renderer, &camera, &[], SIZE, SIZE);
+    assert_eq!(coverage(&image), 0);
+    let image = render(
+        &gpu,
+        &mut renderer,
+        &camera,
+        &[(&gpu_model, &[])],
+        SIZE,
+        SIZE,
+    );
+    assert_eq!(coverage(&image), 0);
+    assert!(image.pixels().all(|p| p.0 == [0, 0, 0, 0]));
+}
+
+/// Instance `i` of a unit square at cell (i % 316, i / 316) of a grid.
+fn grid(count: usize) -> Vec<Md2Instance> {
+    (0..count)
+        .map(|i| {
+            let at = Vec3::new((i % 316) as f32 + 0.5, (i / 316) as f32 + 0.5, 0.0);
+            Md2Instance::new(Mat4::from_translation(at), FrameLerp::still(0))
+        })
+        .collect()
+}
+
+#[test]
+fn instance_count_can_grow_and_shrink() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = renderer(&gpu);
+    let skin = solid_skin(1, 1, [255, 255, 255, 255]);
+    let square = front_square(0, 0, (1, 1));
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &square, &[skin]).unwrap();
+    // 16 × 16 cells of 16 pixels in view.
+    let camera = ortho_camera(0.0, 16.0, 0.0, 16.0, 1.0);
+    let size = 256;
+
+    let one = grid(1);
+    let image = render(
+        &gpu,
+        &mut renderer,
+        &camera,
+        &[(&gpu_model, &one)],
+        size,
+        size,
+    );
+    assert_eq!(coverage(&image), 16 * 16);
+
+    let crowd = grid(100_000);
+    let image = render(
+        &gpu,
+        &mut renderer,
+        &camera,
+        &[(&gpu_model, &crowd)],
+        size,
+        size,
+    );
+    assert_eq!(
+        coverage(&image),
+        256 * 256,
+        "100,000 instances cover the view"
+    );
+    let capacity = renderer.instance_capacity();
+    assert!(capacity >= 100_000);
+
+    let ten = grid(10);
+    let image = render(
+        &gpu,
+        &mut renderer,
+        &camera,
+        &[(&gpu_model, &ten)],
+        size,
+        size,
+    );
+    save_picture(&image, "ten-instances.png");
+    assert_eq!(
+        coverage(&image),
+        10 * 16 * 16,
+        "exactly the 10 instances remain"
+    );
+    assert_eq!(
+        renderer.instance_capacity(),
+        capacity,
+        "shrinking keeps the buffer"
+    );
+    // Every one of the ten cells is covered, at the bottom of the view.
+    for i in 0..10u32 {
+        assert_eq!(image.get_pixel(i * 16 + 8, 256 - 8).0[3], 255, "cell {i}");
+    }
+}
+
+#[test]
+fn a_model_over_the_storage_limit_is_a_clear_error() {
+    let Some(gpu) = gpu_with_limits(|_| wgpu::Limits {
+        max_storage_buffer_binding_size: 4096,
+        ..md2_wgpu::required_limits()
+    }) else {
+        return;
+    };
+    let renderer = renderer(&gpu);
+    // 400 frames × 3 vertices × 4 bytes = 4,800 bytes of vertex data.
+    let err =
+        GpuModel::new(&gpu.device, &gpu.queue, &renderer, &many_frames(400), &[]).unwrap_err();
+    assert_eq!(
+        err,
+        RenderError::ModelTooLarge {
+            buffer: "vertex data",
+            bytes: 4800,
+            limit_name: "max_storage_buffer_binding_size",
+            limit: 4096,
+        }
+    );
+    assert!(err.to_string().contains("4800 bytes"), "{err}");
+    // Within the limit works (100 frames: 1,200 bytes of vertex data,
+    // 3,200 of frame parameters).
+    GpuModel::new(&gpu.device, &gpu.queue, &renderer, &many_frames(100), &[]).unwrap();
+
+    // A real model on the same device.
+    if let Some((model, skins)) = shared_model("yohko/tris.md2", Some("yohko/Yohko.pcx")) {
+        let err = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &skins).unwrap_err();
+        assert!(
+            matches!(err, RenderError::ModelTooLarge { bytes, .. } if bytes == 4 * 411 * 198),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn too_many_frames_or_skins_are_clear_errors() {
+    let Some(gpu) = gpu() else { return };
+    let renderer = renderer(&gpu);
+    let frames = md2_wgpu::MAX_GPU_FRAMES + 1;
+    let err = GpuModel::new(
+        &gpu.device,
+        &gpu.queue,
+        &renderer,
+        &many_frames(frames),
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        RenderError::TooManyFrames {
+            frames,
+            max: md2_wgpu::MAX_GPU_FRAMES,
+        }
+    );
+
+    let layers = gpu.device.limits().max_texture_array_layers;
+    let skins = vec![solid_skin(1, 1, [1, 2, 3, 255]); layers as usize + 1];
+    let err = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &cube_model(), &skins).unwrap_err();
+    assert_eq!(
+        err,
+        RenderError::TooManySkins {
+            skins: layers as usize + 1,
+            max: layers,
+        }
+    );
+}
+
+#[test]
+fn gpu_bytes_are_the_files_bytes() {
+    let Some(gpu) = gpu() else { return };
+    let renderer = renderer(&gpu);
+    let model = many_frames(7);
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[]).unwrap();
+    let bytes = gpu_model.gpu_bytes_breakdown();
+    assert_eq!(bytes.vertex_data, 4 * 3 * 7);
+    assert_eq!(bytes.frame_params, 32 * 7);
+    assert_eq!(gpu_model.gpu_bytes(), bytes.total());
+    assert_eq!(gpu_model.corner_count(), 3);
+    assert_eq!(gpu_model.triangle_count(), 1);
+    if let Some((model, skins)) = shared_model("yohko/tris.md2", Some("yohko/Yohko.pcx")) {
+        let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &skins).unwrap();
+        let bytes = gpu_model.gpu_bytes_breakdown();
+        assert_eq!(bytes.vertex_data, 4 * 411 * 198);
+        // DESIGN.md: a real player model welds to 638 corners.
+        assert_eq!(gpu_model.corner_count(), 638);
+        assert_eq!(gpu_model.triangle_count(), 772);
+        assert_eq!(gpu_model.skin_size(), (256, 256));
+    }
+}
