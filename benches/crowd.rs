@@ -62,7 +62,9 @@ usage: cargo bench --bench crowd [-- OPTIONS]
   --probe-seconds S    stop the probe once a frame takes longer than S seconds
                        (default 10: the next count is twice the work)
   --no-probe           skip the scale probe
-  --target N           the instance count the targets are checked at (default 4000)";
+  --target N           the instance count the targets are checked at (default 4000)
+  --wall-clock         time CPU work by the wall clock only, not the thread's CPU
+                       clock (needed under valgrind: rustix#1559)";
 
 struct Options {
     instances: Vec<usize>,
@@ -146,13 +148,13 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             "--probe-max" => o.probe_max = count(&value()?, "--probe-max", MAX_INSTANCES)?,
             "--probe-seconds" => {
                 let v = value()?;
-                o.probe_seconds = v
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| *s > 0.0)
-                    .ok_or_else(|| format!("--probe-seconds wants a positive number, not {v:?}"))?;
+                o.probe_seconds =
+                    v.parse::<f64>().ok().filter(|s| *s > 0.0).ok_or_else(|| {
+                        format!("--probe-seconds wants a positive number, not {v:?}")
+                    })?;
             }
             "--no-probe" => o.probe = false,
+            "--wall-clock" => clock::disable(),
             "--target" => o.target = count(&value()?, "--target", MAX_INSTANCES)?,
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -228,7 +230,10 @@ fn machine() -> String {
         })
         .unwrap_or_else(|| "unknown CPU".into());
     let threads = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("{cpu}, {threads} hardware threads, {}", std::env::consts::OS)
+    format!(
+        "{cpu}, {threads} hardware threads, {}",
+        std::env::consts::OS
+    )
 }
 
 fn run(options: &Options) -> Result<(), String> {
@@ -251,7 +256,10 @@ fn run(options: &Options) -> Result<(), String> {
         options.frames,
         scene::CLOCK_HZ
     );
-    println!("- command: cargo bench --bench crowd -- {}\n", reproduce(options));
+    println!(
+        "- command: cargo bench --bench crowd -- {}\n",
+        reproduce(options)
+    );
 
     let started = Instant::now();
     let mut rows = Vec::new();
@@ -261,7 +269,8 @@ fn run(options: &Options) -> Result<(), String> {
             let crowd = Crowd::new(&model.model, skins, n, SEED);
             eprintln!("{} × {n} ...", model.label);
             let mut pictures: Vec<(Kind, image::RgbaImage)> = Vec::new();
-            for (kind, outcome) in measure(&gpu, &target, model, &crowd, &options.strategies, options)
+            for (kind, outcome) in
+                measure(&gpu, &target, model, &crowd, &options.strategies, options)
             {
                 let outcome = outcome.map(|(m, picture)| {
                     eprintln!(
@@ -315,11 +324,25 @@ fn run(options: &Options) -> Result<(), String> {
     if options.probe {
         let model = &models[0];
         let started = Instant::now();
-        let probe = probe::run(&gpu, &target, model, options.probe_max, options.probe_seconds);
-        print_probe(&probe, &model.label, options, started.elapsed().as_secs_f64());
+        let probe = probe::run(
+            &gpu,
+            &target,
+            model,
+            options.probe_max,
+            options.probe_seconds,
+        );
+        print_probe(
+            &probe,
+            &model.label,
+            options,
+            started.elapsed().as_secs_f64(),
+        );
     }
     Ok(())
 }
+
+/// What a strategy's run gives: its numbers and its last picture.
+type Outcome = Result<(Measured, image::RgbaImage), String>;
 
 /// One strategy's run over a crowd: its samples, in milliseconds.
 struct Run {
@@ -386,7 +409,7 @@ fn measure(
     crowd: &Crowd,
     kinds: &[Kind],
     options: &Options,
-) -> Vec<(Kind, Result<(Measured, image::RgbaImage), String>)> {
+) -> Vec<(Kind, Outcome)> {
     let mut runs: Vec<Run> = kinds
         .iter()
         .map(|&kind| {
@@ -502,7 +525,9 @@ fn check_pictures(
 
 fn print_probe(probe: &probe::Probe, model: &str, options: &Options, seconds: f64) {
     println!("## Scale probe ({model}, gpu strategy, one frame per count)\n");
-    println!("| instances | frame (CPU + GPU) ms | instance buffer | model (all GPU bytes) | total GPU bytes |");
+    println!(
+        "| instances | frame (CPU + GPU) ms | instance buffer | model (all GPU bytes) | total GPU bytes |"
+    );
     println!("|---:|---:|---:|---:|---:|");
     for s in &probe.steps {
         println!(
@@ -550,12 +575,7 @@ fn print_probe(probe: &probe::Probe, model: &str, options: &Options, seconds: f6
 
 /// The flags that reproduce this run.
 fn reproduce(o: &Options) -> String {
-    let list = |v: &[usize]| {
-        v.iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(",")
-    };
+    let list = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
     let strategies: Vec<&str> = o.strategies.iter().map(|k| k.name()).collect();
     let mut s = format!(
         "--instances {} --frames {} --warmup {} --strategies {} --models {}",

@@ -421,7 +421,7 @@ fn tint(hue: f32) -> [f32; 4] {
     let channel = |offset: f32| {
         let x = (hue + offset).fract();
         let wave = (x * TAU).cos() * 0.5 + 0.5;
-        0.65 + 0.35 * wave
+        0.45 + 0.55 * wave
     };
     [channel(0.0), channel(1.0 / 3.0), channel(2.0 / 3.0), 1.0]
 }
@@ -516,10 +516,10 @@ impl App for Crowd {
 
     fn title(&self, stats: &FrameStats) -> String {
         format!(
-            "md2-wgpu crowd — {} — {} instances, 1 draw call — {:.0} fps — {:.2} ms CPU/frame{}",
+            "md2-wgpu crowd — {} — {} instances, 1 draw call — {} fps — {:.2} ms CPU/frame{}",
             self.name,
             self.members.len(),
-            stats.fps,
+            stats.fps_text(),
             stats.cpu_ms,
             if self.flight.auto {
                 ""

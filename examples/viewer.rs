@@ -537,7 +537,7 @@ impl App for Viewer {
             None => String::new(),
         };
         format!(
-            "md2-wgpu viewer — {}{weapon} — {animation} ({}/{}) — frame {} → {} t {:.2}{} — skin {}/{} — {}× {}— {:.0} fps",
+            "md2-wgpu viewer — {}{weapon} — {animation} ({}/{}) — frame {} → {} t {:.2}{} — skin {}/{} — {}× {}— {} fps",
             self.name,
             self.clip + 1,
             self.clips.len(),
@@ -549,7 +549,7 @@ impl App for Viewer {
             self.body.skin_count(),
             SPEEDS[self.speed],
             if self.paused { "paused " } else { "" },
-            stats.fps
+            stats.fps_text()
         )
     }
 }

@@ -51,3 +51,8 @@ pub use reference::ReferenceError;
 pub use render_error::RenderError;
 pub use renderer::{Md2Renderer, Md2RendererOptions, required_downlevel_flags, required_limits};
 pub use write::Md2Parts;
+
+// The README's examples run as doc tests, so the quick start cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -161,10 +161,27 @@ impl LoadedSkins {
     /// was not the header.
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
-        for name in &self.unresolved {
-            notes.push(format!(
+        // Mods often ship a model whose header names a dozen skins that are
+        // not there: one line, not a dozen.
+        match self.unresolved.as_slice() {
+            [] => {}
+            [name] => notes.push(format!(
                 "header skin {name:?}: no such file next to the model"
-            ));
+            )),
+            names => {
+                let shown: Vec<String> = names.iter().take(3).map(|n| format!("{n:?}")).collect();
+                let more = names.len() - shown.len();
+                notes.push(format!(
+                    "{} header skins match no file next to the model: {}{}",
+                    names.len(),
+                    shown.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
         }
         for error in &self.failed {
             notes.push(error.to_string());

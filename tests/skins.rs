@@ -191,6 +191,13 @@ fn ogro_falls_back_to_the_image_of_its_skin_size() {
     assert_eq!(search.source, SkinSource::Folder);
     // ogros_g_bfg.bmp is 308x165, a weapon's skin; the header says 256x256.
     assert_eq!(names(&search.paths), ["ogrobase.bmp"]);
+    let notes = load_skins(&path, &model).notes();
+    assert!(
+        notes[0].starts_with("13 header skins match no file")
+            && notes[0].contains("igdosh.pcx")
+            && notes[0].ends_with("and 10 more"),
+        "{notes:?}"
+    );
     let image = load_skin(&search.paths[0]).unwrap();
     assert_eq!(image.dimensions(), (256, 256));
 }

@@ -1,12 +1,25 @@
 //! CPU clocks: the time a thread (or the whole process) actually ran, which
 //! a busy machine does not inflate the way it inflates wall-clock time.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+static DISABLED: AtomicBool = AtomicBool::new(false);
+
+/// Makes [`thread`] and [`process`] return `None` from now on: for running
+/// under valgrind, which rustix's vDSO lookup crashes
+/// (bytecodealliance/rustix#1559).
+pub fn disable() {
+    DISABLED.store(true, Ordering::Relaxed);
+}
 
 /// CPU time the calling thread has run so far; `None` where the platform
 /// offers no such clock (then the benchmark reports wall-clock time only).
 #[cfg(unix)]
 pub fn thread() -> Option<Duration> {
+    if DISABLED.load(Ordering::Relaxed) {
+        return None;
+    }
     Some(duration(rustix::time::clock_gettime(
         rustix::time::ClockId::ThreadCPUTime,
     )))
@@ -16,6 +29,9 @@ pub fn thread() -> Option<Duration> {
 /// adapter that includes the rasteriser's threads).
 #[cfg(unix)]
 pub fn process() -> Option<Duration> {
+    if DISABLED.load(Ordering::Relaxed) {
+        return None;
+    }
     Some(duration(rustix::time::clock_gettime(
         rustix::time::ClockId::ProcessCPUTime,
     )))

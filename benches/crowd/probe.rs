@@ -71,7 +71,10 @@ pub fn run(gpu: &Gpu, target: &Target, model: &BenchModel, max: usize, seconds: 
     };
     let skins = model.skins.len().max(1) as u32;
     for n in counts(max) {
-        if steps.last().is_some_and(|s: &Step| s.frame_ms / 1000.0 > seconds) {
+        if steps
+            .last()
+            .is_some_and(|s: &Step| s.frame_ms / 1000.0 > seconds)
+        {
             return Probe {
                 steps,
                 end: End::OutOfTime(n),
@@ -89,10 +92,7 @@ pub fn run(gpu: &Gpu, target: &Target, model: &BenchModel, max: usize, seconds: 
         let scoped = pollster::block_on(oom.pop())
             .or_else(|| pollster::block_on(validation.pop()))
             .map(|e| e.to_string());
-        let error = drawn
-            .err()
-            .or(scoped)
-            .or_else(|| gpu.take_uncaptured());
+        let error = drawn.err().or(scoped).or_else(|| gpu.take_uncaptured());
         if let Some(e) = error {
             return Probe {
                 steps,

@@ -185,20 +185,31 @@ pub fn markdown(rows: &[Row]) -> String {
     for (model, instances) in groups(rows) {
         let find = |strategy| find(rows, &model, instances, strategy);
         let (gpu, cpu, stat) = (find("gpu"), find("cpu"), find("static"));
-        let pair = |a: Option<&Measured>, b: Option<&Measured>, f: &dyn Fn(&Measured, &Measured) -> String| {
+        let pair = |a: Option<&Measured>,
+                    b: Option<&Measured>,
+                    f: &dyn Fn(&Measured, &Measured) -> String| {
             a.zip(b).map_or_else(|| "—".to_string(), |(a, b)| f(a, b))
         };
         let _ = writeln!(
             out,
             "| {model} | {instances} | {} | {} | {} | {} | {} | {} |",
             pair(cpu, gpu, &|c, g| ratio(c.cpu_ms.median, g.cpu_ms.median)),
-            pair(cpu, gpu, &|c, g| ratio(c.frame_ms.median, g.frame_ms.median)),
-            pair(gpu, stat, &|g, s| ratio(g.frame_ms.median, s.frame_ms.median)),
+            pair(cpu, gpu, &|c, g| ratio(
+                c.frame_ms.median,
+                g.frame_ms.median
+            )),
+            pair(gpu, stat, &|g, s| ratio(
+                g.frame_ms.median,
+                s.frame_ms.median
+            )),
             pair(gpu, stat, &|g, s| match (g.frame_cpu_ms, s.frame_cpu_ms) {
                 (Some(g), Some(s)) => ratio(g.median, s.median),
                 _ => "—".into(),
             }),
-            pair(stat, gpu, &|s, g| ratio(s.gpu_model_bytes as f64, g.gpu_model_bytes as f64)),
+            pair(stat, gpu, &|s, g| ratio(
+                s.gpu_model_bytes as f64,
+                g.gpu_model_bytes as f64
+            )),
             pair(cpu, gpu, &|c, g| ratio(
                 c.upload_bytes_per_frame as f64,
                 g.upload_bytes_per_frame as f64
@@ -266,7 +277,12 @@ pub fn targets(rows: &[Row], instances: usize, bytes_per_vertex_frame: &[(String
     out
 }
 
-fn find<'a>(rows: &'a [Row], model: &str, instances: usize, strategy: &str) -> Option<&'a Measured> {
+fn find<'a>(
+    rows: &'a [Row],
+    model: &str,
+    instances: usize,
+    strategy: &str,
+) -> Option<&'a Measured> {
     rows.iter()
         .find(|r| r.model == model && r.instances == instances && r.strategy == strategy)
         .and_then(Row::measured)

@@ -139,8 +139,10 @@ impl Crowd {
                 let x = (i % side) as f32 * SPACING - half + rng.range(-JITTER, JITTER);
                 let z = (i / side) as f32 * SPACING - half + rng.range(-JITTER, JITTER);
                 let yaw = rng.range(0.0, std::f32::consts::TAU);
-                let transform =
-                    Mat4::from_rotation_translation(Quat::from_rotation_y(yaw), Vec3::new(x, 0.0, z));
+                let transform = Mat4::from_rotation_translation(
+                    Quat::from_rotation_y(yaw),
+                    Vec3::new(x, 0.0, z),
+                );
                 let clip = rng.below(clips.len());
                 let phase = rng.range(0.0, clips[clip].duration().max(1.0));
                 let skin = rng.below(skin_count.max(1) as usize) as u32;
@@ -196,7 +198,14 @@ fn fit_camera(min: Vec3, max: Vec3, aspect: f32) -> Camera {
     let dir = VIEW_FROM.normalize();
     let at = |distance: f32| {
         let near = (distance - radius).max(distance * 0.01);
-        Camera::look_at(center + dir * distance, center, FOV_Y, aspect, near, distance + radius)
+        Camera::look_at(
+            center + dir * distance,
+            center,
+            FOV_Y,
+            aspect,
+            near,
+            distance + radius,
+        )
     };
     let fits = |camera: &Camera| {
         (0..8).all(|i| {

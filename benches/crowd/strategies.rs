@@ -110,8 +110,14 @@ impl GpuStrategy {
     pub fn new(gpu: &Gpu, model: &BenchModel, capacity: usize) -> Result<GpuStrategy, String> {
         let renderer = Md2Renderer::new(&gpu.device, COLOR_FORMAT, Md2RendererOptions::WITH_DEPTH)
             .map_err(|e| e.to_string())?;
-        let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model.model, &model.skins)
-            .map_err(|e| e.to_string())?;
+        let gpu_model = GpuModel::new(
+            &gpu.device,
+            &gpu.queue,
+            &renderer,
+            &model.model,
+            &model.skins,
+        )
+        .map_err(|e| e.to_string())?;
         Ok(GpuStrategy {
             renderer,
             model: gpu_model,
@@ -137,12 +143,13 @@ impl Strategy for GpuStrategy {
         frame: u64,
     ) -> Result<wgpu::CommandBuffer, String> {
         self.instances.clear();
-        self.instances.extend(crowd.members.iter().map(|m| Md2Instance {
-            transform: m.transform,
-            pose: crowd.pose(m, frame),
-            skin: m.skin,
-            tint: m.tint,
-        }));
+        self.instances
+            .extend(crowd.members.iter().map(|m| Md2Instance {
+                transform: m.transform,
+                pose: crowd.pose(m, frame),
+                skin: m.skin,
+                tint: m.tint,
+            }));
         self.renderer
             .prepare(
                 &gpu.device,
@@ -151,9 +158,11 @@ impl Strategy for GpuStrategy {
                 &[(&self.model, &self.instances)],
             )
             .map_err(|e| e.to_string())?;
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("md2-wgpu crowd bench gpu frame"),
-        });
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("md2-wgpu crowd bench gpu frame"),
+            });
         {
             let mut pass = target.begin(&mut encoder);
             self.renderer.render(&mut pass);
@@ -531,20 +540,25 @@ impl Strategy for Baseline {
                     let pose = crowd.pose(m, frame);
                     reference::blend(&self.model, &pose, positions, normals)
                         .map_err(|e| e.to_string())?;
-                    self.packed
-                        .push(pack(&m.quake_to_world, 0, m.skin, m.tint));
+                    self.packed.push(pack(&m.quake_to_world, 0, m.skin, m.tint));
                 }
                 let queue = &gpu.queue;
-                queue.write_buffer(&self.positions, 0, bytemuck::cast_slice(&self.posed_positions));
+                queue.write_buffer(
+                    &self.positions,
+                    0,
+                    bytemuck::cast_slice(&self.posed_positions),
+                );
                 queue.write_buffer(&self.normals, 0, bytemuck::cast_slice(&self.posed_normals));
             }
         }
         gpu.queue
             .write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.packed));
 
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("md2-wgpu crowd bench baseline frame"),
-        });
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("md2-wgpu crowd bench baseline frame"),
+            });
         {
             let mut pass = target.begin(&mut encoder);
             if !self.packed.is_empty() {
@@ -587,8 +601,11 @@ fn pack(quake_to_world: &Mat4, frame: u32, skin: u32, tint: [f32; 4]) -> Baselin
     }
 }
 
+/// Float positions and normals, one triple per vertex each.
+type FloatVertices = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
 /// Every frame of `model` decoded by the CPU reference, frame-major.
-fn decode_all_frames(model: &Md2Model) -> Result<(Vec<[f32; 3]>, Vec<[f32; 3]>), String> {
+fn decode_all_frames(model: &Md2Model) -> Result<FloatVertices, String> {
     let n = model.vertex_count();
     let total = n * model.frame_count();
     let mut positions = vec![[0.0; 3]; total];
@@ -618,10 +635,7 @@ fn weld(model: &Md2Model) -> (Vec<Corner>, Vec<u32>) {
                 let tc = st[usize::from(tri.st[k])];
                 corners.push(Corner {
                     xyz: u32::from(tri.xyz[k]),
-                    uv: [
-                        (f32::from(tc.s) + 0.5) / w,
-                        (f32::from(tc.t) + 0.5) / h,
-                    ],
+                    uv: [(f32::from(tc.s) + 0.5) / w, (f32::from(tc.t) + 0.5) / h],
                 });
                 corners.len() as u32 - 1
             });
@@ -635,8 +649,16 @@ fn weld(model: &Md2Model) -> (Vec<Corner>, Vec<u32>) {
 /// format and level count `GpuModel` gives them, so the fragment stage
 /// samples the same way.
 fn upload_skins(gpu: &Gpu, skins: &[RgbaImage]) -> wgpu::TextureView {
-    let fallback = [RgbaImage::from_pixel(64, 64, image::Rgba([200, 200, 200, 255]))];
-    let skins = if skins.is_empty() { &fallback[..] } else { skins };
+    let fallback = [RgbaImage::from_pixel(
+        64,
+        64,
+        image::Rgba([200, 200, 200, 255]),
+    )];
+    let skins = if skins.is_empty() {
+        &fallback[..]
+    } else {
+        skins
+    };
     let (width, height) = skins
         .iter()
         .fold((1, 1), |(w, h), s| (w.max(s.width()), h.max(s.height())));

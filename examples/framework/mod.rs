@@ -35,6 +35,10 @@ const PREFERRED_SAMPLES: u32 = 4;
 /// window system for nothing the eye can read.
 const TITLE_INTERVAL: Duration = Duration::from_millis(100);
 
+/// How long to wait before asking again for a frame the surface did not
+/// give (the window is hidden, or the surface is being remade).
+const RETRY_AFTER: Duration = Duration::from_millis(50);
+
 /// How long frame times are averaged for the frames-per-second figure.
 const STATS_INTERVAL: Duration = Duration::from_millis(500);
 
@@ -183,6 +187,18 @@ pub struct FrameStats {
     pub cpu_ms: f32,
 }
 
+impl FrameStats {
+    /// Frames per second for a title: whole numbers, but a tenth where
+    /// there are few (a software adapter drawing a large crowd).
+    pub fn fps_text(&self) -> String {
+        if self.fps < 10.0 {
+            format!("{:.1}", self.fps)
+        } else {
+            format!("{:.0}", self.fps)
+        }
+    }
+}
+
 /// An example: what it updates, draws and shows in its title.
 pub trait App {
     /// Advances by `dt` seconds and uploads what the frame needs.
@@ -263,7 +279,10 @@ struct State<A> {
     window_start: Instant,
     window_frames: u32,
     window_cpu: Duration,
+    had_full_window: bool,
     last_title: Instant,
+    /// When to try for a frame again after the surface gave none.
+    retry_at: Option<Instant>,
 }
 
 /// The depth buffer, and the multisampled colour target when samples > 1.
@@ -460,6 +479,8 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
             window_start: now,
             window_frames: 0,
             window_cpu: Duration::ZERO,
+            had_full_window: false,
+            retry_at: None,
             last_title: now - TITLE_INTERVAL,
         })
     }
@@ -546,6 +567,7 @@ impl<A: App> State<A> {
             // Usable now; configured afresh after it is presented.
             wgpu::CurrentSurfaceTexture::Suboptimal(frame) => (frame, true),
             wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                self.retry_at = Some(Instant::now() + RETRY_AFTER);
                 return false;
             }
             wgpu::CurrentSurfaceTexture::Outdated => {
@@ -562,10 +584,12 @@ impl<A: App> State<A> {
                         eprintln!("warning: the surface was lost and cannot be made again: {e}")
                     }
                 }
+                self.retry_at = Some(Instant::now() + RETRY_AFTER);
                 return false;
             }
             wgpu::CurrentSurfaceTexture::Validation => {
                 eprintln!("warning: the surface refused a frame; trying again");
+                self.retry_at = Some(Instant::now() + RETRY_AFTER);
                 return false;
             }
         };
@@ -594,9 +618,14 @@ impl<A: App> State<A> {
         self.window_frames += 1;
         self.window_cpu += cpu;
         let since = self.window_start.elapsed();
-        if since >= STATS_INTERVAL {
+        // Until a whole interval has passed, the figures so far (a run of
+        // a few frames still gets some).
+        if since >= STATS_INTERVAL || !self.had_full_window {
             self.stats.fps = self.window_frames as f32 / since.as_secs_f32();
             self.stats.cpu_ms = self.window_cpu.as_secs_f32() * 1000.0 / self.window_frames as f32;
+        }
+        if since >= STATS_INTERVAL {
+            self.had_full_window = true;
             self.window_start = Instant::now();
             self.window_frames = 0;
             self.window_cpu = Duration::ZERO;
@@ -652,9 +681,17 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> ApplicationHandler for Runner
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        match &self.state {
+        match &mut self.state {
+            // A hidden window, or one whose surface gave no frame just now,
+            // is asked again a little later rather than in a busy loop.
+            Some(state) if state.retry_at.is_some_and(|at| Instant::now() < at) => {
+                if let Some(at) = state.retry_at {
+                    event_loop.set_control_flow(ControlFlow::WaitUntil(at));
+                }
+            }
             // Animate continuously; a minimised window waits for events.
             Some(state) if !state.minimised => {
+                state.retry_at = None;
                 event_loop.set_control_flow(ControlFlow::Poll);
                 state.window.request_redraw();
             }
