@@ -133,6 +133,14 @@ pub enum Md2Error {
         /// The byte offset of the field in the file.
         offset: usize,
     },
+    /// The model, written out, would be larger than the 2 GiB a 32-bit MD2
+    /// header can describe (a huge file whose broken glcmds, regenerated,
+    /// would no longer fit). Refused when loading or building, so that every
+    /// [`Md2Model`](crate::Md2Model) can be written.
+    TooLargeToWrite {
+        /// The size the file would have, in bytes.
+        size: u64,
+    },
     /// A model built in code is not self-consistent (see
     /// [`Md2Model::from_parts`](crate::Md2Model::from_parts)).
     InvalidParts {
@@ -206,6 +214,10 @@ impl fmt::Display for Md2Error {
             } => write!(
                 f,
                 "frame {frame}: {field} is {value:?}, which is not finite (at byte {offset})"
+            ),
+            Md2Error::TooLargeToWrite { size } => write!(
+                f,
+                "the model would be {size} bytes written out, more than an MD2 header can describe (2 GiB)"
             ),
             Md2Error::InvalidParts { reason } => write!(f, "invalid model parts: {reason}"),
         }

@@ -293,6 +293,8 @@ impl Md2Model {
     }
 
     /// The axis-aligned bounds of one frame in model units: (min, max).
+    /// Panics if `frame` is out of range, like
+    /// [`frame_vertices`](Md2Model::frame_vertices).
     pub fn frame_bounds(&self, frame: usize) -> ([f32; 3], [f32; 3]) {
         let f = &self.frames[frame];
         let mut min = [f32::INFINITY; 3];

@@ -285,7 +285,9 @@ impl<'a> Parser<'a> {
                     | Md2Warning::GlCmdsTrailingWords { .. }
             )
         });
-        let c = model.canonical_header();
+        let c = model
+            .layout()
+            .map_err(|size| Md2Error::TooLargeToWrite { size })?;
         let mut moved = (c.ofs_skins, c.ofs_st, c.ofs_tris, c.ofs_frames)
             != (h.ofs_skins, h.ofs_st, h.ofs_tris, h.ofs_frames);
         if !padded {

@@ -34,7 +34,10 @@ impl Md2Model {
     /// The checks are the loader's: at least one frame, vertex, texture
     /// coordinate and triangle; every index in range; finite scales; a skin
     /// size of 1 to 32768 texels; and sizes that fit the format's 32-bit
-    /// header.
+    /// header. What the loader accepts with a warning (more frames than
+    /// Quake II allows, normal indices past the table, a skin name with no
+    /// NUL) is accepted here too, and the written file loads with that
+    /// warning.
     pub fn from_parts(parts: Md2Parts) -> Result<Md2Model, Md2Error> {
         let invalid = |reason: String| Err(Md2Error::InvalidParts { reason });
         let Md2Parts {
@@ -97,28 +100,37 @@ impl Md2Model {
             warnings: Vec::new(),
         };
         model.glcmds = generate_glcmds(&model);
-        // Sizes past i32 cannot be written; found here, not by a bad file.
-        let total = written_size(&model);
-        if total > i32::MAX as u64 {
-            return invalid(format!("the file would be {total} bytes, past 2 GiB"));
-        }
-        model.header = model.canonical_header();
+        model.header = model.layout().map_err(|size| Md2Error::TooLargeToWrite { size })?;
         Ok(model)
     }
 
     /// The header as [`Md2Model::to_bytes`] writes it: sections in the usual
     /// order (skins, st, triangles, frames, glcmds) with no gaps.
     pub fn canonical_header(&self) -> Md2Header {
-        let num_xyz = self.vertex_count();
-        let framesize = FRAME_HEADER_SIZE + 4 * num_xyz;
-        let num_glcmds = glcmd_words(&self.glcmds_to_write());
-        let ofs_skins = Md2Header::SIZE;
-        let ofs_st = ofs_skins + SKIN_NAME_SIZE * self.skins.len();
-        let ofs_tris = ofs_st + ST_SIZE * self.tex_coords.len();
-        let ofs_frames = ofs_tris + TRIANGLE_SIZE * self.triangles.len();
-        let ofs_glcmds = ofs_frames + framesize * self.frames.len();
-        let ofs_end = ofs_glcmds + GLCMD_WORD * num_glcmds;
-        Md2Header {
+        // Both constructors (the loader and `from_parts`) refuse a model
+        // whose layout does not fit, so every model has one.
+        self.layout()
+            .unwrap_or_else(|size| unreachable!("a {size}-byte model was constructed"))
+    }
+
+    /// The canonical header, or the size the file would have where that is
+    /// more than a 32-bit header can describe (a loaded file whose dropped
+    /// glcmds, regenerated, would push it past 2 GiB).
+    pub(crate) fn layout(&self) -> Result<Md2Header, u64> {
+        let num_xyz = self.vertex_count() as u64;
+        let framesize = FRAME_HEADER_SIZE as u64 + 4 * num_xyz;
+        let num_glcmds = glcmd_words(&self.glcmds_to_write()) as u64;
+        let ofs_skins = Md2Header::SIZE as u64;
+        let ofs_st = ofs_skins + (SKIN_NAME_SIZE * self.skins.len()) as u64;
+        let ofs_tris = ofs_st + (ST_SIZE * self.tex_coords.len()) as u64;
+        let ofs_frames = ofs_tris + (TRIANGLE_SIZE * self.triangles.len()) as u64;
+        let ofs_glcmds = ofs_frames + framesize * self.frames.len() as u64;
+        let ofs_end = ofs_glcmds + GLCMD_WORD as u64 * num_glcmds;
+        if ofs_end > i32::MAX as u64 {
+            return Err(ofs_end);
+        }
+        // Every value is at most ofs_end, so none of these casts truncates.
+        Ok(Md2Header {
             ident: Md2Header::IDENT,
             version: Md2Header::VERSION,
             skinwidth: self.header.skinwidth,
@@ -136,7 +148,7 @@ impl Md2Model {
             ofs_frames: ofs_frames as i32,
             ofs_glcmds: ofs_glcmds as i32,
             ofs_end: ofs_end as i32,
-        }
+        })
     }
 
     /// Writes the model as an MD2 file.
@@ -198,16 +210,6 @@ impl Md2Model {
 /// Words a glcmd list takes, the terminating 0 included.
 fn glcmd_words(cmds: &[GlCmd]) -> usize {
     1 + cmds.iter().map(|c| 1 + 3 * c.vertices.len()).sum::<usize>()
-}
-
-fn written_size(model: &Md2Model) -> u64 {
-    let framesize = (FRAME_HEADER_SIZE + 4 * model.vertex_count()) as u64;
-    Md2Header::SIZE as u64
-        + (SKIN_NAME_SIZE * model.skins.len()) as u64
-        + (ST_SIZE * model.tex_coords.len()) as u64
-        + (TRIANGLE_SIZE * model.triangles.len()) as u64
-        + framesize * model.frames.len() as u64
-        + (GLCMD_WORD * glcmd_words(&model.glcmds)) as u64
 }
 
 fn zero_header() -> Md2Header {
