@@ -8,19 +8,31 @@
 //!
 //! The crate has two halves:
 //!
-//! - the CPU half, free of wgpu: [`Md2Model`] reads, validates and writes MD2
-//!   files; [`animations`] groups frames into named animations;
-//! - the GPU half: the renderer that draws models in your own render pass.
+//! - **The CPU half**, free of wgpu, usable and tested on any machine:
+//!   [`Md2Model`] reads, validates and writes MD2 files (every failure a typed
+//!   [`Md2Error`], every quirk a [`Md2Warning`]); [`animations`] groups frames
+//!   into named animations; [`playback`] turns time into keyframe pairs
+//!   ([`Clip`], [`Crossfade`], the [`Quake2Player`] preset); [`reference`]
+//!   decodes and interpolates on the CPU, the yardstick every GPU test is
+//!   held to; [`skins`] finds and decodes a model's skin images; [`demo`]
+//!   builds an animated model the crate may ship.
+//! - **The GPU half**: [`Md2Renderer`] draws [`GpuModel`]s, each uploaded
+//!   once, as instanced batches of [`Md2Instance`]s inside your own render
+//!   pass, in the idiom of glyphon and egui-wgpu: `prepare` uploads, `render`
+//!   only records.
+//!
+//! Quake II's axes are X forward, Y left, Z up; [`QUAKE_TO_Y_UP`] maps them
+//! into the Y-up world the renderer draws in. MD2 triangles run clockwise
+//! seen from outside.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod animations;
-pub mod demo;
-pub mod skins;
 mod anorms;
 mod camera;
 mod capture;
+pub mod demo;
 mod error;
 mod glcmds;
 mod gpu_model;
@@ -32,6 +44,7 @@ pub mod reference;
 mod render_error;
 mod renderer;
 mod skin_texture;
+pub mod skins;
 mod write;
 
 pub use animations::Animation;

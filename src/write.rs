@@ -100,7 +100,9 @@ impl Md2Model {
             warnings: Vec::new(),
         };
         model.glcmds = generate_glcmds(&model);
-        model.header = model.layout().map_err(|size| Md2Error::TooLargeToWrite { size })?;
+        model.header = model
+            .layout()
+            .map_err(|size| Md2Error::TooLargeToWrite { size })?;
         Ok(model)
     }
 

@@ -22,8 +22,9 @@ fn worst_error(gpu: &[[f32; 3]], cpu: &[[f32; 3]]) -> (f32, usize) {
         let scale = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt().max(1.0);
         let e = d / scale;
         // NaN compares false: count it as the worst possible.
-        if !(e <= worst.0) {
-            worst = (if e.is_nan() { f32::INFINITY } else { e }, i);
+        let e = if e.is_nan() { f32::INFINITY } else { e };
+        if e > worst.0 {
+            worst = (e, i);
         }
     }
     worst
