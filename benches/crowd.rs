@@ -49,8 +49,8 @@ const USAGE: &str = "\
 usage: cargo bench --bench crowd [-- OPTIONS]
 
   --instances LIST     crowd sizes, comma-separated (default 1000,4000)
-  --frames N           measured frames per run (default 12)
-  --warmup N           frames drawn before measuring (default 3)
+  --frames N           measured frames per run (default 16)
+  --warmup N           frames drawn before measuring (default 4)
   --strategies LIST    any of gpu,cpu,static (default all three)
   --models LIST        demo, yohko (../shared/md2/yohko/tris.md2 with
                        Yohko.pcx, skipped when absent) or MD2 paths, each
@@ -85,8 +85,8 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             instances: vec![1000, 4000],
-            frames: 12,
-            warmup: 3,
+            frames: 16,
+            warmup: 4,
             strategies: Kind::ALL.to_vec(),
             models: vec!["demo".into(), "yohko".into()],
             skin: None,
@@ -428,8 +428,12 @@ fn measure(
         })
         .collect();
     let total = options.warmup + options.frames;
+    let count = runs.len();
     for frame in 0..total {
-        for run in &mut runs {
+        // Each frame starts with the next strategy, so none always follows
+        // the same other one (whose memory traffic it would inherit).
+        for turn in 0..count {
+            let run = &mut runs[(frame + turn) % count];
             let Ok(strategy) = &mut run.strategy else {
                 continue;
             };

@@ -12,7 +12,7 @@
 //!   [`Md2Model`] reads, validates and writes MD2 files (every failure a typed
 //!   [`Md2Error`], every quirk a [`Md2Warning`]); [`animations`] groups frames
 //!   into named animations; [`playback`] turns time into keyframe pairs
-//!   ([`Clip`], [`Crossfade`], the [`Quake2Player`] preset); [`reference`]
+//!   ([`Clip`], [`Crossfade`], the [`Quake2Player`] preset); [`reference`](mod@reference)
 //!   decodes and interpolates on the CPU, the yardstick every GPU test is
 //!   held to; [`skins`] finds and decodes a model's skin images; [`demo`]
 //!   builds an animated model the crate may ship.

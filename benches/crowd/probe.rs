@@ -60,7 +60,7 @@ pub fn counts(max: usize) -> Vec<usize> {
 /// instance buffer grows as an application's would).
 pub fn run(gpu: &Gpu, target: &Target, model: &BenchModel, max: usize, seconds: f64) -> Probe {
     let mut steps = Vec::new();
-    let mut strategy = match GpuStrategy::new(gpu, model, 0) {
+    let mut strategy = match GpuStrategy::new(gpu, model) {
         Ok(s) => s,
         Err(e) => {
             return Probe {

@@ -93,7 +93,7 @@ pub fn build(
     crowd: &Crowd,
 ) -> Result<Box<dyn Strategy>, String> {
     Ok(match kind {
-        Kind::Gpu => Box::new(GpuStrategy::new(gpu, model, crowd.members.len())?),
+        Kind::Gpu => Box::new(GpuStrategy::new(gpu, model)?),
         Kind::Cpu => Box::new(Baseline::new(gpu, model, crowd, Source::Posed)?),
         Kind::Static => Box::new(Baseline::new(gpu, model, crowd, Source::Static)?),
     })
@@ -103,11 +103,13 @@ pub fn build(
 pub struct GpuStrategy {
     renderer: Md2Renderer,
     model: GpuModel,
+    /// Kept from frame to frame, as an application keeps its instances:
+    /// each frame sets the poses.
     instances: Vec<Md2Instance>,
 }
 
 impl GpuStrategy {
-    pub fn new(gpu: &Gpu, model: &BenchModel, capacity: usize) -> Result<GpuStrategy, String> {
+    pub fn new(gpu: &Gpu, model: &BenchModel) -> Result<GpuStrategy, String> {
         let renderer = Md2Renderer::new(&gpu.device, COLOR_FORMAT, Md2RendererOptions::WITH_DEPTH)
             .map_err(|e| e.to_string())?;
         let gpu_model = GpuModel::new(
@@ -121,7 +123,7 @@ impl GpuStrategy {
         Ok(GpuStrategy {
             renderer,
             model: gpu_model,
-            instances: Vec::with_capacity(capacity),
+            instances: Vec::new(),
         })
     }
 
@@ -142,14 +144,21 @@ impl Strategy for GpuStrategy {
         crowd: &Crowd,
         frame: u64,
     ) -> Result<wgpu::CommandBuffer, String> {
-        self.instances.clear();
-        self.instances
-            .extend(crowd.members.iter().map(|m| Md2Instance {
-                transform: m.transform,
-                pose: crowd.pose(m, frame),
-                skin: m.skin,
-                tint: m.tint,
-            }));
+        if self.instances.len() != crowd.members.len() {
+            self.instances = crowd
+                .members
+                .iter()
+                .map(|m| Md2Instance {
+                    transform: m.transform,
+                    skin: m.skin,
+                    tint: m.tint,
+                    ..Md2Instance::default()
+                })
+                .collect();
+        }
+        for (instance, m) in self.instances.iter_mut().zip(&crowd.members) {
+            instance.pose = crowd.pose(m, frame);
+        }
         self.renderer
             .prepare(
                 &gpu.device,
@@ -261,7 +270,9 @@ pub struct Baseline {
     instances: wgpu::Buffer,
     positions: wgpu::Buffer,
     normals: wgpu::Buffer,
-    /// CPU side of the per-frame writes.
+    /// The instance records, kept from frame to frame (`static` sets the
+    /// frames each frame) and uploaded every frame, as the renderer uploads
+    /// its own.
     packed: Vec<BaselineInstance>,
     posed_positions: Vec<[f32; 3]>,
     posed_normals: Vec<[f32; 3]>,
@@ -507,7 +518,11 @@ impl Baseline {
             instances,
             positions,
             normals,
-            packed: Vec::with_capacity(count),
+            packed: crowd
+                .members
+                .iter()
+                .map(|m| pack(&m.quake_to_world, 0, m.skin, m.tint))
+                .collect(),
             posed_positions,
             posed_normals,
         })
@@ -523,13 +538,11 @@ impl Strategy for Baseline {
         frame: u64,
     ) -> Result<wgpu::CommandBuffer, String> {
         let num_xyz = self.model.vertex_count();
-        self.packed.clear();
         match self.source {
             Source::Static => {
-                self.packed.extend(crowd.members.iter().map(|m| {
-                    let pose = crowd.pose(m, frame);
-                    pack(&m.quake_to_world, pose.primary.frame_a, m.skin, m.tint)
-                }));
+                for (record, m) in self.packed.iter_mut().zip(&crowd.members) {
+                    record.frame = crowd.pose(m, frame).primary.frame_a;
+                }
             }
             Source::Posed => {
                 let outputs = self
@@ -540,7 +553,6 @@ impl Strategy for Baseline {
                     let pose = crowd.pose(m, frame);
                     reference::blend(&self.model, &pose, positions, normals)
                         .map_err(|e| e.to_string())?;
-                    self.packed.push(pack(&m.quake_to_world, 0, m.skin, m.tint));
                 }
                 let queue = &gpu.queue;
                 queue.write_buffer(
