@@ -9,16 +9,24 @@
 //! Every strategy draws the same crowd into a 1280×720 sRGB target with a
 //! depth buffer: each member with its own animation, phase, place, heading,
 //! skin and tint (seeded, so runs agree), the camera framing them all. See
-//! `crowd/strategies.rs` for the three strategies. Per strategy and count,
-//! after warm-up frames, each frame is timed twice: CPU time (everything the
-//! application thread does for the frame, from animating the crowd to the
-//! return of `queue.submit`) and frame time (from the submit to the GPU
-//! having finished, waited for with `device.poll`). Frames do not overlap:
-//! each is waited for before the next starts.
+//! `crowd/strategies.rs` for the three strategies. The strategies take turns
+//! frame by frame; after warm-up frames each frame is timed for:
+//!
+//! - CPU time: everything the application thread does for the frame, from
+//!   animating the crowd to the return of `queue.submit`, on the thread's
+//!   own CPU clock (time the thread was preempted does not count);
+//! - frame time: from the submit to the GPU having finished, waited for with
+//!   `device.poll`, wall clock; frames do not overlap;
+//! - frame CPU-work: CPU time every thread of the process ran during the
+//!   frame time. On a software adapter (lavapipe) that is the rasteriser's
+//!   work, which a busy machine inflates far less than the frame time.
+//!
+//! The last frame of every strategy is read back and compared (what each
+//! covered), so a strategy cannot look fast by drawing less.
 //!
 //! The defaults are sized for a small machine with a software rasteriser
-//! (lavapipe on 2 cores: about 3 minutes); `--help` lists the flags that
-//! raise them.
+//! (lavapipe on 2 cores: about 2 minutes, most of it drawing); `--help`
+//! lists the flags that raise them.
 
 #[path = "crowd/clock.rs"]
 mod clock;
@@ -244,6 +252,13 @@ fn run(options: &Options) -> Result<(), String> {
     println!("# md2-wgpu crowd benchmark\n");
     println!("- adapter: {adapter}");
     println!("- machine: {}", machine());
+    if gpu.adapter.device_type == wgpu::DeviceType::Cpu {
+        println!(
+            "- a software adapter: the \"GPU\" work runs on the same CPU cores, so frame \
+             times compare software rasterisers (where vertex shading costs far more, \
+             relative to drawing, than on a GPU)"
+        );
+    }
     for m in &models {
         println!("- model {}", m.describe());
     }
@@ -311,6 +326,7 @@ fn run(options: &Options) -> Result<(), String> {
             (m.label.clone(), gpu_bytes / cells)
         })
         .collect();
+    println!("{}", report::LEGEND);
     println!("{}", report::targets(&rows, options.target, &per_vertex));
     println!("(measured in {measured_s:.0} s)\n");
 
@@ -530,14 +546,21 @@ fn check_pictures(
 fn print_probe(probe: &probe::Probe, model: &str, options: &Options, seconds: f64) {
     println!("## Scale probe ({model}, gpu strategy, one frame per count)\n");
     println!(
-        "| instances | frame (CPU + GPU) ms | instance buffer | model (all GPU bytes) | total GPU bytes |"
+        "Doubling from 1,000 up to {}; each count draws one frame, errors caught by \
+         error scopes and the uncaptured-error handler.\n",
+        options.probe_max
     );
-    println!("|---:|---:|---:|---:|---:|");
+    println!(
+        "| instances | frame (CPU + GPU) ms | instance data | instance buffer | model (all GPU bytes) \
+         | total GPU bytes |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|");
     for s in &probe.steps {
         println!(
-            "| {} | {:.0} | {} | {} | {} |",
+            "| {} | {:.0} | {} | {} | {} | {} |",
             s.instances,
             s.frame_ms,
+            report::bytes(s.instances as u64 * strategies::RENDERER_INSTANCE_BYTES),
             report::bytes(s.instance_buffer_bytes),
             report::bytes(s.model_bytes),
             report::bytes(s.gpu_bytes())

@@ -155,7 +155,11 @@ fn load(args: &Args) -> Result<(Md2Model, Vec<RgbaImage>, String), String> {
             if !path.is_file() {
                 return Err(format!("{}: no such file", path.display()));
             }
-            let model = Md2Model::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let model = Md2Model::open(path).map_err(|e| match e {
+                // Already names the file.
+                md2_wgpu::Md2Error::Io { .. } => e.to_string(),
+                _ => format!("{}: {e}", path.display()),
+            })?;
             (model, path.display().to_string())
         }
         None => (md2_wgpu::demo::demo_model(), "the demo model".to_owned()),

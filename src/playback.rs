@@ -268,9 +268,14 @@ impl From<&Animation> for Clip {
     /// A clip over the animation's frames at [`QUAKE2_FPS`]. It loops
     /// unless its name is one of the Quake II player's one-shot animations
     /// (deaths, pains, gestures, ...: see [`Quake2Player::looping`]), as
-    /// monsters name theirs alike (`death1`, `pain2`).
+    /// monsters name theirs alike (`death1`, `pain2`), or otherwise names a
+    /// death (`deatha`, `crdeath`, `die2`, `dead`): a body that falls and
+    /// then stands up to fall again is the bug this avoids.
     fn from(animation: &Animation) -> Self {
-        let looping = Quake2Player::from_name(&animation.name).is_none_or(|p| p.looping());
+        let looping = match Quake2Player::from_name(&animation.name) {
+            Some(player) => player.looping(),
+            None => !names_a_death(&animation.name),
+        };
         Clip {
             name: animation.name.clone(),
             first: frame_u32(animation.first),
@@ -279,6 +284,11 @@ impl From<&Animation> for Clip {
             looping,
         }
     }
+}
+
+fn names_a_death(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.contains("death") || name.starts_with("die") || name.starts_with("dead")
 }
 
 /// Frame indices of a loaded model fit in `u32` (the header's counts are

@@ -372,6 +372,15 @@ fn clips_come_from_a_models_frame_names() {
         last: 4,
     });
     assert!(!death.looping);
+    // Monsters' and odd players' deaths play once too, whatever the suffix.
+    for name in ["deatha", "crdeath", "death", "Die3", "dead"] {
+        let clip = Clip::from(&Animation {
+            name: name.into(),
+            first: 0,
+            last: 4,
+        });
+        assert!(!clip.looping, "{name} should play once");
+    }
 }
 
 // ---------------------------------------------------------------- crossfade

@@ -100,6 +100,24 @@ pub fn json(rows: &[Row], adapter: &str) -> serde_json::Value {
     serde_json::Value::Array(list)
 }
 
+/// What the columns mean, printed under the tables.
+pub const LEGEND: &str = "\
+- frame ms: from the submit to the GPU having finished (wall clock), median, \
+min and max over the measured frames.
+- CPU ms: the application thread's CPU time for the frame: animation sampling, \
+the CPU decode and interpolation (cpu), packing, buffer writes, encoding, submit. \
+CPU wall ms: the same span by the wall clock.
+- frame CPU-work ms: CPU time of all the process's threads during the frame time: \
+on a software adapter the rasteriser's own work (steadier than the frame time on \
+a busy machine); on a hardware GPU only driver overhead.
+- upload / frame: bytes written to the GPU per frame (the camera, unchanged, is \
+written once).
+- GPU vertex data: gpu, the file's packed frames (4 bytes per vertex per frame); \
+static, float position and normal (24 bytes per vertex per frame); cpu, the \
+posed float positions and normals of every instance (24 bytes per vertex per \
+instance), with as much again in the staging memory it uploads them from.
+";
+
 /// "1.23 MiB".
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];

@@ -4,8 +4,10 @@
 //!   when it changes) are written; md2.wgsl decodes and interpolates.
 //! - `cpu`: the Quake II / Yamagi / vkQuake2 way. Per frame every vertex of
 //!   every instance is decoded and interpolated by the crate's CPU reference
-//!   ([`md2_wgpu::reference::blend`]) and uploaded as float positions and
-//!   normals; one instanced draw reads them (`vs_posed`).
+//!   ([`md2_wgpu::reference::blend`], which also renormalises the normals,
+//!   as the GPU does and Quake II did not) and uploaded as float positions
+//!   and normals through reused staging memory; one instanced draw reads
+//!   them (`vs_posed`).
 //! - `static`: the limit. Every frame decoded once at load into float
 //!   positions and normals; each instance draws its frame a (`vs_static`),
 //!   no decode, no interpolation.
@@ -276,6 +278,12 @@ pub struct Baseline {
     packed: Vec<BaselineInstance>,
     posed_positions: Vec<[f32; 3]>,
     posed_normals: Vec<[f32; 3]>,
+    /// `cpu`'s upload path: staging memory reused from frame to frame, as a
+    /// renderer streaming vertices keeps a persistently mapped ring
+    /// (`queue.write_buffer` would take fresh staging memory every frame,
+    /// and faulting in ~50 MB of new pages costs as much as the
+    /// interpolation itself).
+    belt: Option<wgpu::util::StagingBelt>,
 }
 
 impl Baseline {
@@ -523,6 +531,12 @@ impl Baseline {
                 .iter()
                 .map(|m| pack(&m.quake_to_world, 0, m.skin, m.tint))
                 .collect(),
+            belt: (source == Source::Posed).then(|| {
+                wgpu::util::StagingBelt::new(
+                    device.clone(),
+                    2 * (count * num_xyz * size_of::<[f32; 3]>()).max(4) as u64,
+                )
+            }),
             posed_positions,
             posed_normals,
         })
@@ -538,6 +552,11 @@ impl Strategy for Baseline {
         frame: u64,
     ) -> Result<wgpu::CommandBuffer, String> {
         let num_xyz = self.model.vertex_count();
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("md2-wgpu crowd bench baseline frame"),
+            });
         match self.source {
             Source::Static => {
                 for (record, m) in self.packed.iter_mut().zip(&crowd.members) {
@@ -554,23 +573,24 @@ impl Strategy for Baseline {
                     reference::blend(&self.model, &pose, positions, normals)
                         .map_err(|e| e.to_string())?;
                 }
-                let queue = &gpu.queue;
-                queue.write_buffer(
-                    &self.positions,
-                    0,
-                    bytemuck::cast_slice(&self.posed_positions),
-                );
-                queue.write_buffer(&self.normals, 0, bytemuck::cast_slice(&self.posed_normals));
+                if let Some(belt) = &mut self.belt {
+                    for (buffer, floats) in [
+                        (&self.positions, &self.posed_positions),
+                        (&self.normals, &self.posed_normals),
+                    ] {
+                        let bytes: &[u8] = bytemuck::cast_slice(floats);
+                        let Some(size) = wgpu::BufferSize::new(bytes.len() as u64) else {
+                            continue;
+                        };
+                        belt.write_buffer(&mut encoder, buffer, 0, size)
+                            .copy_from_slice(bytes);
+                    }
+                    belt.finish_and_recall_on_submit(&encoder);
+                }
             }
         }
         gpu.queue
             .write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.packed));
-
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("md2-wgpu crowd bench baseline frame"),
-            });
         {
             let mut pass = target.begin(&mut encoder);
             if !self.packed.is_empty() {
