@@ -28,42 +28,28 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod animations;
-mod anorms;
-mod camera;
-mod capture;
+mod anim;
 pub mod demo;
-mod error;
-mod glcmds;
-mod gpu_model;
-mod instance;
-mod model;
-mod parse;
-pub mod playback;
-pub mod reference;
-mod render_error;
-mod renderer;
-mod skin_texture;
+mod format;
+mod gpu;
 pub mod skins;
-mod write;
 
-pub use animations::Animation;
-pub use anorms::{ANORMS, FALLBACK_NORMAL_INDEX, nearest_normal_index, normal_from_index};
-pub use camera::{Camera, Light, QUAKE_TO_Y_UP, quake_to_y_up};
-#[doc(hidden)]
-pub use capture::{CapturedPose, PoseCapture};
-pub use error::{Md2Error, Md2Warning, Section};
-pub use gpu_model::{GpuModel, GpuModelBytes, MAX_GPU_FRAMES};
-pub use instance::Md2Instance;
-pub use model::{
-    Frame, GlCmd, GlCmdKind, GlVertex, Md2Header, Md2Model, PackedVertex, SkinName, TexCoord,
-    Triangle,
+pub use anim::{playback, reference};
+pub use format::animations;
+
+pub use anim::{Clip, Crossfade, FrameLerp, Pose, QUAKE2_FPS, Quake2Player, ReferenceError};
+pub use format::{
+    ANORMS, Animation, FALLBACK_NORMAL_INDEX, Frame, GlCmd, GlCmdKind, GlVertex, Md2Error,
+    Md2Header, Md2Model, Md2Parts, Md2Warning, PackedVertex, Section, SkinName, TexCoord, Triangle,
+    nearest_normal_index, normal_from_index,
 };
-pub use playback::{Clip, Crossfade, FrameLerp, Pose, QUAKE2_FPS, Quake2Player};
-pub use reference::ReferenceError;
-pub use render_error::RenderError;
-pub use renderer::{Md2Renderer, Md2RendererOptions, required_downlevel_flags, required_limits};
-pub use write::Md2Parts;
+pub use gpu::{
+    Camera, GpuModel, GpuModelBytes, Light, MAX_GPU_FRAMES, Md2Instance, Md2Renderer,
+    Md2RendererOptions, QUAKE_TO_Y_UP, RenderError, quake_to_y_up, required_downlevel_flags,
+    required_limits,
+};
+#[doc(hidden)]
+pub use gpu::{CapturedPose, PoseCapture};
 
 // The README's examples run as doc tests, so the quick start cannot rot.
 #[cfg(doctest)]

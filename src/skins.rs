@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use image::{ImageReader, Limits, RgbaImage};
 
-use crate::model::Md2Model;
+use crate::format::Md2Model;
 
 /// The largest skin side [`load_skin`] accepts, in texels. Quake II skins are
 /// at most a few hundred texels; high-resolution replacements reach 2048.

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn shader_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/gpu/shader");
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
         .map(|entry| entry.expect("directory entry").path())
@@ -58,7 +58,7 @@ fn has_entry_point(module: &naga::Module, name: &str, stage: naga::ShaderStage) 
 
 #[test]
 fn md2_shader_has_the_entry_points_the_renderer_uses() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/md2.wgsl");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/gpu/shader/md2.wgsl");
     let module = parse_and_validate(&path);
     assert!(has_entry_point(
         &module,
@@ -84,7 +84,7 @@ fn md2_shader_has_the_entry_points_the_renderer_uses() {
 
 #[test]
 fn shader_fallback_normal_index_matches_the_crate() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/md2.wgsl");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/gpu/shader/md2.wgsl");
     let module = parse_and_validate(&path);
     let (_, constant) = module
         .constants
@@ -105,12 +105,12 @@ fn shader_fallback_normal_index_matches_the_crate() {
 /// benchmark appends them to md2.wgsl so they shade with its very code.
 #[test]
 fn crowd_baselines_validate_appended_to_md2() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let read = |name: &str| {
-        let path = dir.join(name);
+        let path = root.join(name);
         fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
     };
-    let source = read("md2.wgsl") + &read("crowd_baselines.wgsl.part");
+    let source = read("src/gpu/shader/md2.wgsl") + &read("benches/crowd/baselines.wgsl.part");
     let name = "md2.wgsl + crowd_baselines.wgsl.part";
     let module = naga::front::wgsl::parse_str(&source)
         .unwrap_or_else(|e| panic!("{}", e.emit_to_string_with_path(&source, name)));

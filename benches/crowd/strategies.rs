@@ -38,8 +38,8 @@ pub const RENDERER_INSTANCE_BYTES: u64 = 76;
 /// md2.wgsl with the baselines' vertex stages appended: see
 /// shaders/crowd_baselines.wgsl.part.
 fn baseline_shader_source() -> String {
-    let md2 = include_str!("../../shaders/md2.wgsl");
-    let baselines = include_str!("../../shaders/crowd_baselines.wgsl.part");
+    let md2 = include_str!("../../src/gpu/shader/md2.wgsl");
+    let baselines = include_str!("baselines.wgsl.part");
     format!("{md2}\n{baselines}")
 }
 

@@ -7,7 +7,7 @@ use super::body::{
     BONE_COUNT, Bone, ELBOW, FOOT, FOREARM, SHIN, SHOULDER, SIDE_SIGN, THIGH, UPPER_ARM, WRIST,
 };
 use super::math::{Quat, V3, add, ease, length, mul, normalize, sin_cos, sub};
-use crate::playback::Quake2Player;
+use crate::anim::Quake2Player;
 use std::f64::consts::TAU;
 
 /// Joint rotations (each about its bone's pivot, in its parent's frame) and

@@ -44,9 +44,9 @@ use std::sync::OnceLock;
 
 use image::RgbaImage;
 
-use crate::model::{Frame, Md2Model, PackedVertex, TexCoord, Triangle};
-use crate::playback::Quake2Player;
-use crate::write::Md2Parts;
+use crate::anim::Quake2Player;
+use crate::format::Md2Parts;
+use crate::format::{Frame, Md2Model, PackedVertex, TexCoord, Triangle};
 use math::{V3, add, cross, sub};
 
 /// The skin's width in texels (also the header's `skinwidth`).

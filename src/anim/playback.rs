@@ -17,8 +17,8 @@
 
 use std::ops::RangeInclusive;
 
-use crate::animations::Animation;
-use crate::model::Md2Model;
+use crate::format::Animation;
+use crate::format::Md2Model;
 
 /// The rate at which Quake II ran its animations: 10 frames a second.
 pub const QUAKE2_FPS: f32 = 10.0;

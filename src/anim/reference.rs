@@ -22,9 +22,9 @@
 
 use std::fmt;
 
-use crate::anorms::{ANORMS, FALLBACK_NORMAL_INDEX};
-use crate::model::{Md2Model, PackedVertex};
-use crate::playback::{FrameLerp, Pose};
+use super::playback::{FrameLerp, Pose};
+use crate::format::{ANORMS, FALLBACK_NORMAL_INDEX};
+use crate::format::{Md2Model, PackedVertex};
 
 /// Below this squared length a blended normal is replaced by the table
 /// normal (the shader uses the same threshold).

@@ -1,12 +1,10 @@
 //! Writing MD2 files, and building models in code.
 
-use crate::error::Md2Error;
-use crate::glcmds::generate_glcmds;
-use crate::model::{
+use super::error::Md2Error;
+use super::glcmds::generate_glcmds;
+use super::layout::{MAX_SKIN_SIDE, canonical_header};
+use super::model::{
     Frame, GlCmd, GlCmdKind, Md2Header, Md2Model, PackedVertex, SkinName, TexCoord, Triangle,
-};
-use crate::parse::{
-    FRAME_HEADER_SIZE, GLCMD_WORD, MAX_SKIN_SIDE, SKIN_NAME_SIZE, ST_SIZE, TRIANGLE_SIZE,
 };
 
 /// Everything needed to build a model in code; see [`Md2Model::from_parts`].
@@ -119,38 +117,7 @@ impl Md2Model {
     /// more than a 32-bit header can describe (a loaded file whose dropped
     /// glcmds, regenerated, would push it past 2 GiB).
     pub(crate) fn layout(&self) -> Result<Md2Header, u64> {
-        let num_xyz = self.vertex_count() as u64;
-        let framesize = FRAME_HEADER_SIZE as u64 + 4 * num_xyz;
-        let num_glcmds = glcmd_words(&self.glcmds_to_write()) as u64;
-        let ofs_skins = Md2Header::SIZE as u64;
-        let ofs_st = ofs_skins + (SKIN_NAME_SIZE * self.skins.len()) as u64;
-        let ofs_tris = ofs_st + (ST_SIZE * self.tex_coords.len()) as u64;
-        let ofs_frames = ofs_tris + (TRIANGLE_SIZE * self.triangles.len()) as u64;
-        let ofs_glcmds = ofs_frames + framesize * self.frames.len() as u64;
-        let ofs_end = ofs_glcmds + GLCMD_WORD as u64 * num_glcmds;
-        if ofs_end > i32::MAX as u64 {
-            return Err(ofs_end);
-        }
-        // Every value is at most ofs_end, so none of these casts truncates.
-        Ok(Md2Header {
-            ident: Md2Header::IDENT,
-            version: Md2Header::VERSION,
-            skinwidth: self.header.skinwidth,
-            skinheight: self.header.skinheight,
-            framesize: framesize as i32,
-            num_skins: self.skins.len() as i32,
-            num_xyz: num_xyz as i32,
-            num_st: self.tex_coords.len() as i32,
-            num_tris: self.triangles.len() as i32,
-            num_glcmds: num_glcmds as i32,
-            num_frames: self.frames.len() as i32,
-            ofs_skins: ofs_skins as i32,
-            ofs_st: ofs_st as i32,
-            ofs_tris: ofs_tris as i32,
-            ofs_frames: ofs_frames as i32,
-            ofs_glcmds: ofs_glcmds as i32,
-            ofs_end: ofs_end as i32,
-        })
+        canonical_header(self, glcmd_words(&self.glcmds_to_write()) as u64)
     }
 
     /// Writes the model as an MD2 file.

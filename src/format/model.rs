@@ -1,9 +1,9 @@
 //! The in-memory MD2 model: every section of the file, with the frames' packed
 //! vertices kept exactly as stored.
 
-use crate::animations::{Animation, group_frames};
-use crate::anorms::normal_from_index;
-use crate::error::Md2Warning;
+use super::animations::{Animation, group_frames};
+use super::anorms::normal_from_index;
+use super::error::Md2Warning;
 
 /// The 68-byte MD2 header, field by field, as the file gives it (for a model
 /// built in code: as [`Md2Model::to_bytes`] will write it).

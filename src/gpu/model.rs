@@ -9,10 +9,10 @@ use std::task::{Context, Poll, Waker};
 use image::RgbaImage;
 use wgpu::util::DeviceExt;
 
-use crate::model::Md2Model;
-use crate::render_error::RenderError;
-use crate::renderer::Md2Renderer;
-use crate::skin_texture::upload_skins;
+use super::error::RenderError;
+use super::renderer::Md2Renderer;
+use super::skin_texture::upload_skins;
+use crate::format::Md2Model;
 
 /// The most frames an instance record can address (frame numbers travel as
 /// `u16`; Quake II itself stopped at 512).

@@ -4,27 +4,15 @@
 
 use std::path::Path;
 
-use crate::error::{Md2Error, Md2Warning, Section};
-use crate::model::{
+use super::error::{Md2Error, Md2Warning, Section};
+use super::layout::{
+    FRAME_HEADER_SIZE, GLCMD_WORD, MAX_FRAMES, MAX_SKIN_SIDE, MAX_SKINS, MAX_TRIANGLES, MAX_VERTS,
+    SKIN_NAME_SIZE, ST_SIZE, TRIANGLE_SIZE,
+};
+use super::model::{
     Frame, GlCmd, GlCmdKind, GlVertex, Md2Header, Md2Model, PackedVertex, SkinName, TexCoord,
     Triangle,
 };
-
-/// Quake II's own limits (qfiles.h). Files beyond them load with a warning.
-pub(crate) const MAX_VERTS: usize = 2048;
-pub(crate) const MAX_TRIANGLES: usize = 4096;
-pub(crate) const MAX_FRAMES: usize = 512;
-pub(crate) const MAX_SKINS: usize = 32;
-
-/// The largest skin side we accept: texture coordinates are `i16`, so a skin
-/// wider than this could not be addressed; anything larger is a lying header.
-pub(crate) const MAX_SKIN_SIDE: i32 = 32768;
-
-pub(crate) const SKIN_NAME_SIZE: usize = 64;
-pub(crate) const ST_SIZE: usize = 4;
-pub(crate) const TRIANGLE_SIZE: usize = 12;
-pub(crate) const FRAME_HEADER_SIZE: usize = 40;
-pub(crate) const GLCMD_WORD: usize = 4;
 
 impl Md2Model {
     /// Reads a model from a file.
@@ -415,7 +403,7 @@ impl<'a> Parser<'a> {
             });
             let verts = &self.bytes[at + FRAME_HEADER_SIZE..at + FRAME_HEADER_SIZE + 4 * num_xyz];
             for (j, c) in verts.chunks_exact(4).enumerate() {
-                if c[3] as usize >= crate::ANORMS.len() {
+                if c[3] as usize >= super::anorms::ANORMS.len() {
                     bad_normals += 1;
                     first_bad.get_or_insert((i, j, c[3]));
                 }

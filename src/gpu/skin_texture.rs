@@ -3,7 +3,7 @@
 use image::RgbaImage;
 use image::imageops::{self, FilterType};
 
-use crate::render_error::RenderError;
+use super::error::RenderError;
 
 /// Side of the default texture, in texels.
 const CHECKER_SIDE: u32 = 64;

@@ -11,12 +11,12 @@ use std::sync::mpsc;
 use glam::Mat4;
 use wgpu::util::DeviceExt;
 
-use crate::anorms::ANORMS;
-use crate::gpu_model::{GpuModel, ready_error};
-use crate::instance::{GpuInstance, Md2Instance, pose_words};
-use crate::playback::Pose;
-use crate::render_error::RenderError;
-use crate::renderer::SHADER;
+use super::error::RenderError;
+use super::instance::{GpuInstance, Md2Instance, pose_words};
+use super::model::{GpuModel, ready_error};
+use super::renderer::SHADER;
+use crate::anim::Pose;
+use crate::format::ANORMS;
 
 /// The `CaptureParams` struct of shaders/md2.wgsl.
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]

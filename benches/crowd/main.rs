@@ -28,17 +28,11 @@
 //! (lavapipe on 2 cores: about 2 minutes, most of it drawing); `--help`
 //! lists the flags that raise them.
 
-#[path = "crowd/clock.rs"]
 mod clock;
-#[path = "crowd/gpu.rs"]
 mod gpu;
-#[path = "crowd/probe.rs"]
 mod probe;
-#[path = "crowd/report.rs"]
 mod report;
-#[path = "crowd/scene.rs"]
 mod scene;
-#[path = "crowd/strategies.rs"]
 mod strategies;
 
 use std::path::{Path, PathBuf};

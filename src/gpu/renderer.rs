@@ -6,14 +6,14 @@ use std::num::NonZeroU64;
 
 use wgpu::util::DeviceExt;
 
-use crate::anorms::ANORMS;
-use crate::camera::{Camera, CameraUniform};
-use crate::gpu_model::{Corner, GpuModel, ready_error};
-use crate::instance::{GpuInstance, Md2Instance};
-use crate::render_error::RenderError;
+use super::camera::{Camera, CameraUniform};
+use super::error::RenderError;
+use super::instance::{GpuInstance, Md2Instance};
+use super::model::{Corner, GpuModel, ready_error};
+use crate::format::ANORMS;
 
 /// The WGSL source of every pipeline in the crate.
-pub(crate) const SHADER: &str = include_str!("../shaders/md2.wgsl");
+pub(crate) const SHADER: &str = include_str!("shader/md2.wgsl");
 
 const INSTANCE_STRIDE: u64 = size_of::<GpuInstance>() as u64;
 /// The instance buffer's first size, in instances: enough for a small scene

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::{GlCmd, GlCmdKind, GlVertex, Md2Model, Triangle};
+use super::model::{GlCmd, GlCmdKind, GlVertex, Md2Model, Triangle};
 
 /// A triangle corner as glcmds see it: vertex and texture coordinate.
 type Corner = (u16, u16);

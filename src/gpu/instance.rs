@@ -3,8 +3,8 @@
 
 use glam::Mat4;
 
-use crate::playback::{Clip, Crossfade, Pose};
-use crate::render_error::RenderError;
+use super::error::RenderError;
+use crate::anim::{Clip, Crossfade, Pose};
 
 /// One instance of a model to draw: the input to
 /// [`Md2Renderer::prepare`](crate::Md2Renderer::prepare).
@@ -204,8 +204,8 @@ mod tests {
     use glam::{Vec3, Vec4};
 
     use super::*;
-    use crate::camera::QUAKE_TO_Y_UP;
-    use crate::playback::FrameLerp;
+    use crate::anim::FrameLerp;
+    use crate::gpu::camera::QUAKE_TO_Y_UP;
 
     #[test]
     fn tint_bytes_round_as_f32_round_does() {

@@ -3,7 +3,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use crate::model::Md2Model;
+use crate::format::Md2Model;
 
 /// Quake axes (X forward, Y left, Z up) to a right-handed Y-up world in which
 /// a model faces +Z, as glTF assets do: `(x, y, z)` becomes `(y, z, x)`.
