@@ -32,24 +32,45 @@ mod anim;
 pub mod demo;
 mod format;
 mod gpu;
+mod mesh;
 pub mod skins;
 
-pub use anim::{playback, reference};
+// The versions of the crates the public API speaks in.
+pub use glam;
+pub use image;
+pub use wgpu;
+
+pub use anim::{clock, playback, reference};
 pub use format::animations;
 
-pub use anim::{Clip, Crossfade, FrameLerp, Pose, QUAKE2_FPS, Quake2Player, ReferenceError};
+pub use anim::{
+    ClipClock, Clip, Crossfade, Fade, FrameLerp, MAX_FADE_SECONDS, Playback, Pose, QUAKE2_FPS,
+    Quake2Player, ReferenceError, TICKS_PER_SECOND,
+};
 pub use format::{
     ANORMS, Animation, FALLBACK_NORMAL_INDEX, Frame, GlCmd, GlCmdKind, GlVertex, Md2Error,
     Md2Header, Md2Model, Md2Parts, Md2Warning, PackedVertex, Section, SkinName, TexCoord, Triangle,
     nearest_normal_index, normal_from_index,
 };
 pub use gpu::{
-    Camera, GpuModel, GpuModelBytes, Light, MAX_GPU_FRAMES, Md2Instance, Md2Renderer,
-    Md2RendererOptions, QUAKE_TO_Y_UP, RenderError, quake_to_y_up, required_downlevel_flags,
-    required_limits,
+    Camera, ColorOutput, CrowdError, CrowdHandle, CrowdMember, DepthState, Effects, GpuModel,
+    GpuModelBytes, InstanceError, InstancePolicy, Light, MAX_GPU_FRAMES, MAX_GPU_SKINS, MIN_LIGHT,
+    Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Phase, Md2Renderer, Md2RendererOptions,
+    PlanarShadow, PrepareError, PrepareReport, QUAKE_TO_Y_UP, SHELL_ALPHA, SHELL_OFFSET,
+    SetupError, adapter_limits, quake_flags, quake_to_y_up, required_downlevel_flags,
+    required_limits, stand_on_ground,
 };
+pub use mesh::Corner;
+
+/// Helpers shared by the tests, examples and benchmarks (a headless device,
+/// read-backs, the GPU pose capture). Not part of the supported API.
 #[doc(hidden)]
-pub use gpu::{CapturedPose, PoseCapture};
+pub mod support {
+    pub use crate::gpu::{
+        CapturedPose, Headless, PoseCapture, block_on, read_buffer, read_rgba8, read_texture,
+    };
+    pub use crate::gpu::shader::{INSTANCE_ATTRIBUTES, InstanceRecord, MD2_WGSL, vertex_buffers};
+}
 
 // The README's examples run as doc tests, so the quick start cannot rot.
 #[cfg(doctest)]

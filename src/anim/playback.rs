@@ -563,22 +563,10 @@ impl Crossfade {
 
     /// The weight of `to` at `time`: see the [type docs](Crossfade).
     pub fn weight(&self, time: f32) -> f32 {
-        let since = f64::from(time) - f64::from(self.start);
-        let duration = f64::from(self.duration);
-        // A NaN time or start never starts the fade.
-        if since.is_nan() || since < 0.0 {
-            return 0.0;
-        }
-        if duration.is_nan() || duration <= 0.0 {
-            return 1.0;
-        }
-        let u = since / duration;
-        if u.is_nan() {
-            // An infinite time over an infinite duration: never started.
-            return 0.0;
-        }
-        let u = u.min(1.0);
-        (u * u * (3.0 - 2.0 * u)) as f32
+        fade_weight(
+            f64::from(time) - f64::from(self.start),
+            f64::from(self.duration),
+        )
     }
 
     /// Whether the fade is over at `time` (all `to`).
@@ -610,4 +598,26 @@ impl Crossfade {
         };
         Crossfade::new(from, from_start, next, at, duration)
     }
+}
+
+/// The weight of a fade `since` seconds after it started, over `duration`
+/// seconds: 0 before the start (and for a NaN `since`), a smoothstep
+/// (`3u² − 2u³`) in between, 1 after; a `duration` of 0, negative or NaN is a
+/// cut, an infinite one never gets past 0. The resident crowd's clocks
+/// (`clock`) use it too, so both blend alike.
+pub(crate) fn fade_weight(since: f64, duration: f64) -> f32 {
+    // A NaN time or start never starts the fade.
+    if since.is_nan() || since < 0.0 {
+        return 0.0;
+    }
+    if duration.is_nan() || duration <= 0.0 {
+        return 1.0;
+    }
+    let u = since / duration;
+    if u.is_nan() {
+        // An infinite time over an infinite duration: never started.
+        return 0.0;
+    }
+    let u = u.min(1.0);
+    (u * u * (3.0 - 2.0 * u)) as f32
 }

@@ -3,6 +3,10 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
+use std::ops::RangeInclusive;
+
+use super::effects::PlanarShadow;
+use super::shader::ViewUniform;
 use crate::format::Md2Model;
 
 /// Quake axes (X forward, Y left, Z up) to a right-handed Y-up world in which
@@ -103,16 +107,9 @@ impl Camera {
         near: f32,
         far: f32,
     ) -> Camera {
-        let dir = (target - eye).normalize_or_zero();
-        let up = if dir.cross(Vec3::Y).length_squared() < 1e-6 {
-            Vec3::Z
-        } else {
-            Vec3::Y
-        };
-        let view = glam::camera::rh::view::look_at_mat4(eye, target, up);
         // wgpu's clip space is Direct3D's: depth 0..1, Y up.
         let proj = glam::camera::rh::proj::directx::perspective(fov_y_radians, aspect, near, far);
-        Camera::new(proj * view)
+        Camera::new(proj * look_at_view(eye, target))
     }
 
     /// A perspective camera that fits the world-space box `min..max` in view,
@@ -144,25 +141,91 @@ impl Camera {
         Camera::framing(quake_to_y_up(lo), quake_to_y_up(hi), FRAMING_VIEW, aspect)
     }
 
-    pub(crate) fn uniform(&self) -> CameraUniform {
+    /// A right-handed perspective camera with reverse-Z depth: near maps
+    /// to 1 and `far` to 0, which spreads a float depth buffer's precision
+    /// evenly over distance. `far` may be `f32::INFINITY` (no far plane).
+    /// Draw with [`DepthState::reverse_z`](crate::DepthState::reverse_z) and
+    /// depth cleared to 0.
+    pub fn perspective_reverse_z(
+        eye: Vec3,
+        target: Vec3,
+        fov_y_radians: f32,
+        aspect: f32,
+        near: f32,
+        far: f32,
+    ) -> Camera {
+        use glam::camera::rh::proj::directx;
+        let proj = if far.is_infinite() {
+            directx::perspective_infinite_reverse(fov_y_radians, aspect, near)
+        } else {
+            // Swapping near and far reverses the depth range.
+            directx::perspective(fov_y_radians, aspect, far, near)
+        };
+        Camera::new(proj * look_at_view(eye, target))
+    }
+
+    /// A right-handed perspective camera with standard depth (near 0, far
+    /// plane at infinity 1): [`Camera::look_at`] without a far plane.
+    pub fn perspective_infinite(
+        eye: Vec3,
+        target: Vec3,
+        fov_y_radians: f32,
+        aspect: f32,
+        near: f32,
+    ) -> Camera {
+        let proj = glam::camera::rh::proj::directx::perspective_infinite(fov_y_radians, aspect, near);
+        Camera::new(proj * look_at_view(eye, target))
+    }
+
+    /// The shader's view uniform for this camera, with `shadow`'s plane (or
+    /// none).
+    pub(crate) fn uniform(&self, shadow: Option<&PlanarShadow>) -> ViewUniform {
         let towards = self.light.towards_light.normalize_or_zero();
-        CameraUniform {
+        let (shadow_proj, shadow_color) = match shadow {
+            Some(s) => (s.projection(), s.color),
+            None => (Mat4::IDENTITY, [0.0; 4]),
+        };
+        ViewUniform {
             view_proj: self.view_proj.to_cols_array_2d(),
+            shadow_proj: shadow_proj.to_cols_array_2d(),
             towards_light: [towards.x, towards.y, towards.z, 0.0],
             light_color: self.light.color.extend(0.0).to_array(),
             ambient: self.light.ambient.extend(0.0).to_array(),
+            shadow_color,
         }
     }
 }
 
-/// The `Camera` struct of shaders/md2.wgsl.
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-pub(crate) struct CameraUniform {
-    view_proj: [[f32; 4]; 4],
-    towards_light: [f32; 4],
-    light_color: [f32; 4],
-    ambient: [f32; 4],
+/// World to view for an eye at `eye` looking at `target`, Y up (Z up where
+/// the view is vertical).
+fn look_at_view(eye: Vec3, target: Vec3) -> Mat4 {
+    let dir = (target - eye).normalize_or_zero();
+    let up = if dir.cross(Vec3::Y).length_squared() < 1e-6 {
+        Vec3::Z
+    } else {
+        Vec3::Y
+    };
+    glam::camera::rh::view::look_at_mat4(eye, target, up)
+}
+
+/// The transform that stands `model` on the ground at `feet`: its lowest
+/// point over `frames` (the frames the instance will show) at `feet.y`, its
+/// footprint centred on `feet.x, feet.z`, facing +Z. Frames past the model
+/// are ignored; with none left it is a plain translation to `feet`.
+pub fn stand_on_ground(model: &Md2Model, frames: RangeInclusive<u32>, feet: Vec3) -> Mat4 {
+    let mut lo = Vec3::splat(f32::INFINITY);
+    let mut hi = Vec3::splat(f32::NEG_INFINITY);
+    let count = u32::try_from(model.frame_count()).unwrap_or(u32::MAX);
+    for frame in frames.filter(|&f| f < count) {
+        let (a, b) = model.frame_bounds(frame as _);
+        lo = lo.min(quake_to_y_up(a));
+        hi = hi.max(quake_to_y_up(b));
+    }
+    if !lo.is_finite() {
+        return Mat4::from_translation(feet);
+    }
+    let center = (lo + hi) * 0.5;
+    Mat4::from_translation(feet - Vec3::new(center.x, lo.y, center.z))
 }
 
 #[cfg(test)]

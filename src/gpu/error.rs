@@ -1,40 +1,19 @@
-//! What can go wrong on the GPU side, before wgpu ever sees it.
+//! What can go wrong on the GPU side, before wgpu ever sees it: once at
+//! set-up ([`SetupError`]), every frame ([`PrepareError`], and the
+//! [`PrepareReport`] of a lenient policy), and when changing a resident
+//! crowd ([`CrowdError`]).
+//!
+//! Every check runs on the CPU before anything reaches the GPU, so a bad
+//! frame number, skin or size is one of these errors rather than a wgpu
+//! validation panic.
 
 use std::fmt;
 
-/// Why a model could not be uploaded or a frame could not be prepared.
-///
-/// Every check runs on the CPU before anything reaches the GPU, so a bad
-/// frame number, skin or model size is this error rather than a wgpu
-/// validation panic.
+/// Why a renderer, cache, model or crowd could not be created, or an
+/// option could not be set.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub enum RenderError {
-    /// An instance names a frame the model does not have.
-    FrameOutOfRange {
-        /// Index of the batch in the slice given to `prepare`.
-        batch: usize,
-        /// Index of the instance in its batch.
-        instance: usize,
-        /// Which frame of the pose: `"primary.frame_a"`, `"primary.frame_b"`,
-        /// `"secondary.frame_a"` or `"secondary.frame_b"`.
-        field: &'static str,
-        /// The frame asked for.
-        frame: u32,
-        /// How many frames the model has.
-        frame_count: u32,
-    },
-    /// An instance names a skin the model does not have.
-    SkinOutOfRange {
-        /// Index of the batch in the slice given to `prepare`.
-        batch: usize,
-        /// Index of the instance in its batch.
-        instance: usize,
-        /// The skin asked for.
-        skin: u32,
-        /// How many skins the model has (1 for the default texture).
-        skin_count: u32,
-    },
+pub enum SetupError {
     /// One of the model's buffers is larger than the device allows.
     ModelTooLarge {
         /// Which buffer: `"vertex data"`, `"frame parameters"`, ...
@@ -49,38 +28,49 @@ pub enum RenderError {
     /// The model has more frames than an instance record can address.
     TooManyFrames {
         /// The model's frame count.
-        frames: usize,
+        frames: u32,
         /// The most the renderer supports (65,536; Quake II allowed 512).
-        max: usize,
+        max: u32,
     },
-    /// The model has more skins than the device allows texture array layers.
+    /// The model has more skins than an instance can address or the device
+    /// allows texture array layers.
     TooManySkins {
         /// Skins given.
         skins: usize,
-        /// The device's `max_texture_array_layers`.
+        /// The most this device takes.
         max: u32,
-    },
-    /// The instances of one `prepare` call do not fit in one buffer.
-    TooManyInstances {
-        /// Instances in all batches together.
-        instances: usize,
-        /// The bytes they need.
-        bytes: u64,
-        /// The device's `max_buffer_size`.
-        limit: u64,
     },
     /// The device offers less than the renderer needs (see
     /// [`required_limits`](crate::required_limits)).
     UnsupportedDevice {
-        /// The `wgpu::Limits` field.
+        /// The `wgpu::Limits` field, or the missing downlevel flag.
         limit_name: &'static str,
         /// What the renderer needs.
         needed: u32,
         /// What the device has.
         available: u32,
     },
-    /// wgpu reported an error (for example out of memory) while creating
-    /// or reading back an object.
+    /// A depth-only renderer (no colour format) was asked for without a
+    /// depth state: it would draw nothing.
+    NothingToDraw,
+    /// [`ColorOutput::SrgbEncoded`](crate::ColorOutput::SrgbEncoded) was
+    /// asked for on an sRGB format, which would encode twice.
+    EncodedTwice {
+        /// The colour format.
+        format: wgpu::TextureFormat,
+    },
+    /// Planar shadows were asked for on a renderer whose depth format has
+    /// no stencil aspect (or that has no depth at all).
+    ShadowsNeedStencil {
+        /// The renderer's depth format, if any.
+        depth_format: Option<wgpu::TextureFormat>,
+    },
+    /// A model or crowd was used with a renderer from another
+    /// [`Md2Cache`](crate::Md2Cache) (another device, or another set of
+    /// layouts).
+    ForeignCache,
+    /// wgpu reported an error (for example out of memory) while creating an
+    /// object.
     Device {
         /// What was being done.
         operation: &'static str,
@@ -89,10 +79,104 @@ pub enum RenderError {
     },
 }
 
-impl fmt::Display for RenderError {
+impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RenderError::FrameOutOfRange {
+            SetupError::ModelTooLarge {
+                buffer,
+                bytes,
+                limit_name,
+                limit,
+            } => write!(
+                f,
+                "the model's {buffer} needs {bytes} bytes, more than this device's \
+                 {limit_name} of {limit} bytes"
+            ),
+            SetupError::TooManyFrames { frames, max } => write!(
+                f,
+                "the model has {frames} frames; the renderer addresses at most {max}"
+            ),
+            SetupError::TooManySkins { skins, max } => write!(
+                f,
+                "{skins} skins given, but at most {max} can be used on this device"
+            ),
+            SetupError::UnsupportedDevice {
+                limit_name,
+                needed,
+                available,
+            } => write!(
+                f,
+                "the device's {limit_name} is {available}; the renderer needs at least {needed}"
+            ),
+            SetupError::NothingToDraw => write!(
+                f,
+                "a depth-only renderer (no colour format) needs a depth state"
+            ),
+            SetupError::EncodedTwice { format } => write!(
+                f,
+                "ColorOutput::SrgbEncoded on the sRGB format {format:?} would encode twice; \
+                 use ColorOutput::Linear (or Auto) there"
+            ),
+            SetupError::ShadowsNeedStencil { depth_format } => match depth_format {
+                Some(format) => write!(
+                    f,
+                    "planar shadows need a depth format with stencil (e.g. \
+                     Depth24PlusStencil8); this renderer's is {format:?}"
+                ),
+                None => write!(
+                    f,
+                    "planar shadows need a depth format with stencil (e.g. \
+                     Depth24PlusStencil8); this renderer has no depth"
+                ),
+            },
+            SetupError::ForeignCache => write!(
+                f,
+                "the model or crowd was made with another Md2Cache than this renderer's"
+            ),
+            SetupError::Device { operation, message } => {
+                write!(f, "wgpu error while {operation}: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+/// Why an instance cannot be drawn as given.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum InstanceError {
+    /// It names a frame the model does not have.
+    FrameOutOfRange {
+        /// Index of the batch in the slice given to `prepare`.
+        batch: usize,
+        /// Index of the instance in its batch.
+        instance: usize,
+        /// Which frame of the pose: `"primary.frame_a"`, `"primary.frame_b"`,
+        /// `"secondary.frame_a"` or `"secondary.frame_b"`.
+        field: &'static str,
+        /// The frame asked for.
+        frame: u32,
+        /// How many frames the model has.
+        frame_count: u32,
+    },
+    /// It names a skin the model does not have.
+    SkinOutOfRange {
+        /// Index of the batch in the slice given to `prepare`.
+        batch: usize,
+        /// Index of the instance in its batch.
+        instance: usize,
+        /// The skin asked for.
+        skin: u32,
+        /// How many skins the model has (1 for the default texture).
+        skin_count: u32,
+    },
+}
+
+impl fmt::Display for InstanceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InstanceError::FrameOutOfRange {
                 batch,
                 instance,
                 field,
@@ -104,7 +188,7 @@ impl fmt::Display for RenderError {
                  {frame_count} frames (0..={})",
                 frame_count.saturating_sub(1)
             ),
-            RenderError::SkinOutOfRange {
+            InstanceError::SkinOutOfRange {
                 batch,
                 instance,
                 skin,
@@ -114,46 +198,211 @@ impl fmt::Display for RenderError {
                 "batch {batch}, instance {instance}: skin {skin} asked for, but the model has \
                  {skin_count} skin(s)"
             ),
-            RenderError::ModelTooLarge {
-                buffer,
-                bytes,
-                limit_name,
-                limit,
-            } => write!(
-                f,
-                "the model's {buffer} needs {bytes} bytes, more than this device's \
-                 {limit_name} of {limit} bytes"
-            ),
-            RenderError::TooManyFrames { frames, max } => write!(
-                f,
-                "the model has {frames} frames; the renderer addresses at most {max}"
-            ),
-            RenderError::TooManySkins { skins, max } => write!(
-                f,
-                "{skins} skins given, but this device allows {max} texture array layers"
-            ),
-            RenderError::TooManyInstances {
+        }
+    }
+}
+
+impl std::error::Error for InstanceError {}
+
+/// Why a frame could not be prepared.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum PrepareError {
+    /// An instance cannot be drawn as given (with
+    /// [`InstancePolicy::Strict`](crate::InstancePolicy::Strict)).
+    Instance(InstanceError),
+    /// The instances of one `prepare` call do not fit in one buffer.
+    TooManyInstances {
+        /// Instance records in all batches together (shelled instances count
+        /// twice).
+        instances: usize,
+        /// The bytes they need.
+        bytes: u64,
+        /// The device's `max_buffer_size`.
+        limit: u64,
+    },
+    /// A model or crowd drawn by this renderer was made with another cache.
+    ForeignCache,
+    /// The crowds' time is NaN, infinite or beyond the clock's ±2⁴³ s.
+    TimeNotFinite {
+        /// The time given, in seconds.
+        time: f64,
+    },
+    /// wgpu reported an error (for example out of memory) while growing a
+    /// buffer.
+    Device {
+        /// What was being done.
+        operation: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+}
+
+impl From<InstanceError> for PrepareError {
+    fn from(e: InstanceError) -> Self {
+        PrepareError::Instance(e)
+    }
+}
+
+impl fmt::Display for PrepareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PrepareError::Instance(e) => e.fmt(f),
+            PrepareError::TooManyInstances {
                 instances,
                 bytes,
                 limit,
             } => write!(
                 f,
-                "{instances} instances need {bytes} bytes of instance data, more than this \
-                 device's max_buffer_size of {limit} bytes"
+                "{instances} instance records need {bytes} bytes, more than this device's \
+                 max_buffer_size of {limit} bytes"
             ),
-            RenderError::UnsupportedDevice {
-                limit_name,
-                needed,
-                available,
-            } => write!(
+            PrepareError::ForeignCache => write!(
                 f,
-                "the device's {limit_name} is {available}; the renderer needs at least {needed}"
+                "a model or crowd was made with another Md2Cache than this renderer's"
             ),
-            RenderError::Device { operation, message } => {
+            PrepareError::TimeNotFinite { time } => write!(
+                f,
+                "the crowds' time {time} s is not finite (or beyond the clock's range of \
+                 ±2^43 s)"
+            ),
+            PrepareError::Device { operation, message } => {
                 write!(f, "wgpu error while {operation}: {message}")
             }
         }
     }
 }
 
-impl std::error::Error for RenderError {}
+impl std::error::Error for PrepareError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PrepareError::Instance(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// What a successful `prepare` left out or changed, under
+/// [`InstancePolicy::Skip`](crate::InstancePolicy::Skip) or
+/// [`Clamp`](crate::InstancePolicy::Clamp). Empty under `Strict`, and
+/// whenever every instance was good.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PrepareReport {
+    /// Instances left out.
+    pub skipped: usize,
+    /// Instances drawn with frames or skin clamped.
+    pub clamped: usize,
+    /// The first few problems ([`PrepareReport::MAX_LISTED`]), in order.
+    pub first: Vec<InstanceError>,
+}
+
+impl PrepareReport {
+    /// How many problems [`PrepareReport::first`] lists at most.
+    pub const MAX_LISTED: usize = 8;
+
+    /// Whether every instance was drawn as given.
+    pub fn is_clean(&self) -> bool {
+        self.skipped == 0 && self.clamped == 0
+    }
+
+    pub(crate) fn note(&mut self, problem: InstanceError, skipped: bool) {
+        if skipped {
+            self.skipped += 1;
+        } else {
+            self.clamped += 1;
+        }
+        if self.first.len() < Self::MAX_LISTED {
+            self.first.push(problem);
+        }
+    }
+}
+
+/// Why a resident crowd refused a change. Nothing is changed when it does.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum CrowdError {
+    /// A clip names a frame the crowd's model does not have.
+    FrameOutOfRange {
+        /// `"clip"` or `"fade"`.
+        clip: &'static str,
+        /// The frame asked for.
+        frame: u32,
+        /// How many frames the model has.
+        frame_count: u32,
+    },
+    /// A skin the model does not have.
+    SkinOutOfRange {
+        /// The skin asked for.
+        skin: u32,
+        /// How many skins the model has.
+        skin_count: u32,
+    },
+    /// The handle's member was removed (or belongs to another crowd).
+    StaleHandle,
+    /// A value that must be finite is not (NaN or infinite), or a time lies
+    /// beyond the clock's ±2⁴³ s.
+    NotFinite {
+        /// Which: `"transform"`, `"speed"`, `"start"`, `"fade start"`,
+        /// `"fade duration"`, `"tint"`.
+        what: &'static str,
+    },
+    /// A crossfade longer than the clock carries
+    /// ([`MAX_FADE_SECONDS`](crate::MAX_FADE_SECONDS)).
+    FadeTooLong {
+        /// The duration asked for, in seconds.
+        seconds: f32,
+    },
+    /// More members than one buffer of this device holds.
+    TooManyMembers {
+        /// Members asked for.
+        members: usize,
+        /// The bytes they need (the largest of the crowd's buffers).
+        bytes: u64,
+        /// The device's `max_buffer_size` (or storage binding size).
+        limit: u64,
+    },
+}
+
+impl fmt::Display for CrowdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CrowdError::FrameOutOfRange {
+                clip,
+                frame,
+                frame_count,
+            } => write!(
+                f,
+                "the {clip} plays frame {frame}, but the model has {frame_count} frames (0..={})",
+                frame_count.saturating_sub(1)
+            ),
+            CrowdError::SkinOutOfRange { skin, skin_count } => write!(
+                f,
+                "skin {skin} asked for, but the model has {skin_count} skin(s)"
+            ),
+            CrowdError::StaleHandle => write!(
+                f,
+                "the handle's member was removed (or belongs to another crowd)"
+            ),
+            CrowdError::NotFinite { what } => write!(
+                f,
+                "the {what} is not finite (or beyond the clock's range of ±2^43 s)"
+            ),
+            CrowdError::FadeTooLong { seconds } => write!(
+                f,
+                "a crossfade of {seconds} s is longer than the {:.0} s a crowd's clock carries",
+                crate::anim::MAX_FADE_SECONDS
+            ),
+            CrowdError::TooManyMembers {
+                members,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "{members} crowd members need {bytes} bytes, more than this device's limit of \
+                 {limit} bytes"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CrowdError {}

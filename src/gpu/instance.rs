@@ -1,9 +1,13 @@
 //! One drawn copy of a model: where it stands, what pose it is in, which
-//! skin and tint; and the small record that carries it to the GPU.
+//! skin, tint and effects; and how it packs into the 80-byte record the
+//! vertex shader reads.
 
 use glam::Mat4;
 
-use super::error::RenderError;
+use super::effects::Effects;
+use super::error::InstanceError;
+use super::options::InstancePolicy;
+use super::shader::{InstanceRecord, MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT};
 use crate::anim::{Clip, Crossfade, Pose};
 
 /// One instance of a model to draw: the input to
@@ -13,36 +17,43 @@ pub struct Md2Instance {
     /// Model to world. It applies after [`QUAKE_TO_Y_UP`](crate::QUAKE_TO_Y_UP):
     /// the identity stands the model at the origin of a Y-up world, facing
     /// +Z. Any invertible affine transform works (normals use its inverse
-    /// transpose); one with a negative determinant (a mirror) turns the
-    /// triangles' winding around, so back-face culling would show the inside.
+    /// transpose); one with a negative determinant (a mirror) is drawn with
+    /// its winding reversed, so culling still shows its outside.
     pub transform: Mat4,
-    /// Frames and blend factors. Every frame must exist in the model
-    /// (checked by `prepare`); `t` and `weight` are clamped to `[0, 1]`, NaN
+    /// Frames and blend factors. Every frame must exist in the model (see
+    /// [`InstancePolicy`]); `t` and `weight` are clamped to `[0, 1]`, NaN
     /// read as 0.
     pub pose: Pose,
-    /// Layer of the model's skin array (checked by `prepare`).
+    /// Layer of the model's skin array (see [`InstancePolicy`]).
     pub skin: u32,
-    /// Linear RGBA multiplied with the lit skin; each channel is clamped to
-    /// `[0, 1]` and sent as 8 bits.
+    /// Linear RGBA multiplied with the lit skin. Colour channels may exceed
+    /// 1 for a flash or glow (an HDR target shows it; others clamp): they
+    /// travel as 8-bit colour times an f16 intensity, so the brightest
+    /// channel keeps 11 bits and the others are relative to it. Alpha is
+    /// clamped to `[0, 1]`; below 1 the instance is drawn translucent, after
+    /// the opaque ones, blended and without writing depth.
     pub tint: [f32; 4],
+    /// Shell, fullbright, minlight, shadow.
+    pub effects: Effects,
 }
 
 impl Default for Md2Instance {
-    /// Frame 0 at the origin, skin 0, no tint.
+    /// Frame 0 at the origin, skin 0, no tint, no effects.
     fn default() -> Self {
         Md2Instance {
             transform: Mat4::IDENTITY,
             pose: Pose::default(),
             skin: 0,
             tint: [1.0; 4],
+            effects: Effects::NONE,
         }
     }
 }
 
 impl Md2Instance {
     /// An instance in `pose` (a [`Pose`] or a
-    /// [`FrameLerp`](crate::FrameLerp)) placed by `transform`, with skin 0
-    /// and no tint.
+    /// [`FrameLerp`](crate::FrameLerp)) placed by `transform`, with skin 0,
+    /// no tint and no effects.
     pub fn new(transform: Mat4, pose: impl Into<Pose>) -> Self {
         Md2Instance {
             transform,
@@ -70,100 +81,105 @@ impl Md2Instance {
     pub fn with_tint(self, tint: [f32; 4]) -> Self {
         Md2Instance { tint, ..self }
     }
-}
 
-/// The per-instance record uploaded every frame: 76 bytes.
-///
-/// It travels as a vertex buffer with `step_mode: Instance` rather than a
-/// storage array indexed by `instance_index`. Both read the same bytes, but
-/// instance-rate attributes are fetched by the vertex-input hardware (or a
-/// fetch preamble the driver schedules ahead of the shader) once per
-/// instance and handed to every vertex in registers, while storage loads
-/// are issued by each vertex invocation. Attributes also let one buffer
-/// hold every model's instances with a plain buffer slice per draw: no
-/// per-model bind group, dynamic offset or `first_instance` needed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-pub(crate) struct GpuInstance {
-    /// Rows of (transform × QUAKE_TO_Y_UP), the bottom row (0, 0, 0, 1) left out.
-    rows: [[f32; 4]; 3],
-    /// primary a, primary b, secondary a, secondary b.
-    frames: [u16; 4],
-    /// primary t, secondary t, weight.
-    lerp: [f32; 3],
-    skin: u32,
-    tint: [u8; 4],
-}
-
-impl GpuInstance {
-    /// The vertex layout of shaders/md2.wgsl's `InstanceIn`.
-    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 7] = wgpu::vertex_attr_array![
-        2 => Float32x4,
-        3 => Float32x4,
-        4 => Float32x4,
-        5 => Uint16x4,
-        6 => Float32x3,
-        7 => Uint32,
-        8 => Unorm8x4,
-    ];
-
-    /// Checks `instance` against a model with `frame_count` frames and
-    /// `skin_count` skins, and packs it. `batch` and `index` only name the
-    /// instance in the error.
-    #[inline]
-    pub(crate) fn pack(
-        instance: &Md2Instance,
-        frame_count: u32,
-        skin_count: u32,
-        batch: usize,
-        index: usize,
-    ) -> Result<GpuInstance, RenderError> {
-        let (frames, lerp) = pose_words(&instance.pose);
-        for (frame, field) in frames.into_iter().zip(POSE_FIELDS) {
-            if frame >= frame_count {
-                return Err(RenderError::FrameOutOfRange {
-                    batch,
-                    instance: index,
-                    field,
-                    frame,
-                    frame_count,
-                });
-            }
-        }
-        if instance.skin >= skin_count {
-            return Err(RenderError::SkinOutOfRange {
-                batch,
-                instance: index,
-                skin: instance.skin,
-                skin_count,
-            });
-        }
-        // transform × QUAKE_TO_Y_UP is a column permutation: (x, y, z) in
-        // Quake axes reads the transform's (z, x, y) columns.
-        let t = &instance.transform;
-        let cols = [t.z_axis, t.x_axis, t.y_axis, t.w_axis];
-        let row = |i: usize| [cols[0][i], cols[1][i], cols[2][i], cols[3][i]];
-        // GpuModel::new refuses models with more than 65,536 frames, so a
-        // frame below frame_count fits in u16.
-        let [a, b, c, d] = frames;
-        Ok(GpuInstance {
-            rows: [row(0), row(1), row(2)],
-            frames: [a as u16, b as u16, c as u16, d as u16],
-            lerp,
-            skin: instance.skin,
-            tint: instance.tint.map(unorm8),
-        })
+    /// The same instance with these effects.
+    pub fn with_effects(self, effects: Effects) -> Self {
+        Md2Instance { effects, ..self }
     }
 }
 
-/// A tint channel as the shader's `Unorm8x4` reads it: clamped to `[0, 1]`,
-/// scaled to 255 and rounded half up, NaN as 0. The same byte as
-/// `(c.clamp(0.0, 1.0) * 255.0).round() as u8` for every `f32` (checked
-/// exhaustively), without the libm `roundf` call that baseline x86-64 (no
-/// SSE4.1) makes for `round`: four per instance were a sixth of `prepare`'s
-/// instructions in the crowd benchmark.
+/// Which draw an instance's record goes to: its main draw (opaque or
+/// translucent, with the model's winding or reversed for a mirror) and
+/// maybe a shell draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Buckets {
+    /// 0 opaque, 1 opaque mirrored, 2 translucent, 3 translucent mirrored.
+    pub main: usize,
+    /// 4 shell, 5 shell mirrored.
+    pub shell: Option<usize>,
+}
+
+impl Buckets {
+    /// The buckets of a record with these `MEMBER_*` bits.
+    pub(crate) fn of(effects: u32) -> Buckets {
+        let mirrored = usize::from(effects & MEMBER_MIRRORED != 0);
+        let translucent = if effects & MEMBER_TRANSLUCENT != 0 { 2 } else { 0 };
+        Buckets {
+            main: translucent + mirrored,
+            shell: (effects & MEMBER_SHELL != 0).then_some(4 + mirrored),
+        }
+    }
+}
+
+/// The record's transform rows: `transform × QUAKE_TO_Y_UP`, which is a
+/// column permutation ((x, y, z) in Quake axes reads the transform's
+/// (z, x, y) columns), bottom row left out.
+pub(crate) fn rows(t: &Mat4) -> [[f32; 4]; 3] {
+    let cols = [t.z_axis, t.x_axis, t.y_axis, t.w_axis];
+    let row = |i: usize| [cols[0][i], cols[1][i], cols[2][i], cols[3][i]];
+    [row(0), row(1), row(2)]
+}
+
+/// Whether `transform` mirrors (negative determinant of its 3 × 3 part).
+pub(crate) fn mirrors(transform: &Mat4) -> bool {
+    glam::Mat3::from_mat4(*transform).determinant() < 0.0
+}
+
+/// The tint as the record carries it: RGBA8 (colour divided by its
+/// brightest channel where that exceeds 1) and that channel as an f16
+/// intensity (1 otherwise).
+pub(crate) fn tint_words(tint: [f32; 4]) -> ([u8; 4], u16) {
+    let finite = |x: f32| if x.is_nan() { 0.0 } else { x.max(0.0) };
+    let [r, g, b, a] = tint.map(finite);
+    let brightest = r.max(g).max(b).min(F16_MAX);
+    let (scale, intensity) = if brightest > 1.0 {
+        let half = f16_bits(brightest);
+        (1.0 / f16_value(half), half)
+    } else {
+        (1.0, F16_ONE)
+    };
+    (
+        [
+            unorm8(r * scale),
+            unorm8(g * scale),
+            unorm8(b * scale),
+            unorm8(a),
+        ],
+        intensity,
+    )
+}
+
+const F16_ONE: u16 = 0x3c00;
+const F16_MAX: f32 = 65504.0;
+
+/// `x` in `[1, 65504]` as f16 bits, rounded to nearest (ties to even).
+fn f16_bits(x: f32) -> u16 {
+    let bits = x.to_bits();
+    let exponent = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    let mantissa = bits & 0x7f_ffff;
+    // 13 low bits fall away; round half to even, carrying into the exponent.
+    let round = mantissa & 0x1fff;
+    let mut half = ((exponent as u32) << 10) | (mantissa >> 13);
+    if round > 0x1000 || (round == 0x1000 && half & 1 == 1) {
+        half += 1;
+    }
+    half.min(0x7bff) as u16
+}
+
+fn f16_value(half: u16) -> f32 {
+    let exponent = i32::from(half >> 10) - 15;
+    let mantissa = f32::from(half & 0x3ff) / 1024.0;
+    (1.0 + mantissa) * 2f32.powi(exponent)
+}
+
+/// A colour channel as the shader's `Unorm8x4` reads it: clamped to
+/// `[0, 1]`, scaled to 255 and rounded half up, NaN as 0. The same byte as
+/// `(c.clamp(0.0, 1.0) * 255.0).round() as u8` for every `f32` (checked),
+/// without the libm `roundf` call that baseline x86-64 (no SSE4.1) makes for
+/// `round`: four per instance were a sixth of `prepare`'s instructions in
+/// the crowd benchmark.
 #[inline]
-fn unorm8(c: f32) -> u8 {
+pub(crate) fn unorm8(c: f32) -> u8 {
     let x = c.clamp(0.0, 1.0) * 255.0;
     // Truncates; NaN gives 0. `x - whole` is exact: `whole <= x < 2 * whole`
     // from 1 up, and `whole` is 0 below.
@@ -171,7 +187,7 @@ fn unorm8(c: f32) -> u8 {
     whole + u8::from(x - f32::from(whole) >= 0.5)
 }
 
-/// The names [`RenderError::FrameOutOfRange`] gives the four frames.
+/// The names [`InstanceError::FrameOutOfRange`] gives the four frames.
 const POSE_FIELDS: [&str; 4] = [
     "primary.frame_a",
     "primary.frame_b",
@@ -199,6 +215,81 @@ pub(crate) fn pose_words(pose: &Pose) -> ([u32; 4], [f32; 3]) {
     )
 }
 
+/// What [`pack`] found wrong with an instance, and whether it is drawn.
+pub(crate) enum Packed {
+    /// Drawn as given.
+    Good(InstanceRecord),
+    /// Drawn with frames or skin clamped (the problem is reported).
+    Clamped(InstanceRecord, InstanceError),
+    /// Not drawn.
+    Refused(InstanceError),
+}
+
+/// Checks `instance` against a model with `frame_count` frames and
+/// `skin_count` skins and packs it, as `policy` says. `batch` and `index`
+/// only name the instance in an error.
+#[inline]
+pub(crate) fn pack(
+    instance: &Md2Instance,
+    frame_count: u32,
+    skin_count: u32,
+    policy: InstancePolicy,
+    batch: usize,
+    index: usize,
+) -> Packed {
+    let (mut frames, lerp) = pose_words(&instance.pose);
+    let mut skin = instance.skin;
+    let mut problem = None;
+    for (frame, field) in frames.iter_mut().zip(POSE_FIELDS) {
+        if *frame >= frame_count {
+            problem.get_or_insert(InstanceError::FrameOutOfRange {
+                batch,
+                instance: index,
+                field,
+                frame: *frame,
+                frame_count,
+            });
+            *frame = frame_count.saturating_sub(1);
+        }
+    }
+    if skin >= skin_count {
+        problem.get_or_insert(InstanceError::SkinOutOfRange {
+            batch,
+            instance: index,
+            skin,
+            skin_count,
+        });
+        skin = skin_count.saturating_sub(1);
+    }
+    if problem.is_some() && policy != InstancePolicy::Clamp {
+        return Packed::Refused(problem.expect("checked"));
+    }
+    let (tint, intensity) = tint_words(instance.tint);
+    let mut effects = instance.effects.bits();
+    if tint[3] < 255 {
+        effects |= MEMBER_TRANSLUCENT;
+    }
+    if mirrors(&instance.transform) {
+        effects |= MEMBER_MIRRORED;
+    }
+    // GpuModel::new refuses models with more than 65,536 frames or skins,
+    // so both fit in 16 bits.
+    let record = InstanceRecord {
+        rows: rows(&instance.transform),
+        frames: frames.map(|f| f as u16),
+        t: lerp[0],
+        t2: lerp[1],
+        weight: lerp[2],
+        skin_intensity: skin | u32::from(intensity) << 16,
+        tint,
+        effects,
+    };
+    match problem {
+        None => Packed::Good(record),
+        Some(problem) => Packed::Clamped(record, problem),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use glam::{Vec3, Vec4};
@@ -206,6 +297,13 @@ mod tests {
     use super::*;
     use crate::anim::FrameLerp;
     use crate::gpu::camera::QUAKE_TO_Y_UP;
+
+    fn good(p: Packed) -> InstanceRecord {
+        match p {
+            Packed::Good(r) => r,
+            _ => panic!("not good"),
+        }
+    }
 
     #[test]
     fn tint_bytes_round_as_f32_round_does() {
@@ -227,10 +325,20 @@ mod tests {
     }
 
     #[test]
-    fn record_is_76_bytes_and_matches_the_attributes() {
-        assert_eq!(size_of::<GpuInstance>(), 76);
-        let last = GpuInstance::ATTRIBUTES[6];
-        assert_eq!(last.offset + last.format.size(), 76);
+    fn bright_tints_keep_their_ratio_and_brightness() {
+        assert_eq!(tint_words([1.0, 0.5, 0.0, 1.0]), ([255, 128, 0, 255], F16_ONE));
+        let (rgba, half) = tint_words([4.0, 2.0, 1.0, 0.5]);
+        assert_eq!(half, 0x4400, "4.0 as f16");
+        assert_eq!(rgba, [255, 128, 64, 128]);
+        let (rgba, half) = tint_words([3.3, 0.0, f32::NAN, 1.0]);
+        let back = f16_value(half);
+        assert!((back - 3.3).abs() < 3.3 / 1024.0, "{back}");
+        assert_eq!(rgba[0], 255);
+        assert_eq!(tint_words([f32::INFINITY, 0.0, 0.0, 1.0]).1, 0x7bff);
+        // Every f16 in [1, 65504] survives the round trip.
+        for half in F16_ONE..=0x7bff {
+            assert_eq!(f16_bits(f16_value(half)), half);
+        }
     }
 
     #[test]
@@ -240,14 +348,14 @@ mod tests {
             glam::Quat::from_rotation_y(0.7),
             Vec3::new(5.0, -6.0, 7.0),
         );
-        let packed = GpuInstance::pack(
+        let packed = good(pack(
             &Md2Instance::new(transform, FrameLerp::still(0)),
             1,
             1,
+            InstancePolicy::Strict,
             0,
             0,
-        )
-        .expect("in range");
+        ));
         let expected = transform * QUAKE_TO_Y_UP;
         let p = Vec4::new(0.5, -1.5, 2.5, 1.0);
         let want = expected * p;
@@ -257,10 +365,11 @@ mod tests {
             Vec4::from(packed.rows[2]).dot(p),
         );
         assert!((got - want.truncate()).length() < 1e-5, "{got} vs {want}");
+        assert_eq!(Buckets::of(packed.effects).main, 0);
     }
 
     #[test]
-    fn bad_frames_and_skins_are_named() {
+    fn bad_frames_and_skins_are_named_refused_or_clamped() {
         let pose = Pose {
             primary: FrameLerp::still(1),
             secondary: FrameLerp {
@@ -271,26 +380,55 @@ mod tests {
             weight: 0.5,
         };
         let inst = Md2Instance::new(Mat4::IDENTITY, pose);
-        assert_eq!(
-            GpuInstance::pack(&inst, 3, 1, 4, 7),
-            Err(RenderError::FrameOutOfRange {
-                batch: 4,
-                instance: 7,
-                field: "secondary.frame_b",
-                frame: 9,
-                frame_count: 3,
-            })
-        );
+        let want = InstanceError::FrameOutOfRange {
+            batch: 4,
+            instance: 7,
+            field: "secondary.frame_b",
+            frame: 9,
+            frame_count: 3,
+        };
+        match pack(&inst, 3, 1, InstancePolicy::Strict, 4, 7) {
+            Packed::Refused(e) => assert_eq!(e, want),
+            _ => panic!("strict refuses"),
+        }
+        match pack(&inst, 3, 1, InstancePolicy::Clamp, 4, 7) {
+            Packed::Clamped(record, e) => {
+                assert_eq!(e, want);
+                assert_eq!(record.frames, [1, 1, 2, 2]);
+            }
+            _ => panic!("clamp clamps"),
+        }
         let inst = Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(0)).with_skin(2);
-        assert_eq!(
-            GpuInstance::pack(&inst, 3, 2, 0, 1),
-            Err(RenderError::SkinOutOfRange {
-                batch: 0,
-                instance: 1,
-                skin: 2,
-                skin_count: 2,
-            })
-        );
+        match pack(&inst, 3, 2, InstancePolicy::Skip, 0, 1) {
+            Packed::Refused(e) => assert_eq!(
+                e,
+                InstanceError::SkinOutOfRange {
+                    batch: 0,
+                    instance: 1,
+                    skin: 2,
+                    skin_count: 2,
+                }
+            ),
+            _ => panic!("skip refuses"),
+        }
+    }
+
+    #[test]
+    fn buckets_follow_alpha_mirroring_and_shells() {
+        let base = Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(0));
+        let bucket = |inst: Md2Instance| {
+            Buckets::of(good(pack(&inst, 1, 1, InstancePolicy::Strict, 0, 0)).effects)
+        };
+        assert_eq!(bucket(base), Buckets { main: 0, shell: None });
+        let mirror = base.transform * Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0));
+        let mirrored = Md2Instance { transform: mirror, ..base };
+        assert_eq!(bucket(mirrored), Buckets { main: 1, shell: None });
+        let glass = base.with_tint([1.0, 1.0, 1.0, 0.5]);
+        assert_eq!(bucket(glass), Buckets { main: 2, shell: None });
+        let shelled = mirrored
+            .with_tint([1.0, 1.0, 1.0, 0.5])
+            .with_effects(Effects::NONE.with_shell([1.0, 0.0, 0.0]));
+        assert_eq!(bucket(shelled), Buckets { main: 3, shell: Some(5) });
     }
 
     #[test]

@@ -1,17 +1,33 @@
-//! The GPU half: models uploaded once, instances drawn in the caller's
-//! render pass, the shader that decodes and interpolates the frames.
+//! The GPU half: models uploaded once, views that draw their instances and
+//! resident crowds in the caller's render pass, the shader contract that
+//! ties the CPU's records to the WGSL.
 
+mod batch;
+mod cache;
 mod camera;
 mod capture;
+mod crowd;
+mod device;
+mod effects;
 mod error;
+mod headless;
 mod instance;
 mod model;
+mod options;
 mod renderer;
+pub(crate) mod shader;
 mod skin_texture;
 
-pub use camera::{Camera, Light, QUAKE_TO_Y_UP, quake_to_y_up};
+pub use batch::Md2Batch;
+pub use cache::Md2Cache;
+pub use camera::{Camera, Light, QUAKE_TO_Y_UP, quake_to_y_up, stand_on_ground};
 pub use capture::{CapturedPose, PoseCapture};
-pub use error::RenderError;
+pub use crowd::{CrowdHandle, CrowdMember, Md2Crowd};
+pub use device::{adapter_limits, required_downlevel_flags, required_limits};
+pub use effects::{Effects, MIN_LIGHT, PlanarShadow, SHELL_ALPHA, SHELL_OFFSET, quake_flags};
+pub use error::{CrowdError, InstanceError, PrepareError, PrepareReport, SetupError};
+pub use headless::{Headless, block_on, read_buffer, read_rgba8, read_texture};
 pub use instance::Md2Instance;
-pub use model::{GpuModel, GpuModelBytes, MAX_GPU_FRAMES};
-pub use renderer::{Md2Renderer, Md2RendererOptions, required_downlevel_flags, required_limits};
+pub use model::{GpuModel, GpuModelBytes, MAX_GPU_FRAMES, MAX_GPU_SKINS};
+pub use options::{ColorOutput, DepthState, InstancePolicy, Md2RendererOptions};
+pub use renderer::{Md2Phase, Md2Renderer};

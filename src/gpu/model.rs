@@ -1,39 +1,26 @@
 //! A model uploaded once: its frames as the file's bytes, its corners and
 //! triangles, its skins.
 
-use std::collections::HashMap;
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+use std::sync::Arc;
 
 use image::RgbaImage;
 use wgpu::util::DeviceExt;
 
-use super::error::RenderError;
-use super::renderer::Md2Renderer;
+use super::cache::Md2Cache;
+use super::device::{check_size, ready_error};
+use super::error::SetupError;
+use super::shader::ModelInfo;
 use super::skin_texture::upload_skins;
 use crate::format::Md2Model;
+use crate::mesh::{Corner, weld};
 
 /// The most frames an instance record can address (frame numbers travel as
 /// `u16`; Quake II itself stopped at 512).
-pub const MAX_GPU_FRAMES: usize = 1 << 16;
+pub const MAX_GPU_FRAMES: u32 = 1 << 16;
 
-/// A render vertex: an (xyz, st) pair the triangles use, welded.
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-pub(crate) struct Corner {
-    pub xyz: u32,
-    pub uv: [f32; 2],
-}
-
-/// The `ModelInfo` struct of shaders/md2.wgsl.
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-struct ModelInfo {
-    num_xyz: u32,
-    num_frames: u32,
-    pad: [u32; 2],
-}
+/// The most skins an instance record can address (the layer travels as
+/// `u16`; devices allow 256 to 2048 array layers).
+pub const MAX_GPU_SKINS: u32 = 1 << 16;
 
 /// How many GPU bytes a [`GpuModel`] holds, buffer by buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,9 +53,12 @@ impl GpuModelBytes {
 /// form and the vertex shader decodes them.
 #[derive(Debug)]
 pub struct GpuModel {
+    pub(crate) cache_id: u64,
     pub(crate) bind_group: wgpu::BindGroup,
     pub(crate) corners: wgpu::Buffer,
     pub(crate) indices: wgpu::Buffer,
+    /// The same triangles wound the other way, for mirrored instances.
+    pub(crate) reversed: wgpu::Buffer,
     pub(crate) index_format: wgpu::IndexFormat,
     pub(crate) index_count: u32,
     pub(crate) info: wgpu::Buffer,
@@ -76,6 +66,9 @@ pub struct GpuModel {
     pub(crate) frame_params: wgpu::Buffer,
     pub(crate) frame_count: u32,
     pub(crate) vertex_count: u32,
+    /// Per frame, the box of its vertices in model space (Quake axes): what
+    /// the crowd's culling bounds are made of.
+    pub(crate) frame_bounds: Arc<[([f32; 3], [f32; 3])]>,
     skin_count: u32,
     skin_size: (u32, u32),
     corner_count: u32,
@@ -84,8 +77,8 @@ pub struct GpuModel {
 }
 
 impl GpuModel {
-    /// Uploads `model` and its decoded `skins` for drawing with `renderer`
-    /// (and any other renderer of this device).
+    /// Uploads `model` and its decoded `skins` for drawing by every renderer
+    /// of `cache` (pass the cache, or a renderer, which has one).
     ///
     /// Skins of different sizes are scaled to the largest width and height
     /// among them. With no skins (or an empty image) the model gets a
@@ -95,18 +88,19 @@ impl GpuModel {
     /// the header's still maps right.
     ///
     /// Sizes are checked against the device's limits first: a model too big
-    /// for this device is a [`RenderError::ModelTooLarge`], never a wgpu
+    /// for this device is a [`SetupError::ModelTooLarge`], never a wgpu
     /// validation error.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        renderer: &Md2Renderer,
+        cache: &impl AsRef<Md2Cache>,
         model: &Md2Model,
         skins: &[RgbaImage],
-    ) -> Result<GpuModel, RenderError> {
-        let frame_count = model.frame_count();
+    ) -> Result<GpuModel, SetupError> {
+        let cache = cache.as_ref();
+        let frame_count = u32::try_from(model.frame_count()).unwrap_or(u32::MAX);
         if frame_count > MAX_GPU_FRAMES {
-            return Err(RenderError::TooManyFrames {
+            return Err(SetupError::TooManyFrames {
                 frames: frame_count,
                 max: MAX_GPU_FRAMES,
             });
@@ -114,18 +108,24 @@ impl GpuModel {
         let vertex_bytes: &[u8] = bytemuck::cast_slice(model.vertices());
         let frame_params = frame_params(model);
         let (corners, indices) = weld(model);
+        let (reversed_bytes, _) = index_bytes(&reversed(&indices), corners.len());
         let (index_bytes, index_format) = index_bytes(&indices, corners.len());
 
         let limits = device.limits();
-        check_size("vertex data", vertex_bytes.len(), &limits, true)?;
-        check_size("frame parameters", frame_params.len() * 16, &limits, true)?;
+        check_size("vertex data", vertex_bytes.len() as u64, &limits, true)?;
+        check_size(
+            "frame parameters",
+            (frame_params.len() * 16) as u64,
+            &limits,
+            true,
+        )?;
         check_size(
             "corners",
-            corners.len() * size_of::<Corner>(),
+            (corners.len() * size_of::<Corner>()) as u64,
             &limits,
             false,
         )?;
-        check_size("indices", index_bytes.len(), &limits, false)?;
+        check_size("indices", index_bytes.len() as u64, &limits, false)?;
 
         // The checks above cover the limits wgpu validates; the scope turns
         // anything left (out of memory) into an error instead of a panic.
@@ -134,86 +134,90 @@ impl GpuModel {
 
         let info = ModelInfo {
             num_xyz: model.vertex_count() as u32,
-            num_frames: frame_count as u32,
-            pad: [0; 2],
+            num_frames: frame_count,
+            _pad0: 0,
+            _pad1: 0,
         };
-        let info_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("md2-wgpu model info"),
-            contents: bytemuck::bytes_of(&info),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let vertex_data = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("md2-wgpu vertex data"),
-            contents: vertex_bytes,
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let frame_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("md2-wgpu frame parameters"),
-            contents: bytemuck::cast_slice(&frame_params),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let corner_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("md2-wgpu corners"),
-            contents: bytemuck::cast_slice(&corners),
-            usage: wgpu::BufferUsages::VERTEX,
-        });
-        let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("md2-wgpu indices"),
-            contents: &index_bytes,
-            usage: wgpu::BufferUsages::INDEX,
-        });
-        let skin = upload_skins(device, queue, skins)?;
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("md2-wgpu model bind group"),
-            layout: renderer.model_layout(),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: info_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: vertex_data.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: frame_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: wgpu::BindingResource::TextureView(&skin.view),
-                },
-            ],
+        let buffer = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        use wgpu::BufferUsages as U;
+        let info_buffer = buffer("md2-wgpu model info", bytemuck::bytes_of(&info), U::UNIFORM);
+        let vertex_data = buffer("md2-wgpu vertex data", vertex_bytes, U::STORAGE);
+        let frame_buffer = buffer(
+            "md2-wgpu frame parameters",
+            bytemuck::cast_slice(&frame_params),
+            U::STORAGE,
+        );
+        let corner_buffer = buffer("md2-wgpu corners", bytemuck::cast_slice(&corners), U::VERTEX);
+        let index_buffer = buffer("md2-wgpu indices", &index_bytes, U::INDEX);
+        let reversed_buffer = buffer("md2-wgpu mirrored indices", &reversed_bytes, U::INDEX);
+        let skin = upload_skins(device, queue, skins);
+        let bind_group = skin.as_ref().ok().map(|skin| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("md2-wgpu model bind group"),
+                layout: &cache.layouts().model,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: info_buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: vertex_data.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: frame_buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: wgpu::BindingResource::TextureView(&skin.view),
+                    },
+                ],
+            })
         });
 
         let validation_error = ready_error(validation.pop());
         let oom_error = ready_error(oom.pop());
         if let Some(message) = oom_error.or(validation_error) {
-            return Err(RenderError::Device {
+            return Err(SetupError::Device {
                 operation: "uploading a model",
                 message,
             });
         }
+        let skin = skin?;
+        let bind_group = bind_group.expect("made with the skins");
 
         let bytes = GpuModelBytes {
             vertex_data: vertex_data.size(),
             frame_params: frame_buffer.size(),
             corners: corner_buffer.size(),
-            indices: index_buffer.size(),
+            indices: index_buffer.size() + reversed_buffer.size(),
             skins: skin.bytes,
             info: info_buffer.size(),
         };
+        let frame_bounds = (0..model.frame_count())
+            .map(|f| model.frame_bounds(f))
+            .collect();
         Ok(GpuModel {
+            cache_id: cache.id(),
             bind_group,
             corners: corner_buffer,
             indices: index_buffer,
+            reversed: reversed_buffer,
             index_format,
             index_count: indices.len() as u32,
             info: info_buffer,
             vertex_data,
             frame_params: frame_buffer,
-            frame_count: frame_count as u32,
+            frame_count,
             vertex_count: model.vertex_count() as u32,
+            frame_bounds,
             skin_count: skin.layers,
             skin_size: skin.size,
             corner_count: corners.len() as u32,
@@ -268,6 +272,60 @@ impl GpuModel {
     pub fn gpu_bytes_breakdown(&self) -> GpuModelBytes {
         self.bytes
     }
+
+    /// The corner buffer (vertex buffer 0 of every pipeline), for the crowd
+    /// benchmark's baselines, which draw the same corners.
+    #[doc(hidden)]
+    pub fn corner_buffer(&self) -> &wgpu::Buffer {
+        &self.corners
+    }
+
+    /// The index buffer and its format, for the crowd benchmark's baselines.
+    #[doc(hidden)]
+    pub fn index_buffer(&self) -> (&wgpu::Buffer, wgpu::IndexFormat, u32) {
+        (&self.indices, self.index_format, self.index_count)
+    }
+
+    /// The model's bind group (group 1 of md2.wgsl: counts, frames, skins),
+    /// for the crowd benchmark's baselines, which texture with it.
+    #[doc(hidden)]
+    pub fn bind_group(&self) -> &wgpu::BindGroup {
+        &self.bind_group
+    }
+
+    /// What a draw of this model binds.
+    pub(crate) fn draw_model(&self) -> DrawModel {
+        DrawModel {
+            bind_group: self.bind_group.clone(),
+            corners: self.corners.clone(),
+            indices: self.indices.clone(),
+            reversed: self.reversed.clone(),
+            index_format: self.index_format,
+            index_count: self.index_count,
+        }
+    }
+}
+
+/// What a draw of a model binds (wgpu handles: clones are cheap).
+#[derive(Clone, Debug)]
+pub(crate) struct DrawModel {
+    pub bind_group: wgpu::BindGroup,
+    pub corners: wgpu::Buffer,
+    pub indices: wgpu::Buffer,
+    pub reversed: wgpu::Buffer,
+    pub index_format: wgpu::IndexFormat,
+    pub index_count: u32,
+}
+
+impl DrawModel {
+    /// Binds the model for a draw of instances with the model's winding, or
+    /// mirrored ones (the reversed index list).
+    pub(crate) fn bind(&self, pass: &mut wgpu::RenderPass<'_>, mirrored: bool) {
+        pass.set_bind_group(1, &self.bind_group, &[]);
+        pass.set_vertex_buffer(0, self.corners.slice(..));
+        let indices = if mirrored { &self.reversed } else { &self.indices };
+        pass.set_index_buffer(indices.slice(..), self.index_format);
+    }
 }
 
 /// Two vec4 per frame: (scale, 0), (translate, 0).
@@ -282,33 +340,6 @@ fn frame_params(model: &Md2Model) -> Vec<[f32; 4]> {
             ]
         })
         .collect()
-}
-
-/// The distinct (xyz, st) pairs of the triangles, in order of first use,
-/// and the triangle list over them (in the file's order and winding).
-pub(crate) fn weld(model: &Md2Model) -> (Vec<Corner>, Vec<u32>) {
-    let (w, h) = model.skin_size();
-    let (w, h) = (w as f32, h as f32);
-    let st = model.tex_coords();
-    let triangles = model.triangles();
-    let mut index_of: HashMap<(u16, u16), u32> = HashMap::with_capacity(triangles.len() * 3);
-    let mut corners = Vec::new();
-    let mut indices = Vec::with_capacity(triangles.len() * 3);
-    for tri in triangles {
-        for k in 0..3 {
-            let key = (tri.xyz[k], tri.st[k]);
-            let index = *index_of.entry(key).or_insert_with(|| {
-                let tc = st[usize::from(tri.st[k])];
-                corners.push(Corner {
-                    xyz: u32::from(tri.xyz[k]),
-                    uv: [(f32::from(tc.s) + 0.5) / w, (f32::from(tc.t) + 0.5) / h],
-                });
-                corners.len() as u32 - 1
-            });
-            indices.push(index);
-        }
-    }
-    (corners, indices)
 }
 
 /// The index list as bytes: u16 where every index fits.
@@ -327,42 +358,12 @@ fn index_bytes(indices: &[u32], corner_count: usize) -> (Vec<u8>, wgpu::IndexFor
     }
 }
 
-fn check_size(
-    buffer: &'static str,
-    bytes: usize,
-    limits: &wgpu::Limits,
-    storage: bool,
-) -> Result<(), RenderError> {
-    let bytes = bytes as u64;
-    if storage && bytes > limits.max_storage_buffer_binding_size {
-        return Err(RenderError::ModelTooLarge {
-            buffer,
-            bytes,
-            limit_name: "max_storage_buffer_binding_size",
-            limit: limits.max_storage_buffer_binding_size,
-        });
-    }
-    if bytes > limits.max_buffer_size {
-        return Err(RenderError::ModelTooLarge {
-            buffer,
-            bytes,
-            limit_name: "max_buffer_size",
-            limit: limits.max_buffer_size,
-        });
-    }
-    Ok(())
-}
-
-/// The error an error scope caught, if its result is already known. Native
-/// wgpu answers at once; on the web the answer comes later and is left to
-/// the device's uncaptured-error handler.
-pub(crate) fn ready_error(future: impl Future<Output = Option<wgpu::Error>>) -> Option<String> {
-    let mut future = pin!(future);
-    match future
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-    {
-        Poll::Ready(error) => error.map(|e| e.to_string()),
-        Poll::Pending => None,
-    }
+/// The triangle list wound the other way: each triangle's last two corners
+/// swapped, so a mirrored instance (which turns winding around) is culled
+/// like the others and the triangles keep their order in the vertex cache.
+fn reversed(indices: &[u32]) -> Vec<u32> {
+    indices
+        .chunks_exact(3)
+        .flat_map(|t| [t[0], t[2], t[1]])
+        .collect()
 }

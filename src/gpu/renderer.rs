@@ -1,128 +1,105 @@
-//! The renderer: one pipeline, built once, drawing any number of instances
-//! of any number of models into the caller's render pass.
+//! A renderer is one view: a camera, the instances it draws this frame and
+//! the resident crowds it culls, drawn into a pass the caller owns with
+//! pipelines shared through an [`Md2Cache`].
 
-use std::borrow::Cow;
-use std::num::NonZeroU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use wgpu::util::DeviceExt;
+use super::batch::{Md2Batch, Ranges, pack_batches};
+use super::cache::{Draw, Md2Cache};
+use super::camera::Camera;
+use super::crowd::{CrowdView, Md2Crowd};
+use super::device::ready_error;
+use super::effects::PlanarShadow;
+use super::error::{PrepareError, PrepareReport, SetupError};
+use super::model::DrawModel;
+use super::options::{ColorOutput, Md2RendererOptions};
+use super::shader::{InstanceRecord, ViewUniform};
 
-use super::camera::{Camera, CameraUniform};
-use super::error::RenderError;
-use super::instance::{GpuInstance, Md2Instance};
-use super::model::{Corner, GpuModel, ready_error};
-use crate::format::ANORMS;
-
-/// The WGSL source of every pipeline in the crate.
-pub(crate) const SHADER: &str = include_str!("shader/md2.wgsl");
-
-const INSTANCE_STRIDE: u64 = size_of::<GpuInstance>() as u64;
-/// The instance buffer's first size, in instances: enough for a small scene
+const RECORD: u64 = size_of::<InstanceRecord>() as u64;
+/// The instance buffer's first size, in records: enough for a small scene
 /// without regrowing.
 const MIN_INSTANCE_CAPACITY: u64 = 64;
 
-/// How a [`Md2Renderer`] draws: chosen once, like the pipeline it builds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Md2RendererOptions {
-    /// The render pass's multisample state (any sample count the adapter
-    /// allows for the colour format).
-    pub multisample: wgpu::MultisampleState,
-    /// The render pass's depth format, or `None` for a pass without depth.
-    /// With one, the renderer tests and writes depth (`Less`).
-    pub depth_format: Option<wgpu::TextureFormat>,
-    /// Cull faces turned away from the camera (the default). MD2 triangles
-    /// are wound clockwise seen from outside; the pipeline knows.
-    pub cull_back_faces: bool,
+/// What [`Md2Renderer::render_phase`] draws. [`Md2Renderer::render`] draws
+/// all four, in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Md2Phase {
+    /// Opaque instances (tint alpha 1): lit, skinned, writing depth as the
+    /// renderer's [`DepthState`](crate::DepthState) says. A depth-only
+    /// renderer draws only this phase.
+    Opaque,
+    /// Planar shadows of the opaque instances, if the view has a
+    /// [`PlanarShadow`]: after the opaque world they fall on.
+    Shadows,
+    /// Translucent instances (tint alpha below 1), blended, without depth
+    /// writes, in the order given (Quake II did not sort them either).
+    Translucent,
+    /// Powerup shells, blended over everything, without depth writes.
+    Shells,
 }
 
-impl Md2RendererOptions {
-    /// No multisampling, no depth, back faces culled.
-    pub const DEFAULT: Md2RendererOptions = Md2RendererOptions {
-        multisample: wgpu::MultisampleState {
-            count: 1,
-            mask: !0,
-            alpha_to_coverage_enabled: false,
-        },
-        depth_format: None,
-        cull_back_faces: true,
-    };
+impl Md2Phase {
+    /// Every phase, in the order [`Md2Renderer::render`] draws them.
+    pub const ALL: [Md2Phase; 4] = [
+        Md2Phase::Opaque,
+        Md2Phase::Shadows,
+        Md2Phase::Translucent,
+        Md2Phase::Shells,
+    ];
 
-    /// [`Md2RendererOptions::DEFAULT`] with a `Depth32Float` depth buffer:
-    /// what a 3D scene usually wants.
-    pub const WITH_DEPTH: Md2RendererOptions = Md2RendererOptions::DEFAULT.with_depth();
-
-    /// The same options with a `Depth32Float` depth buffer.
-    pub const fn with_depth(self) -> Md2RendererOptions {
-        Md2RendererOptions {
-            depth_format: Some(wgpu::TextureFormat::Depth32Float),
-            ..self
-        }
-    }
-
-    /// The same options with `count` samples per pixel.
-    pub const fn with_sample_count(self, count: u32) -> Md2RendererOptions {
-        Md2RendererOptions {
-            multisample: wgpu::MultisampleState {
-                count,
-                ..self.multisample
-            },
-            ..self
+    /// The buckets (see `Buckets`) whose records this phase draws.
+    fn buckets(self) -> [usize; 2] {
+        match self {
+            Md2Phase::Opaque | Md2Phase::Shadows => [0, 1],
+            Md2Phase::Translucent => [2, 3],
+            Md2Phase::Shells => [4, 5],
         }
     }
 }
 
-impl Default for Md2RendererOptions {
-    fn default() -> Self {
-        Md2RendererOptions::DEFAULT
-    }
-}
-
-/// The limits the renderer needs from a device: WebGPU's downlevel defaults
-/// (it uses 3 vertex-stage storage buffers, 2 vertex buffers, 9 vertex
-/// attributes and 2 bind groups). Pass them, or the adapter's own limits,
-/// as `DeviceDescriptor::required_limits`; a model's vertex data must also
-/// fit `max_storage_buffer_binding_size` (a Quake II model needs at most
-/// 4 MiB).
-pub fn required_limits() -> wgpu::Limits {
-    wgpu::Limits::downlevel_defaults()
-}
-
-/// The downlevel capabilities the renderer needs: storage buffers in the
-/// vertex stage, which WebGL2 lacks.
-pub fn required_downlevel_flags() -> wgpu::DownlevelFlags {
-    wgpu::DownlevelFlags::VERTEX_STORAGE
-}
-
-/// One draw recorded by `prepare` for `render`.
+/// The pipelines one renderer draws with, from its cache.
 #[derive(Debug)]
-struct Draw {
-    bind_group: wgpu::BindGroup,
-    corners: wgpu::Buffer,
-    indices: wgpu::Buffer,
-    index_format: wgpu::IndexFormat,
-    index_count: u32,
-    /// Range in the instance buffer, in instances.
-    first_instance: u64,
-    instance_count: u32,
+struct Pipelines {
+    /// Opaque (or depth-only) instances.
+    opaque: wgpu::RenderPipeline,
+    translucent: Option<wgpu::RenderPipeline>,
+    shell: Option<wgpu::RenderPipeline>,
+    /// Only where the depth format has a stencil aspect.
+    shadow: Option<wgpu::RenderPipeline>,
+}
+
+/// One batch of the last `prepare`, as drawn.
+#[derive(Debug)]
+struct BatchDraw {
+    model: DrawModel,
+    ranges: Ranges,
 }
 
 /// Draws MD2 models, each with any number of independently animated
-/// instances, into a render pass you own.
+/// instances, into a render pass you own: one view (a camera and what it
+/// draws).
 ///
-/// Per frame: [`prepare`](Md2Renderer::prepare) uploads the instances and
-/// the camera (the only per-frame writes: 76 bytes an instance, 112 for the
-/// camera when it changed), then [`render`](Md2Renderer::render) records one
-/// instanced draw per model into your pass.
+/// Per frame: [`prepare`](Md2Renderer::prepare) uploads the camera and the
+/// instances (80 bytes an instance; the camera only when it changed),
+/// [`prepare_crowds`](Md2Renderer::prepare_crowds) records the resident
+/// crowds' compute pass, then [`render`](Md2Renderer::render) records the
+/// draws into your pass: per model one instanced draw, and one more for each
+/// effect in use (shadows, translucency, shells).
+///
+/// Several views in one frame (split screen, a minimap, shadow cascades)
+/// are several renderers sharing one [`Md2Cache`]: each has its own camera
+/// and instances, so all of them can be prepared before a single submit.
 ///
 /// ```no_run
 /// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, view: &wgpu::TextureView,
-/// #          model: &md2_wgpu::Md2Model) -> Result<(), md2_wgpu::RenderError> {
-/// use md2_wgpu::{Camera, FrameLerp, GpuModel, Md2Instance, Md2Renderer, Md2RendererOptions};
+/// #          model: &md2_wgpu::Md2Model) -> Result<(), Box<dyn std::error::Error>> {
+/// use md2_wgpu::{Camera, FrameLerp, GpuModel, Md2Batch, Md2Instance, Md2Renderer, Md2RendererOptions};
 /// let format = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// let mut renderer = Md2Renderer::new(device, format, Md2RendererOptions::DEFAULT)?;
 /// let gpu_model = GpuModel::new(device, queue, &renderer, model, &[])?;
 /// let instances = [Md2Instance::new(glam::Mat4::IDENTITY, FrameLerp::still(0))];
 /// let camera = Camera::framing_model(model, 1.0);
-/// renderer.prepare(device, queue, &camera, &[(&gpu_model, &instances)])?;
+/// renderer.prepare(device, queue, &camera, &[Md2Batch::new(&gpu_model, &instances)])?;
 /// let mut encoder = device.create_command_encoder(&Default::default());
 /// {
 ///     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -141,18 +118,29 @@ struct Draw {
 /// ```
 #[derive(Debug)]
 pub struct Md2Renderer {
-    pipeline: wgpu::RenderPipeline,
-    model_layout: wgpu::BindGroupLayout,
-    globals: wgpu::BindGroup,
-    camera_buffer: wgpu::Buffer,
-    /// What the camera buffer holds, so an unchanged camera is not rewritten.
-    camera_written: Option<CameraUniform>,
-    instance_buffer: Option<wgpu::Buffer>,
-    /// The packed instances of the last `prepare`, kept to reuse its memory.
-    packed: Vec<GpuInstance>,
-    draws: Vec<Draw>,
-    color_format: wgpu::TextureFormat,
+    cache: Md2Cache,
+    color_format: Option<wgpu::TextureFormat>,
     options: Md2RendererOptions,
+    output: ColorOutput,
+    pipelines: Pipelines,
+    view_buffer: wgpu::Buffer,
+    view_group: wgpu::BindGroup,
+    /// What the view buffer holds, so an unchanged camera is not rewritten.
+    view_written: Option<ViewUniform>,
+    shadow: Option<PlanarShadow>,
+    instance_buffer: Option<wgpu::Buffer>,
+    /// The packed records of the last `prepare`, kept to reuse the memory.
+    packed: Vec<InstanceRecord>,
+    scratch: Vec<InstanceRecord>,
+    batches: Vec<BatchDraw>,
+    crowds: Vec<CrowdView>,
+    /// The crowds' per-view uniform (the time), made on first use.
+    crowd_frame: Option<wgpu::Buffer>,
+    crowd_frame_written: Option<super::shader::CrowdFrame>,
+    uploaded: u64,
+    /// Draw calls recorded by `render`/`render_phase` since the last
+    /// `prepare`, for tests that count them.
+    recorded: AtomicU64,
 }
 
 // The renderer lives wherever the application's render state lives,
@@ -160,285 +148,272 @@ pub struct Md2Renderer {
 const _: fn() = || {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<Md2Renderer>();
-    send_sync::<GpuModel>();
+    send_sync::<Md2Cache>();
+    send_sync::<super::model::GpuModel>();
+    send_sync::<Md2Crowd>();
 };
 
+impl AsRef<Md2Cache> for Md2Renderer {
+    fn as_ref(&self) -> &Md2Cache {
+        &self.cache
+    }
+}
+
 impl Md2Renderer {
-    /// Builds the pipeline for passes with this colour format and `options`.
+    /// A renderer for passes with this colour format and `options`, with a
+    /// cache of its own. Use [`Md2Renderer::with_cache`] for a second view.
     ///
-    /// Works for sRGB and linear targets alike (the same picture): sRGB and
-    /// floating-point targets receive linear colour, other targets receive
-    /// colour already encoded to sRGB by the shader. Fails only if the device
-    /// lacks what [`required_limits`] lists.
+    /// Fails if the device lacks what [`required_limits`](crate::required_limits)
+    /// lists, or the options contradict the format.
     pub fn new(
         device: &wgpu::Device,
         color_format: wgpu::TextureFormat,
         options: Md2RendererOptions,
-    ) -> Result<Md2Renderer, RenderError> {
-        check_device(device)?;
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("md2-wgpu shader"),
-            source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(SHADER)),
-        });
-        let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("md2-wgpu globals layout"),
-            entries: &[
-                uniform_entry(
-                    0,
-                    wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    size_of::<CameraUniform>(),
-                ),
-                storage_entry(1),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-            ],
-        });
-        let model_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("md2-wgpu model layout"),
-            entries: &[
-                uniform_entry(0, wgpu::ShaderStages::VERTEX, 16),
-                storage_entry(1),
-                storage_entry(2),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 3,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2Array,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-            ],
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("md2-wgpu pipeline layout"),
-            bind_group_layouts: &[Some(&globals_layout), Some(&model_layout)],
-            immediate_size: 0,
-        });
+    ) -> Result<Md2Renderer, SetupError> {
+        Md2Renderer::with_cache(device, &Md2Cache::new(device)?, Some(color_format), options)
+    }
 
-        let camera_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("md2-wgpu camera"),
-            size: size_of::<CameraUniform>() as u64,
+    /// A renderer sharing `cache`'s shaders and pipelines: a new view costs
+    /// a uniform and an instance buffer. `color_format` is `None` for a
+    /// depth-only pass (a shadow map, a depth pre-pass): then
+    /// `options.depth` is required, and only opaque instances are drawn,
+    /// positions only.
+    pub fn with_cache(
+        device: &wgpu::Device,
+        cache: &Md2Cache,
+        color_format: Option<wgpu::TextureFormat>,
+        options: Md2RendererOptions,
+    ) -> Result<Md2Renderer, SetupError> {
+        let output = match color_format {
+            Some(format) => {
+                let output = options.output.resolve(format);
+                if output == ColorOutput::SrgbEncoded && format.is_srgb() {
+                    return Err(SetupError::EncodedTwice { format });
+                }
+                output
+            }
+            None if options.depth.is_none() => return Err(SetupError::NothingToDraw),
+            None => ColorOutput::Linear,
+        };
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let key = |draw| {
+            Md2Cache::key(
+                color_format.map(|f| (f, output)),
+                options.multisample,
+                options.depth,
+                options.cull_back_faces,
+                draw,
+            )
+        };
+        let pipelines = match color_format {
+            None => Pipelines {
+                opaque: cache.pipeline(device, key(Draw::DepthOnly)),
+                translucent: None,
+                shell: None,
+                shadow: None,
+            },
+            Some(_) => Pipelines {
+                opaque: cache.pipeline(device, key(Draw::Opaque)),
+                translucent: Some(cache.pipeline(device, key(Draw::Translucent))),
+                shell: Some(cache.pipeline(device, key(Draw::Shell))),
+                shadow: options
+                    .depth
+                    .filter(|d| d.has_stencil())
+                    .map(|_| cache.pipeline(device, key(Draw::Shadow))),
+            },
+        };
+        let view_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("md2-wgpu view"),
+            size: size_of::<ViewUniform>() as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let anorms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("md2-wgpu normal table"),
-            contents: bytemuck::cast_slice(&ANORMS),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        // Repeat: real files have st outside the skin. Mipmaps keep crowds
-        // seen from afar from shimmering.
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("md2-wgpu skin sampler"),
-            address_mode_u: wgpu::AddressMode::Repeat,
-            address_mode_v: wgpu::AddressMode::Repeat,
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            mipmap_filter: wgpu::MipmapFilterMode::Linear,
-            ..Default::default()
-        });
-        let globals = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("md2-wgpu globals"),
-            layout: &globals_layout,
+        let view_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("md2-wgpu view bind group"),
+            layout: &cache.layouts().view,
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: camera_buffer.as_entire_binding(),
+                    resource: view_buffer.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
-                    resource: anorms.as_entire_binding(),
+                    resource: cache.anorms().as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 2,
-                    resource: wgpu::BindingResource::Sampler(&sampler),
+                    resource: wgpu::BindingResource::Sampler(cache.sampler()),
                 },
             ],
         });
-
-        let corner_attributes = wgpu::vertex_attr_array![0 => Uint32, 1 => Float32x2];
-        let buffers = [
-            Some(wgpu::VertexBufferLayout {
-                array_stride: size_of::<Corner>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &corner_attributes,
-            }),
-            Some(wgpu::VertexBufferLayout {
-                array_stride: INSTANCE_STRIDE,
-                step_mode: wgpu::VertexStepMode::Instance,
-                attributes: &GpuInstance::ATTRIBUTES,
-            }),
-        ];
-        let fragment_entry = if shader_encodes_srgb(color_format) {
-            "fs_main_linear_target"
-        } else {
-            "fs_main"
-        };
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("md2-wgpu pipeline"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &buffers,
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                // Measured on real files (yohko, ogro): cross(v1 - v0, v2 - v0)
-                // points against the stored vertex normals in over 99% of
-                // triangles, i.e. triangles run clockwise seen from outside.
-                // Quake II drew them with glCullFace(GL_FRONT). QUAKE_TO_Y_UP
-                // is a rotation, so the winding survives into our world.
-                front_face: wgpu::FrontFace::Cw,
-                cull_mode: options.cull_back_faces.then_some(wgpu::Face::Back),
-                ..Default::default()
-            },
-            depth_stencil: options.depth_format.map(|format| wgpu::DepthStencilState {
-                format,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: options.multisample,
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some(fragment_entry),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: color_format,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
-
+        if let Some(message) = ready_error(scope.pop()) {
+            return Err(SetupError::Device {
+                operation: "building the renderer's pipelines",
+                message,
+            });
+        }
         Ok(Md2Renderer {
-            pipeline,
-            model_layout,
-            globals,
-            camera_buffer,
-            camera_written: None,
-            instance_buffer: None,
-            packed: Vec::new(),
-            draws: Vec::new(),
+            cache: cache.clone(),
             color_format,
             options,
+            output,
+            pipelines,
+            view_buffer,
+            view_group,
+            view_written: None,
+            shadow: None,
+            instance_buffer: None,
+            packed: Vec::new(),
+            scratch: Vec::new(),
+            batches: Vec::new(),
+            crowds: Vec::new(),
+            crowd_frame: None,
+            crowd_frame_written: None,
+            uploaded: 0,
+            recorded: AtomicU64::new(0),
         })
     }
 
-    /// The colour format the pipeline was built for.
-    pub fn color_format(&self) -> wgpu::TextureFormat {
+    /// The cache this renderer draws with (share it with the next view).
+    pub fn cache(&self) -> &Md2Cache {
+        &self.cache
+    }
+
+    /// The colour format the pipelines were built for; `None` for a
+    /// depth-only renderer.
+    pub fn color_format(&self) -> Option<wgpu::TextureFormat> {
         self.color_format
     }
 
-    /// The options the pipeline was built with.
+    /// The options the pipelines were built with.
     pub fn options(&self) -> Md2RendererOptions {
         self.options
     }
 
-    /// How many instances the instance buffer holds before it must grow.
+    /// What the colour output means, `Auto` resolved for the format.
+    pub fn output(&self) -> ColorOutput {
+        self.output
+    }
+
+    /// How many instance records the instance buffer holds before it must
+    /// grow.
     pub fn instance_capacity(&self) -> u64 {
-        self.instance_buffer
-            .as_ref()
-            .map_or(0, |b| b.size() / INSTANCE_STRIDE)
+        self.instance_buffer.as_ref().map_or(0, |b| b.size() / RECORD)
     }
 
-    pub(crate) fn model_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.model_layout
+    /// Bytes the last [`prepare`](Md2Renderer::prepare) and
+    /// [`prepare_crowds`](Md2Renderer::prepare_crowds) wrote to the GPU (the
+    /// camera when it changed, instance records, crowd changes, the crowds'
+    /// clock).
+    pub fn uploaded_bytes(&self) -> u64 {
+        self.uploaded
     }
 
-    /// Uploads what the next [`render`](Md2Renderer::render) draws: every
-    /// batch's instances (a model and its instances) and the camera.
+    /// Planar shadows for this view's opaque instances (Quake II's
+    /// `gl_shadows`), or none. They need a depth format with a stencil
+    /// aspect, cleared to 0 with the depth; the shadow draw sets the stencil
+    /// reference to 0. Takes effect at the next `prepare`.
+    pub fn set_shadow(&mut self, shadow: Option<PlanarShadow>) -> Result<(), SetupError> {
+        if shadow.is_some() && self.pipelines.shadow.is_none() && self.color_format.is_some() {
+            return Err(SetupError::ShadowsNeedStencil {
+                depth_format: self.options.depth.map(|d| d.format),
+            });
+        }
+        self.shadow = shadow;
+        Ok(())
+    }
+
+    /// The planar shadow this view draws, if any.
+    pub fn shadow(&self) -> Option<PlanarShadow> {
+        self.shadow
+    }
+
+    /// Uploads what the next [`render`](Md2Renderer::render) draws: the
+    /// camera, and every batch's instances.
     ///
-    /// Every instance is checked first: a frame or skin the model does not
-    /// have is an error naming the batch, the instance and the value, and
-    /// nothing is drawn until the next successful `prepare`. The instance
-    /// buffer grows geometrically and is reused; with a stable instance
-    /// count no memory is allocated, on the CPU or the GPU.
+    /// Every instance is checked first. A frame or skin the model does not
+    /// have is handled as the renderer's
+    /// [`InstancePolicy`](crate::InstancePolicy) says: under `Strict` it is
+    /// an error naming the batch, the instance and the value, and nothing is
+    /// drawn until the next successful `prepare`; under `Skip` and `Clamp`
+    /// the returned report counts the bad instances and names the first
+    /// few. The instance buffer grows geometrically and is reused; with a
+    /// stable instance count no memory is allocated, on the CPU or the GPU.
     ///
-    /// Call it once per queue submission: like any `queue.write_buffer`, a
-    /// second `prepare` before the submit replaces what the first one's
-    /// draws read.
+    /// Call it once per view per queue submission: like any
+    /// `queue.write_buffer`, a second `prepare` of the same renderer before
+    /// the submit replaces what the first one's draws read. Other renderers
+    /// (views) are independent.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         camera: &Camera,
-        batches: &[(&GpuModel, &[Md2Instance])],
-    ) -> Result<(), RenderError> {
-        self.draws.clear();
-        self.packed.clear();
-        let result = self.pack_and_upload(device, queue, batches);
-        if result.is_err() {
-            self.draws.clear();
+        batches: &[Md2Batch<'_>],
+    ) -> Result<PrepareReport, PrepareError> {
+        self.batches.clear();
+        self.uploaded = 0;
+        self.recorded.store(0, Ordering::Relaxed);
+        if batches.iter().any(|b| b.model.cache_id != self.cache.id()) {
+            return Err(PrepareError::ForeignCache);
         }
-        result?;
-        let uniform = camera.uniform();
-        if self.camera_written != Some(uniform) {
-            queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(&uniform));
-            self.camera_written = Some(uniform);
-        }
-        Ok(())
-    }
-
-    fn pack_and_upload(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        batches: &[(&GpuModel, &[Md2Instance])],
-    ) -> Result<(), RenderError> {
-        let total: usize = batches.iter().map(|(_, instances)| instances.len()).sum();
-        let bytes = total as u64 * INSTANCE_STRIDE;
+        let mut report = PrepareReport::default();
+        let ranges = pack_batches(
+            batches,
+            self.options.policy,
+            &mut self.packed,
+            &mut self.scratch,
+            &mut report,
+        )?;
+        let records = self.packed.len() as u64;
+        let bytes = records * RECORD;
         let max_buffer_size = device.limits().max_buffer_size;
-        if bytes > max_buffer_size || u32::try_from(total).is_err() {
-            return Err(RenderError::TooManyInstances {
-                instances: total,
+        if bytes > max_buffer_size || u32::try_from(records).is_err() {
+            return Err(PrepareError::TooManyInstances {
+                instances: self.packed.len(),
                 bytes,
                 limit: max_buffer_size,
             });
         }
-        self.packed.reserve(total);
-        for (batch, (model, instances)) in batches.iter().enumerate() {
-            let first_instance = self.packed.len() as u64;
-            for (index, instance) in instances.iter().enumerate() {
-                self.packed.push(GpuInstance::pack(
-                    instance,
-                    model.frame_count,
-                    model.skin_count(),
-                    batch,
-                    index,
-                )?);
+        if records > 0 {
+            self.grow_instance_buffer(device, bytes, max_buffer_size)?;
+            if let Some(buffer) = &self.instance_buffer {
+                queue.write_buffer(buffer, 0, bytemuck::cast_slice(&self.packed));
+                self.uploaded += bytes;
             }
-            if !instances.is_empty() {
-                self.draws.push(Draw {
-                    bind_group: model.bind_group.clone(),
-                    corners: model.corners.clone(),
-                    indices: model.indices.clone(),
-                    index_format: model.index_format,
-                    index_count: model.index_count,
-                    first_instance,
-                    instance_count: instances.len() as u32,
+        }
+        for (batch, ranges) in batches.iter().zip(ranges) {
+            if ranges.count.iter().any(|&c| c > 0) {
+                self.batches.push(BatchDraw {
+                    model: batch.model.draw_model(),
+                    ranges,
                 });
             }
         }
-        if total == 0 {
-            return Ok(());
+        self.write_view(queue, camera);
+        Ok(report)
+    }
+
+    /// Writes the view uniform where it changed: the camera matrix alone
+    /// (the common case, 64 bytes), or all of it.
+    fn write_view(&mut self, queue: &wgpu::Queue, camera: &Camera) {
+        let uniform = camera.uniform(self.shadow.as_ref());
+        let Some(old) = self.view_written else {
+            queue.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&uniform));
+            self.uploaded += size_of::<ViewUniform>() as u64;
+            self.view_written = Some(uniform);
+            return;
+        };
+        if old == uniform {
+            return;
         }
-        self.grow_instance_buffer(device, bytes, max_buffer_size)?;
-        if let Some(buffer) = &self.instance_buffer {
-            queue.write_buffer(buffer, 0, bytemuck::cast_slice(&self.packed));
-        }
-        Ok(())
+        let matrix = size_of::<[[f32; 4]; 4]>();
+        let (old_bytes, new_bytes) = (bytemuck::bytes_of(&old), bytemuck::bytes_of(&uniform));
+        let rest_changed = old_bytes[matrix..] != new_bytes[matrix..];
+        let written = if rest_changed { new_bytes } else { &new_bytes[..matrix] };
+        queue.write_buffer(&self.view_buffer, 0, written);
+        self.uploaded += written.len() as u64;
+        self.view_written = Some(uniform);
     }
 
     /// Makes the instance buffer at least `bytes` long (growing it to the
@@ -449,164 +424,315 @@ impl Md2Renderer {
         device: &wgpu::Device,
         bytes: u64,
         max_buffer_size: u64,
-    ) -> Result<(), RenderError> {
-        let fits = self
+    ) -> Result<(), PrepareError> {
+        if self
             .instance_buffer
             .as_ref()
-            .is_some_and(|b| b.size() >= bytes);
-        if !fits {
-            let wanted = bytes
-                .next_power_of_two()
-                .max(MIN_INSTANCE_CAPACITY * INSTANCE_STRIDE);
-            // Round the cap down to whole instances: any size is a multiple
-            // of 4 then, as copies need.
-            let cap = max_buffer_size / INSTANCE_STRIDE * INSTANCE_STRIDE;
-            let size = wanted.min(cap).max(bytes);
-            let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-            let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("md2-wgpu instances"),
-                size,
-                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            if let Some(message) = ready_error(oom.pop()) {
+            .is_some_and(|b| b.size() >= bytes)
+        {
+            return Ok(());
+        }
+        let buffer = grow(
+            device,
+            "md2-wgpu instances",
+            bytes,
+            MIN_INSTANCE_CAPACITY * RECORD,
+            max_buffer_size / RECORD * RECORD,
+            wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        );
+        match buffer {
+            Ok(buffer) => {
+                self.instance_buffer = Some(buffer);
+                Ok(())
+            }
+            Err(message) => {
                 self.instance_buffer = None;
-                return Err(RenderError::Device {
+                Err(PrepareError::Device {
                     operation: "growing the instance buffer",
                     message,
-                });
+                })
             }
-            self.instance_buffer = Some(buffer);
+        }
+    }
+
+    /// Records the resident crowds' compute pass into `encoder`: for each
+    /// crowd, every member's clocks at `time` (seconds on the crowds' clock)
+    /// and its culling against this view's camera (from the last
+    /// [`prepare`](Md2Renderer::prepare)), compacting the visible ones into
+    /// what [`render`](Md2Renderer::render) draws with one indirect draw per
+    /// model and effect. Changes to the crowds (adds, removes, edits) are
+    /// uploaded first, only the records that changed.
+    ///
+    /// Call it after `prepare` and before the render pass, with the
+    /// encoder whose pass draws this view. The crowds given replace those
+    /// of the previous call; per frame the CPU writes the time (16 bytes)
+    /// and whatever changed, however large the crowds.
+    pub fn prepare_crowds(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        time: f64,
+        crowds: &mut [&mut Md2Crowd],
+    ) -> Result<(), PrepareError> {
+        let now = crate::anim::clock::to_ticks(time).ok_or(PrepareError::TimeNotFinite { time })?;
+        if crowds.iter().any(|c| c.cache_id() != self.cache.id()) {
+            return Err(PrepareError::ForeignCache);
+        }
+        let frame = super::shader::CrowdFrame {
+            now: [now as u32, (now as u64 >> 32) as u32],
+            flags: if self.shadow.is_some() && self.pipelines.shadow.is_some() {
+                super::shader::FRAME_SHADOWS
+            } else {
+                0
+            },
+            _pad: 0,
+        };
+        let frame_buffer = self.crowd_frame.get_or_insert_with(|| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("md2-wgpu crowd frame"),
+                size: size_of::<super::shader::CrowdFrame>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        });
+        if self.crowd_frame_written != Some(frame) {
+            queue.write_buffer(frame_buffer, 0, bytemuck::bytes_of(&frame));
+            self.uploaded += size_of::<super::shader::CrowdFrame>() as u64;
+            self.crowd_frame_written = Some(frame);
+        }
+        let frame_buffer = frame_buffer.clone();
+        let mut views = Vec::with_capacity(crowds.len());
+        for crowd in crowds.iter_mut() {
+            self.uploaded += crowd.flush(device, queue)?;
+            let view = match self.crowds.iter().position(|v| v.crowd_id() == crowd.id()) {
+                Some(i) => self.crowds.swap_remove(i),
+                None => CrowdView::new(device, crowd),
+            };
+            views.push(view.fit(device, &self.cache, crowd, &frame_buffer)?);
+        }
+        self.crowds = views;
+        let pipelines = self.cache.crowd_pipelines(device);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("md2-wgpu crowd pass"),
+            timestamp_writes: None,
+        });
+        pass.set_bind_group(0, &self.view_group, &[]);
+        for (view, crowd) in self.crowds.iter().zip(crowds.iter()) {
+            view.record(&mut pass, pipelines, crowd);
         }
         Ok(())
     }
 
-    /// Records the draws of the last [`prepare`](Md2Renderer::prepare): one
-    /// instanced draw per batch. Records nothing when there is nothing to
-    /// draw. The pass must match the colour format and options the renderer
-    /// was built with.
+    /// Records every phase of the last `prepare` (and `prepare_crowds`):
+    /// opaque instances, shadows, translucent instances, shells. Records
+    /// nothing when there is nothing to draw. The pass must match the colour
+    /// format and options the renderer was built with.
     pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
-        let Some(instances) = &self.instance_buffer else {
+        for phase in Md2Phase::ALL {
+            self.render_phase(pass, phase);
+        }
+    }
+
+    /// Records one phase: for apps that draw their own geometry between
+    /// ours (their translucent surfaces between our opaque and translucent
+    /// instances, say). Each phase is one draw per model (two where some of
+    /// its instances are mirrored), whatever the number of instances.
+    pub fn render_phase(&self, pass: &mut wgpu::RenderPass<'_>, phase: Md2Phase) {
+        let pipeline = match phase {
+            Md2Phase::Opaque => Some(&self.pipelines.opaque),
+            Md2Phase::Shadows => self
+                .pipelines
+                .shadow
+                .as_ref()
+                .filter(|_| self.shadow.is_some()),
+            Md2Phase::Translucent => self.pipelines.translucent.as_ref(),
+            Md2Phase::Shells => self.pipelines.shell.as_ref(),
+        };
+        let Some(pipeline) = pipeline else {
             return;
         };
-        if self.draws.is_empty() {
+        let buckets = phase.buckets();
+        let immediate = self.instance_buffer.as_ref().filter(|_| {
+            self.batches
+                .iter()
+                .any(|b| buckets.iter().any(|&k| b.ranges.count[k] > 0))
+        });
+        let crowds = self.crowds.iter().any(|v| v.draws_any(buckets));
+        if immediate.is_none() && !crowds {
             return;
         }
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.globals, &[]);
-        for draw in &self.draws {
-            let start = draw.first_instance * INSTANCE_STRIDE;
-            let end = start + u64::from(draw.instance_count) * INSTANCE_STRIDE;
-            pass.set_bind_group(1, &draw.bind_group, &[]);
-            pass.set_vertex_buffer(0, draw.corners.slice(..));
-            pass.set_vertex_buffer(1, instances.slice(start..end));
-            pass.set_index_buffer(draw.indices.slice(..), draw.index_format);
-            pass.draw_indexed(0..draw.index_count, 0, 0..draw.instance_count);
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &self.view_group, &[]);
+        if phase == Md2Phase::Shadows {
+            pass.set_stencil_reference(0);
+        }
+        if let Some(instances) = immediate {
+            for batch in &self.batches {
+                let r = &batch.ranges;
+                if phase == Md2Phase::Shadows {
+                    // Shadows are not culled, so both opaque buckets (which
+                    // lie side by side) are one draw with either winding.
+                    let count = r.count[0] + r.count[1];
+                    self.count_draws(draw_range(
+                        pass,
+                        instances,
+                        &batch.model,
+                        false,
+                        r.first[0],
+                        count,
+                    ));
+                    continue;
+                }
+                for (mirrored, bucket) in [(false, buckets[0]), (true, buckets[1])] {
+                    let (first, count) = (r.first[bucket], r.count[bucket]);
+                    self.count_draws(draw_range(
+                        pass,
+                        instances,
+                        &batch.model,
+                        mirrored,
+                        first,
+                        count,
+                    ));
+                }
+            }
+        }
+        for view in &self.crowds {
+            self.count_draws(view.draw(pass, buckets));
         }
     }
-}
 
-/// Whether the fragment shader must encode sRGB itself: for 8-/10-/16-bit
-/// normalised targets without sRGB hardware encoding. Float targets hold
-/// linear light, as sRGB ones do after decoding.
-fn shader_encodes_srgb(format: wgpu::TextureFormat) -> bool {
-    use wgpu::TextureFormat as F;
-    !format.is_srgb()
-        && !matches!(
-            format,
-            F::R16Float
-                | F::Rg16Float
-                | F::Rgba16Float
-                | F::R32Float
-                | F::Rg32Float
-                | F::Rgba32Float
-                | F::Rg11b10Ufloat
-                | F::Rgb9e5Ufloat
-        )
-}
+    fn count_draws(&self, draws: u64) {
+        self.recorded.fetch_add(draws, Ordering::Relaxed);
+    }
 
-fn check_device(device: &wgpu::Device) -> Result<(), RenderError> {
-    let limits = device.limits();
-    let needs = [
-        (
-            "max_storage_buffers_per_shader_stage",
-            3,
-            limits.max_storage_buffers_per_shader_stage,
-        ),
-        ("max_vertex_buffers", 2, limits.max_vertex_buffers),
-        ("max_vertex_attributes", 9, limits.max_vertex_attributes),
-        ("max_bind_groups", 2, limits.max_bind_groups),
-    ];
-    for (limit_name, needed, available) in needs {
-        if available < needed {
-            return Err(RenderError::UnsupportedDevice {
-                limit_name,
-                needed,
-                available,
-            });
+    /// Draw calls `render` and `render_phase` recorded since the last
+    /// `prepare`, for tests that hold the count flat.
+    #[doc(hidden)]
+    pub fn recorded_draws(&self) -> u64 {
+        self.recorded.load(Ordering::Relaxed)
+    }
+
+    /// How many crowd members the last submitted
+    /// [`prepare_crowds`](Md2Renderer::prepare_crowds) found in view, crowd
+    /// by crowd (in the order given). It reads the draw arguments back, so
+    /// it waits for the GPU: a debugging and statistics aid (once a second,
+    /// say), not something to call every frame.
+    pub fn visible_members(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<u32>, PrepareError> {
+        let mut out = Vec::with_capacity(self.crowds.len());
+        for view in &self.crowds {
+            let Some((_, args, _)) = view.buffers() else {
+                out.push(0);
+                continue;
+            };
+            let encoder = device.create_command_encoder(&Default::default());
+            let bytes = super::headless::read_buffer(device, queue, encoder, args, 0, args.size())
+                .map_err(|message| PrepareError::Device {
+                    operation: "reading the crowd's draw arguments back",
+                    message,
+                })?;
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+            // Buckets 0 to 3 hold each visible member once.
+            out.push((0..4).map(|bucket| words[bucket * 5 + 1]).sum());
         }
+        Ok(out)
     }
-    Ok(())
+
+    /// Every visible record the last `prepare_crowds` wrote for crowd
+    /// `index` (in the order given), read back with its bucket: for tests
+    /// that compare the GPU's clocks and culling with the CPU. Submits and
+    /// waits.
+    #[doc(hidden)]
+    pub fn read_crowd_records(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        index: usize,
+    ) -> Result<Vec<(usize, InstanceRecord)>, String> {
+        let view = self.crowds.get(index).ok_or("no such crowd")?;
+        let Some((records, args, bases)) = view.buffers() else {
+            return Ok(Vec::new());
+        };
+        let encoder = device.create_command_encoder(&Default::default());
+        let args = super::headless::read_buffer(device, queue, encoder, args, 0, args.size())?;
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&args);
+        let mut out = Vec::new();
+        for (bucket, &base) in bases.iter().enumerate() {
+            let count = u64::from(words[bucket * 5 + 1]);
+            if count == 0 {
+                continue;
+            }
+            let encoder = device.create_command_encoder(&Default::default());
+            let bytes = super::headless::read_buffer(
+                device,
+                queue,
+                encoder,
+                records,
+                u64::from(base) * RECORD,
+                count * RECORD,
+            )?;
+            let got: Vec<InstanceRecord> = bytemuck::pod_collect_to_vec(&bytes);
+            out.extend(got.into_iter().map(|r| (bucket, r)));
+        }
+        Ok(out)
+    }
+
+    /// The view's bind group (group 0: the view uniform, the normal table,
+    /// the sampler), for the crowd benchmark's baselines, which draw with
+    /// this very camera.
+    #[doc(hidden)]
+    pub fn view_bind_group(&self) -> &wgpu::BindGroup {
+        &self.view_group
+    }
 }
 
-fn uniform_entry(
-    binding: u32,
-    visibility: wgpu::ShaderStages,
-    size: usize,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: NonZeroU64::new(size as u64),
-        },
-        count: None,
+/// One instanced draw of `count` records from `first`; returns how many
+/// draws it recorded (0 or 1).
+fn draw_range(
+    pass: &mut wgpu::RenderPass<'_>,
+    instances: &wgpu::Buffer,
+    model: &DrawModel,
+    mirrored: bool,
+    first: u32,
+    count: u32,
+) -> u64 {
+    if count == 0 {
+        return 0;
     }
+    let start = u64::from(first) * RECORD;
+    let end = start + u64::from(count) * RECORD;
+    model.bind(pass, mirrored);
+    pass.set_vertex_buffer(1, instances.slice(start..end));
+    pass.draw_indexed(0..model.index_count, 0, 0..count);
+    1
 }
 
-fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn linear_unorm_targets_get_srgb_from_the_shader() {
-        use wgpu::TextureFormat as F;
-        assert!(!shader_encodes_srgb(F::Rgba8UnormSrgb));
-        assert!(!shader_encodes_srgb(F::Bgra8UnormSrgb));
-        assert!(!shader_encodes_srgb(F::Rgba16Float));
-        assert!(shader_encodes_srgb(F::Rgba8Unorm));
-        assert!(shader_encodes_srgb(F::Bgra8Unorm));
-        assert!(shader_encodes_srgb(F::Rgb10a2Unorm));
-    }
-
-    #[test]
-    fn options_presets() {
-        assert_eq!(Md2RendererOptions::default(), Md2RendererOptions::DEFAULT);
-        assert_eq!(
-            Md2RendererOptions::WITH_DEPTH.depth_format,
-            Some(wgpu::TextureFormat::Depth32Float)
-        );
-        assert_eq!(
-            Md2RendererOptions::DEFAULT
-                .with_sample_count(4)
-                .multisample
-                .count,
-            4
-        );
+/// A buffer of at least `bytes` (the next power of two, at least `min`, at
+/// most `cap` unless `bytes` needs more), or wgpu's out-of-memory message.
+pub(crate) fn grow(
+    device: &wgpu::Device,
+    label: &str,
+    bytes: u64,
+    min: u64,
+    cap: u64,
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer, String> {
+    // Round to whole 4-byte words, as copies need.
+    let size = bytes.next_power_of_two().max(min).min(cap).max(bytes);
+    let size = size.div_ceil(4) * 4;
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    });
+    match ready_error(oom.pop()) {
+        Some(message) => Err(message),
+        None => Ok(buffer),
     }
 }

@@ -3,7 +3,8 @@
 use image::RgbaImage;
 use image::imageops::{self, FilterType};
 
-use super::error::RenderError;
+use super::error::SetupError;
+use super::model::MAX_GPU_SKINS;
 
 /// Side of the default texture, in texels.
 const CHECKER_SIDE: u32 = 64;
@@ -38,7 +39,7 @@ pub(crate) fn upload_skins(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     skins: &[RgbaImage],
-) -> Result<SkinTexture, RenderError> {
+) -> Result<SkinTexture, SetupError> {
     let limits = device.limits();
     let uses_default = skins.is_empty();
     let checker;
@@ -54,10 +55,11 @@ pub(crate) fn upload_skins(
     // #1614). There a lone skin gets a second, never addressed, copy.
     let gl = device.adapter_info().backend == wgpu::Backend::Gl;
     let allocated_layers = if gl { layers.max(2) } else { layers };
-    if allocated_layers > limits.max_texture_array_layers {
-        return Err(RenderError::TooManySkins {
+    let max_layers = limits.max_texture_array_layers.min(MAX_GPU_SKINS);
+    if allocated_layers > max_layers {
+        return Err(SetupError::TooManySkins {
             skins: skins.len(),
-            max: limits.max_texture_array_layers,
+            max: max_layers,
         });
     }
     let max_side = limits.max_texture_dimension_2d.max(1);

@@ -1,0 +1,111 @@
+//! A model and the instances to draw of it this frame, and how a frame's
+//! batches pack into one instance buffer, each batch's records grouped by
+//! the draw that reads them.
+
+use super::error::{PrepareError, PrepareReport};
+use super::instance::{Buckets, Md2Instance, Packed, pack};
+use super::model::GpuModel;
+use super::options::InstancePolicy;
+use super::shader::{BUCKETS, InstanceRecord};
+
+/// One model and the instances to draw of it: the input to
+/// [`Md2Renderer::prepare`](crate::Md2Renderer::prepare).
+#[derive(Clone, Copy, Debug)]
+pub struct Md2Batch<'a> {
+    /// The model.
+    pub model: &'a GpuModel,
+    /// Its instances this frame.
+    pub instances: &'a [Md2Instance],
+}
+
+impl<'a> Md2Batch<'a> {
+    /// `instances` of `model`.
+    pub fn new(model: &'a GpuModel, instances: &'a [Md2Instance]) -> Md2Batch<'a> {
+        Md2Batch { model, instances }
+    }
+}
+
+impl<'a> From<(&'a GpuModel, &'a [Md2Instance])> for Md2Batch<'a> {
+    fn from((model, instances): (&'a GpuModel, &'a [Md2Instance])) -> Self {
+        Md2Batch { model, instances }
+    }
+}
+
+/// Where one batch's records lie in the packed list, bucket by bucket (see
+/// [`Buckets`]): opaque, opaque mirrored, translucent, translucent mirrored,
+/// shell, shell mirrored. Shelled instances have a record in their main
+/// bucket and one in a shell bucket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Ranges {
+    pub first: [u32; BUCKETS],
+    pub count: [u32; BUCKETS],
+}
+
+/// Packs every batch's instances into `packed` (cleared first), each batch
+/// bucket by bucket, and returns the batches' ranges. `scratch` is reused
+/// memory.
+pub(crate) fn pack_batches(
+    batches: &[Md2Batch<'_>],
+    policy: InstancePolicy,
+    packed: &mut Vec<InstanceRecord>,
+    scratch: &mut Vec<InstanceRecord>,
+    report: &mut PrepareReport,
+) -> Result<Vec<Ranges>, PrepareError> {
+    packed.clear();
+    let mut ranges = Vec::with_capacity(batches.len());
+    for (b, batch) in batches.iter().enumerate() {
+        let model = batch.model;
+        let start = packed.len();
+        let mut count = [0u32; BUCKETS];
+        for (i, instance) in batch.instances.iter().enumerate() {
+            let record = match pack(
+                instance,
+                model.frame_count,
+                model.skin_count(),
+                policy,
+                b,
+                i,
+            ) {
+                Packed::Good(record) => record,
+                Packed::Clamped(record, problem) => {
+                    report.note(problem, false);
+                    record
+                }
+                Packed::Refused(problem) => {
+                    if policy == InstancePolicy::Strict {
+                        return Err(problem.into());
+                    }
+                    report.note(problem, true);
+                    continue;
+                }
+            };
+            let buckets = Buckets::of(record.effects);
+            count[buckets.main] += 1;
+            if let Some(shell) = buckets.shell {
+                count[shell] += 1;
+            }
+            packed.push(record);
+        }
+        // The common case, every record opaque with the model's winding and
+        // no shell, is already in order.
+        let in_order = count[0] as usize == packed.len() - start;
+        if !in_order {
+            scratch.clear();
+            scratch.extend(packed.drain(start..));
+            for bucket in 0..BUCKETS {
+                packed.extend(scratch.iter().filter(|r| {
+                    let b = Buckets::of(r.effects);
+                    b.main == bucket || b.shell == Some(bucket)
+                }));
+            }
+        }
+        let mut first = [0u32; BUCKETS];
+        let mut at = start as u32;
+        for bucket in 0..BUCKETS {
+            first[bucket] = at;
+            at += count[bucket];
+        }
+        ranges.push(Ranges { first, count });
+    }
+    Ok(ranges)
+}

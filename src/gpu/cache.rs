@@ -1,0 +1,357 @@
+//! What every renderer of a device shares: the shader modules, the layouts,
+//! the sampler, the normal table and the pipelines, built once and keyed by
+//! what the pass they draw into looks like.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use wgpu::util::DeviceExt;
+
+use super::device::check_device;
+use super::error::SetupError;
+use super::options::{ColorOutput, DepthState};
+use super::shader::{CROWD_WGSL, Layouts, MD2_WGSL, entry, vertex_buffers};
+use crate::format::ANORMS;
+
+/// Shared GPU state for any number of renderers (views) of one device:
+/// shader modules, bind-group layouts, the skin sampler, the normal table,
+/// and a pipeline cache keyed by (colour format, output, samples, depth
+/// state, culling, draw).
+///
+/// Cheap to clone (an `Arc`). A renderer made with
+/// [`Md2Renderer::new`](crate::Md2Renderer::new) has a cache of its own;
+/// renderers made with [`Md2Renderer::with_cache`](crate::Md2Renderer::with_cache)
+/// share one, so a second view costs a uniform and an instance buffer, not a
+/// shader compile. Models and crowds are made with a cache and can be drawn
+/// by every renderer that shares it.
+#[derive(Clone, Debug)]
+pub struct Md2Cache(Arc<CacheInner>);
+
+#[derive(Debug)]
+struct CacheInner {
+    id: u64,
+    md2: wgpu::ShaderModule,
+    crowd: wgpu::ShaderModule,
+    layouts: Layouts,
+    sampler: wgpu::Sampler,
+    anorms: wgpu::Buffer,
+    pipelines: Mutex<HashMap<PipelineKey, wgpu::RenderPipeline>>,
+    capture: OnceLock<wgpu::ComputePipeline>,
+    crowd_passes: OnceLock<CrowdPipelines>,
+}
+
+/// The crowd's two compute pipelines.
+#[derive(Debug)]
+pub(crate) struct CrowdPipelines {
+    pub reset: wgpu::ComputePipeline,
+    pub cull: wgpu::ComputePipeline,
+}
+
+/// Which draw a pipeline makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Draw {
+    /// Lit and skinned, no blending, depth as the app says.
+    Opaque,
+    /// Lit and skinned, alpha-blended, depth tested but not written.
+    Translucent,
+    /// Pushed out along the normals, flat colour, blended, no depth writes.
+    Shell,
+    /// Projected onto the shadow plane, flat colour, blended once per pixel
+    /// by the stencil, no depth writes.
+    Shadow,
+    /// Positions only, no colour target.
+    DepthOnly,
+}
+
+/// Everything a render pipeline depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PipelineKey {
+    /// The colour format and whether the shader encodes sRGB; `None` for a
+    /// depth-only pass.
+    pub color: Option<(wgpu::TextureFormat, bool)>,
+    pub multisample: wgpu::MultisampleState,
+    pub depth: Option<DepthKey>,
+    pub cull_back_faces: bool,
+    pub draw: Draw,
+}
+
+/// A [`DepthState`] as a hash key (the bias floats by their bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct DepthKey {
+    format: wgpu::TextureFormat,
+    compare: wgpu::CompareFunction,
+    write: bool,
+    bias: (i32, u32, u32),
+}
+
+impl From<DepthState> for DepthKey {
+    fn from(d: DepthState) -> DepthKey {
+        DepthKey {
+            format: d.format,
+            compare: d.compare,
+            write: d.write,
+            bias: (
+                d.bias.constant,
+                d.bias.slope_scale.to_bits(),
+                d.bias.clamp.to_bits(),
+            ),
+        }
+    }
+}
+
+impl DepthKey {
+    fn state(&self, draw: Draw) -> wgpu::DepthStencilState {
+        let writes = self.write && matches!(draw, Draw::Opaque | Draw::DepthOnly);
+        let biased = matches!(draw, Draw::Opaque | Draw::DepthOnly);
+        let stencil = if draw == Draw::Shadow {
+            // Stencil cleared to 0: the first shadow fragment of a pixel
+            // passes and bumps it, every later one fails.
+            let face = wgpu::StencilFaceState {
+                compare: wgpu::CompareFunction::Equal,
+                fail_op: wgpu::StencilOperation::Keep,
+                depth_fail_op: wgpu::StencilOperation::Keep,
+                pass_op: wgpu::StencilOperation::IncrementClamp,
+            };
+            wgpu::StencilState {
+                front: face,
+                back: face,
+                read_mask: 0xff,
+                write_mask: 0xff,
+            }
+        } else {
+            // Leave the app's stencil alone.
+            wgpu::StencilState {
+                front: wgpu::StencilFaceState::IGNORE,
+                back: wgpu::StencilFaceState::IGNORE,
+                read_mask: 0,
+                write_mask: 0,
+            }
+        };
+        wgpu::DepthStencilState {
+            format: self.format,
+            depth_write_enabled: Some(writes),
+            depth_compare: Some(self.compare),
+            stencil,
+            bias: if biased {
+                wgpu::DepthBiasState {
+                    constant: self.bias.0,
+                    slope_scale: f32::from_bits(self.bias.1),
+                    clamp: f32::from_bits(self.bias.2),
+                }
+            } else {
+                wgpu::DepthBiasState::default()
+            },
+        }
+    }
+}
+
+/// Caches of different devices must never mix: each gets its own number.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+impl AsRef<Md2Cache> for Md2Cache {
+    fn as_ref(&self) -> &Md2Cache {
+        self
+    }
+}
+
+impl Md2Cache {
+    /// Compiles the shaders and makes the shared objects. Fails only if the
+    /// device lacks what [`required_limits`](crate::required_limits) lists.
+    pub fn new(device: &wgpu::Device) -> Result<Md2Cache, SetupError> {
+        check_device(device)?;
+        let module = |label: &str, source: &'static str| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(source)),
+            })
+        };
+        let anorms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("md2-wgpu normal table"),
+            contents: bytemuck::cast_slice(&ANORMS),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        // Repeat: real files have st outside the skin. Mipmaps keep crowds
+        // seen from afar from shimmering.
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("md2-wgpu skin sampler"),
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
+            ..Default::default()
+        });
+        Ok(Md2Cache(Arc::new(CacheInner {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            md2: module("md2-wgpu shader", MD2_WGSL),
+            crowd: module("md2-wgpu crowd shader", CROWD_WGSL),
+            layouts: Layouts::new(device),
+            sampler,
+            anorms,
+            pipelines: Mutex::new(HashMap::new()),
+            capture: OnceLock::new(),
+            crowd_passes: OnceLock::new(),
+        })))
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.0.id
+    }
+
+    pub(crate) fn layouts(&self) -> &Layouts {
+        &self.0.layouts
+    }
+
+    /// The shader's skin sampler (the crowd benchmark's baselines sample
+    /// with it, so they texture alike).
+    #[doc(hidden)]
+    pub fn sampler(&self) -> &wgpu::Sampler {
+        &self.0.sampler
+    }
+
+    /// The normal table as the shaders read it.
+    pub(crate) fn anorms(&self) -> &wgpu::Buffer {
+        &self.0.anorms
+    }
+
+    /// The layouts of groups 0 (view) and 1 (model) of md2.wgsl, for the
+    /// crowd benchmark's baselines, which bind the crate's own groups.
+    #[doc(hidden)]
+    pub fn render_layouts(&self) -> [&wgpu::BindGroupLayout; 2] {
+        [&self.0.layouts.view, &self.0.layouts.model]
+    }
+
+    /// The render pipeline for `key`, built on first use.
+    pub(crate) fn pipeline(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
+        let mut pipelines = self
+            .0
+            .pipelines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        pipelines
+            .entry(key)
+            .or_insert_with(|| self.build(device, key))
+            .clone()
+    }
+
+    fn build(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
+        let (vertex, label) = match key.draw {
+            Draw::Opaque => (entry::VS_MAIN, "md2-wgpu opaque pipeline"),
+            Draw::Translucent => (entry::VS_MAIN, "md2-wgpu translucent pipeline"),
+            Draw::Shell => (entry::VS_SHELL, "md2-wgpu shell pipeline"),
+            Draw::Shadow => (entry::VS_SHADOW, "md2-wgpu shadow pipeline"),
+            Draw::DepthOnly => (entry::VS_DEPTH, "md2-wgpu depth-only pipeline"),
+        };
+        let blend = match key.draw {
+            Draw::Opaque | Draw::DepthOnly => None,
+            _ => Some(wgpu::BlendState::ALPHA_BLENDING),
+        };
+        let targets = key.color.map(|(format, encode)| {
+            let fragment = match (key.draw, encode) {
+                (Draw::Shell, false) => entry::FS_SHELL,
+                (Draw::Shell, true) => entry::FS_SHELL_SRGB,
+                (Draw::Shadow, false) => entry::FS_SHADOW,
+                (Draw::Shadow, true) => entry::FS_SHADOW_SRGB,
+                (_, false) => entry::FS_MAIN,
+                (_, true) => entry::FS_MAIN_SRGB,
+            };
+            (
+                fragment,
+                [Some(wgpu::ColorTargetState {
+                    format,
+                    blend,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            )
+        });
+        let buffers = vertex_buffers();
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(label),
+            layout: Some(&self.0.layouts.render_pipeline),
+            vertex: wgpu::VertexState {
+                module: &self.0.md2,
+                entry_point: Some(vertex),
+                compilation_options: Default::default(),
+                buffers: &buffers,
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleList,
+                // Measured on real files (yohko, ogro): cross(v1 - v0, v2 - v0)
+                // points against the stored vertex normals in over 99% of
+                // triangles, i.e. triangles run clockwise seen from outside.
+                // Quake II drew them with glCullFace(GL_FRONT). QUAKE_TO_Y_UP
+                // is a rotation, so the winding survives into our world;
+                // mirrored instances draw with the reversed index list.
+                front_face: wgpu::FrontFace::Cw,
+                // A projected shadow's triangles face either way; the stencil
+                // keeps them from darkening twice.
+                cull_mode: (key.cull_back_faces && key.draw != Draw::Shadow)
+                    .then_some(wgpu::Face::Back),
+                ..Default::default()
+            },
+            depth_stencil: key.depth.map(|d| d.state(key.draw)),
+            multisample: key.multisample,
+            fragment: targets.as_ref().map(|(fragment, targets)| wgpu::FragmentState {
+                module: &self.0.md2,
+                entry_point: Some(fragment),
+                compilation_options: Default::default(),
+                targets,
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
+    }
+
+    /// `cs_capture`, built on first use.
+    pub(crate) fn capture_pipeline(&self, device: &wgpu::Device) -> &wgpu::ComputePipeline {
+        self.0.capture.get_or_init(|| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("md2-wgpu capture pipeline"),
+                layout: Some(&self.0.layouts.capture_pipeline),
+                module: &self.0.md2,
+                entry_point: Some(entry::CS_CAPTURE),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })
+    }
+
+    /// The crowd's `cs_reset` and `cs_cull`, built on first use.
+    pub(crate) fn crowd_pipelines(&self, device: &wgpu::Device) -> &CrowdPipelines {
+        self.0.crowd_passes.get_or_init(|| {
+            let pipeline = |label: &str, entry_point: &str| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(label),
+                    layout: Some(&self.0.layouts.crowd_pipeline),
+                    module: &self.0.crowd,
+                    entry_point: Some(entry_point),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            };
+            CrowdPipelines {
+                reset: pipeline("md2-wgpu crowd reset pipeline", entry::CS_RESET),
+                cull: pipeline("md2-wgpu crowd cull pipeline", entry::CS_CULL),
+            }
+        })
+    }
+
+    /// The key of `draw` for a pass with this colour target and options.
+    pub(crate) fn key(
+        color: Option<(wgpu::TextureFormat, ColorOutput)>,
+        multisample: wgpu::MultisampleState,
+        depth: Option<DepthState>,
+        cull_back_faces: bool,
+        draw: Draw,
+    ) -> PipelineKey {
+        PipelineKey {
+            color: color.map(|(format, output)| (format, output == ColorOutput::SrgbEncoded)),
+            multisample,
+            depth: depth.map(DepthKey::from),
+            cull_back_faces,
+            draw,
+        }
+    }
+}

@@ -1,0 +1,645 @@
+//! The GPU data contract in one place: the WGSL sources, their entry points,
+//! the `#[repr(C)]` mirror of every WGSL struct the CPU writes or reads, the
+//! bind-group layouts and the vertex layouts.
+//!
+//! A test parses both shaders with naga and holds every mirror's size and
+//! field offsets equal to the WGSL struct's, so a field added on one side
+//! only fails `cargo test` on any machine, GPU or not.
+
+use std::num::NonZeroU64;
+
+/// The renderer's shader: decode, interpolation, shading, effects, capture.
+#[doc(hidden)]
+pub const MD2_WGSL: &str = include_str!("md2.wgsl");
+/// The resident crowd's compute pass: clocks, culling, compaction.
+pub(crate) const CROWD_WGSL: &str = include_str!("crowd.wgsl");
+
+/// Entry points of [`MD2_WGSL`] and [`CROWD_WGSL`].
+pub(crate) mod entry {
+    pub const VS_MAIN: &str = "vs_main";
+    pub const VS_SHELL: &str = "vs_shell";
+    pub const VS_DEPTH: &str = "vs_depth";
+    pub const VS_SHADOW: &str = "vs_shadow";
+    pub const FS_MAIN: &str = "fs_main";
+    pub const FS_MAIN_SRGB: &str = "fs_main_srgb";
+    pub const FS_SHELL: &str = "fs_shell";
+    pub const FS_SHELL_SRGB: &str = "fs_shell_srgb";
+    pub const FS_SHADOW: &str = "fs_shadow";
+    pub const FS_SHADOW_SRGB: &str = "fs_shadow_srgb";
+    pub const CS_CAPTURE: &str = "cs_capture";
+    pub const CS_RESET: &str = "cs_reset";
+    pub const CS_CULL: &str = "cs_cull";
+}
+
+/// Workgroup size of `cs_capture` and `cs_cull`.
+pub(crate) const WORKGROUP_SIZE: u32 = 64;
+
+// Bits of the instance record's `effects` word (md2.wgsl's EFFECT_*, and
+// crowd.wgsl's MEMBER_* for what only the crowd reads).
+pub(crate) const EFFECT_SHELL_RGB: u32 = 0x00ff_ffff;
+pub(crate) const EFFECT_FULLBRIGHT: u32 = 0x0100_0000;
+pub(crate) const EFFECT_MINLIGHT: u32 = 0x0200_0000;
+pub(crate) const EFFECT_NO_SHADOW: u32 = 0x0400_0000;
+pub(crate) const MEMBER_SHELL: u32 = 0x0800_0000;
+pub(crate) const MEMBER_TRANSLUCENT: u32 = 0x1000_0000;
+pub(crate) const MEMBER_MIRRORED: u32 = 0x2000_0000;
+pub(crate) const MEMBER_FADING: u32 = 0x8000_0000;
+
+// Bits of `Clock::flags`.
+pub(crate) const CLOCK_LOOPING: u32 = 1;
+pub(crate) const CLOCK_HOLD: u32 = 2;
+// Bits of `CrowdParams::flags` and `CrowdFrame::flags`.
+pub(crate) const CROWD_CULL: u32 = 1;
+pub(crate) const FRAME_SHADOWS: u32 = 1;
+
+/// md2.wgsl's `View`: the camera, light and shadow plane of one view.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct ViewUniform {
+    pub view_proj: [[f32; 4]; 4],
+    pub shadow_proj: [[f32; 4]; 4],
+    pub towards_light: [f32; 4],
+    pub light_color: [f32; 4],
+    pub ambient: [f32; 4],
+    pub shadow_color: [f32; 4],
+}
+
+/// md2.wgsl's `ModelInfo`.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct ModelInfo {
+    pub num_xyz: u32,
+    pub num_frames: u32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+}
+
+/// md2.wgsl's `CaptureParams`.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct CaptureParams {
+    pub frames: [u32; 4],
+    pub lerp: [f32; 4],
+}
+
+/// The per-instance record, 80 bytes: md2.wgsl's `InstanceIn` as vertex
+/// attributes ([`INSTANCE_ATTRIBUTES`]) and crowd.wgsl's `InstanceOut` as
+/// memory.
+///
+/// It travels as a vertex buffer with `step_mode: Instance` rather than a
+/// storage array indexed by `instance_index`. Both read the same bytes, but
+/// instance-rate attributes are fetched by the vertex-input hardware (or a
+/// fetch preamble the driver schedules ahead of the shader) once per
+/// instance and handed to every vertex in registers, while storage loads
+/// are issued by each vertex invocation. Attributes also let one buffer
+/// hold every model's instances with a plain buffer slice per draw: no
+/// per-model bind group, dynamic offset or `first_instance` needed.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct InstanceRecord {
+    /// Rows of (transform × QUAKE_TO_Y_UP), the bottom row (0, 0, 0, 1) left out.
+    pub rows: [[f32; 4]; 3],
+    /// primary a, primary b, secondary a, secondary b.
+    pub frames: [u16; 4],
+    pub t: f32,
+    pub t2: f32,
+    pub weight: f32,
+    /// Low 16 bits: skin layer; high 16 bits: the tint's intensity (f16).
+    pub skin_intensity: u32,
+    /// Linear RGBA, unorm8.
+    pub tint: [u8; 4],
+    /// `EFFECT_*` and `MEMBER_*` bits.
+    pub effects: u32,
+}
+
+/// crowd.wgsl's `Clock`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct ClockRecord {
+    pub step: [u32; 3],
+    pub flags: u32,
+    pub start: [u32; 2],
+    pub first: u32,
+    pub len: u32,
+    pub rate: f32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
+}
+
+/// crowd.wgsl's `Member`: one resident instance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct MemberRecord {
+    pub rows: [[f32; 4]; 3],
+    pub bounds_min: [f32; 3],
+    pub skin_intensity: u32,
+    pub bounds_max: [f32; 3],
+    pub tint: u32,
+    pub fade_start: [u32; 2],
+    pub fade_ticks: u32,
+    pub effects: u32,
+    pub primary: ClockRecord,
+    pub secondary: ClockRecord,
+}
+
+/// crowd.wgsl's `CrowdParams`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct CrowdParams {
+    pub count: u32,
+    pub index_count: u32,
+    pub flags: u32,
+    pub _pad: u32,
+    pub bases: [[u32; 4]; 2],
+}
+
+/// crowd.wgsl's `CrowdFrame`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct CrowdFrame {
+    pub now: [u32; 2],
+    pub flags: u32,
+    pub _pad: u32,
+}
+
+/// The six draw buckets of a model's instances, in the order the crowd's
+/// `bases` and draw arguments list them.
+pub(crate) const BUCKETS: usize = 6;
+
+/// A render vertex as the vertex buffer holds it:
+/// [`Corner`](crate::mesh::Corner), md2.wgsl's `CornerIn`.
+pub(crate) const CORNER_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
+    wgpu::vertex_attr_array![0 => Uint32, 1 => Float32x2];
+
+/// md2.wgsl's `InstanceIn` over [`InstanceRecord`].
+#[doc(hidden)]
+pub const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 8] = wgpu::vertex_attr_array![
+    2 => Float32x4,
+    3 => Float32x4,
+    4 => Float32x4,
+    5 => Uint16x4,
+    6 => Float32x3,
+    7 => Uint32,
+    8 => Unorm8x4,
+    9 => Uint32,
+];
+
+/// The vertex buffers every render pipeline reads: corners, then instances.
+#[doc(hidden)]
+pub fn vertex_buffers() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
+    [
+        Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<crate::mesh::Corner>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &CORNER_ATTRIBUTES,
+        }),
+        Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<InstanceRecord>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &INSTANCE_ATTRIBUTES,
+        }),
+    ]
+}
+
+/// The bind-group layouts of both shaders, made once per device.
+#[derive(Debug)]
+pub(crate) struct Layouts {
+    /// Group 0 of everything: the view, the normal table, the sampler.
+    pub view: wgpu::BindGroupLayout,
+    /// Group 1 of md2.wgsl: one model's data and skins.
+    pub model: wgpu::BindGroupLayout,
+    /// Group 1 of `cs_capture`: the model without its skins.
+    pub capture_model: wgpu::BindGroupLayout,
+    /// Group 2 of `cs_capture`.
+    pub capture_io: wgpu::BindGroupLayout,
+    /// Group 1 of crowd.wgsl: one crowd's members and parameters.
+    pub crowd: wgpu::BindGroupLayout,
+    /// Group 2 of crowd.wgsl: one view's time, output and draw arguments.
+    pub crowd_view: wgpu::BindGroupLayout,
+    /// md2.wgsl's render pipelines: groups 0 and 1.
+    pub render_pipeline: wgpu::PipelineLayout,
+    /// `cs_capture`: groups 0, 1 and 2.
+    pub capture_pipeline: wgpu::PipelineLayout,
+    /// crowd.wgsl: groups 0, 1 and 2.
+    pub crowd_pipeline: wgpu::PipelineLayout,
+}
+
+impl Layouts {
+    pub(crate) fn new(device: &wgpu::Device) -> Layouts {
+        use wgpu::ShaderStages as S;
+        let layout = |label: &str, entries: &[wgpu::BindGroupLayoutEntry]| {
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(label),
+                entries,
+            })
+        };
+        let everywhere = S::VERTEX_FRAGMENT | S::COMPUTE;
+        let view = layout(
+            "md2-wgpu view layout",
+            &[
+                uniform(0, everywhere, size_of::<ViewUniform>()),
+                storage(1, S::VERTEX | S::COMPUTE, true),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: S::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        );
+        let model_entries = [
+            uniform(0, S::VERTEX | S::COMPUTE, size_of::<ModelInfo>()),
+            storage(1, S::VERTEX | S::COMPUTE, true),
+            storage(2, S::VERTEX | S::COMPUTE, true),
+        ];
+        let skins = wgpu::BindGroupLayoutEntry {
+            binding: 3,
+            visibility: S::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2Array,
+                multisampled: false,
+            },
+            count: None,
+        };
+        let mut with_skins = model_entries.to_vec();
+        with_skins.push(skins);
+        let model = layout("md2-wgpu model layout", &with_skins);
+        let capture_model = layout("md2-wgpu capture model layout", &model_entries);
+        let capture_io = layout(
+            "md2-wgpu capture io layout",
+            &[
+                uniform(0, S::COMPUTE, size_of::<CaptureParams>()),
+                storage(1, S::COMPUTE, false),
+            ],
+        );
+        let crowd = layout(
+            "md2-wgpu crowd layout",
+            &[
+                storage(0, S::COMPUTE, true),
+                uniform(1, S::COMPUTE, size_of::<CrowdParams>()),
+            ],
+        );
+        let crowd_view = layout(
+            "md2-wgpu crowd view layout",
+            &[
+                uniform(0, S::COMPUTE, size_of::<CrowdFrame>()),
+                storage(1, S::COMPUTE, false),
+                storage(2, S::COMPUTE, false),
+            ],
+        );
+        let pipeline = |label: &str, groups: &[&wgpu::BindGroupLayout]| {
+            let groups: Vec<Option<&wgpu::BindGroupLayout>> =
+                groups.iter().copied().map(Some).collect();
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: &groups,
+                immediate_size: 0,
+            })
+        };
+        let render_pipeline = pipeline("md2-wgpu render pipeline layout", &[&view, &model]);
+        let capture_pipeline = pipeline(
+            "md2-wgpu capture pipeline layout",
+            &[&view, &capture_model, &capture_io],
+        );
+        let crowd_pipeline = pipeline(
+            "md2-wgpu crowd pipeline layout",
+            &[&view, &crowd, &crowd_view],
+        );
+        Layouts {
+            view,
+            model,
+            capture_model,
+            capture_io,
+            crowd,
+            crowd_view,
+            render_pipeline,
+            capture_pipeline,
+            crowd_pipeline,
+        }
+    }
+}
+
+fn uniform(binding: u32, visibility: wgpu::ShaderStages, size: usize) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(size as u64),
+        },
+        count: None,
+    }
+}
+
+fn storage(binding: u32, visibility: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(name: &str, source: &str) -> naga::Module {
+        let module = naga::front::wgsl::parse_str(source)
+            .unwrap_or_else(|e| panic!("{}", e.emit_to_string_with_path(source, name)));
+        // Default capabilities: nothing beyond what every WebGPU-class
+        // adapter offers.
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::default(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string_with_path(source, name)));
+        module
+    }
+
+    fn md2() -> naga::Module {
+        parse("md2.wgsl", MD2_WGSL)
+    }
+
+    fn crowd() -> naga::Module {
+        parse("crowd.wgsl", CROWD_WGSL)
+    }
+
+    /// A Rust mirror as the layout check sees it.
+    struct Mirror {
+        wgsl: &'static str,
+        size: usize,
+        /// (field, offset, size)
+        fields: Vec<(&'static str, usize, usize)>,
+    }
+
+    fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
+        size_of::<F>()
+    }
+
+    macro_rules! mirror {
+        ($rust:ty, $wgsl:literal, [$($field:ident),* $(,)?]) => {
+            Mirror {
+                wgsl: $wgsl,
+                size: size_of::<$rust>(),
+                fields: vec![$((
+                    stringify!($field),
+                    std::mem::offset_of!($rust, $field),
+                    field_size(|r: &$rust| &r.$field),
+                )),*],
+            }
+        };
+    }
+
+    /// Checks `mirror` against the struct of that name in `module`: size,
+    /// and every member's name, offset and size, in order.
+    fn check(module: &naga::Module, mirror: &Mirror) {
+        let mut layouter = naga::proc::Layouter::default();
+        layouter
+            .update(module.to_ctx())
+            .expect("naga lays the module out");
+        let (_, ty) = module
+            .types
+            .iter()
+            .find(|(_, t)| t.name.as_deref() == Some(mirror.wgsl))
+            .unwrap_or_else(|| panic!("no struct {} in the shader", mirror.wgsl));
+        let naga::TypeInner::Struct { members, span } = &ty.inner else {
+            panic!("{} is not a struct", mirror.wgsl);
+        };
+        assert_eq!(*span as usize, mirror.size, "size of {}", mirror.wgsl);
+        let wgsl: Vec<(String, usize, usize)> = members
+            .iter()
+            .map(|m| {
+                (
+                    m.name.clone().unwrap_or_default(),
+                    m.offset as usize,
+                    layouter[m.ty].size as usize,
+                )
+            })
+            .collect();
+        let rust: Vec<(String, usize, usize)> = mirror
+            .fields
+            .iter()
+            .map(|&(n, o, s)| (n.to_string(), o, s))
+            .collect();
+        assert_eq!(rust, wgsl, "fields (name, offset, size) of {}", mirror.wgsl);
+    }
+
+    #[test]
+    fn every_wgsl_struct_the_cpu_touches_matches_its_mirror() {
+        let md2 = md2();
+        let crowd = crowd();
+        let view = mirror!(
+            ViewUniform,
+            "View",
+            [view_proj, shadow_proj, towards_light, light_color, ambient, shadow_color]
+        );
+        check(&md2, &view);
+        check(&crowd, &view);
+        check(
+            &md2,
+            &mirror!(ModelInfo, "ModelInfo", [num_xyz, num_frames, _pad0, _pad1]),
+        );
+        check(&md2, &mirror!(CaptureParams, "CaptureParams", [frames, lerp]));
+        check(
+            &crowd,
+            &mirror!(
+                InstanceRecord,
+                "InstanceOut",
+                [rows, frames, t, t2, weight, skin_intensity, tint, effects]
+            ),
+        );
+        check(
+            &crowd,
+            &mirror!(
+                ClockRecord,
+                "Clock",
+                [step, flags, start, first, len, rate, _pad0, _pad1, _pad2]
+            ),
+        );
+        check(
+            &crowd,
+            &mirror!(
+                MemberRecord,
+                "Member",
+                [
+                    rows,
+                    bounds_min,
+                    skin_intensity,
+                    bounds_max,
+                    tint,
+                    fade_start,
+                    fade_ticks,
+                    effects,
+                    primary,
+                    secondary
+                ]
+            ),
+        );
+        check(
+            &crowd,
+            &mirror!(CrowdParams, "CrowdParams", [count, index_count, flags, _pad, bases]),
+        );
+        check(&crowd, &mirror!(CrowdFrame, "CrowdFrame", [now, flags, _pad]));
+    }
+
+    /// md2.wgsl's `InstanceIn` reads [`InstanceRecord`] through vertex
+    /// attributes: each attribute at its field's offset, with its size.
+    #[test]
+    fn instance_attributes_read_the_record_fields() {
+        let fields = [
+            (std::mem::offset_of!(InstanceRecord, rows), 16),
+            (std::mem::offset_of!(InstanceRecord, rows) + 16, 16),
+            (std::mem::offset_of!(InstanceRecord, rows) + 32, 16),
+            (std::mem::offset_of!(InstanceRecord, frames), 8),
+            (std::mem::offset_of!(InstanceRecord, t), 12),
+            (std::mem::offset_of!(InstanceRecord, skin_intensity), 4),
+            (std::mem::offset_of!(InstanceRecord, tint), 4),
+            (std::mem::offset_of!(InstanceRecord, effects), 4),
+        ];
+        assert_eq!(size_of::<InstanceRecord>(), 80);
+        for (attribute, (offset, size)) in INSTANCE_ATTRIBUTES.iter().zip(fields) {
+            assert_eq!(attribute.offset as usize, offset, "{attribute:?}");
+            assert_eq!(attribute.format.size() as usize, size, "{attribute:?}");
+        }
+        // The attributes' shader locations are InstanceIn's, in order.
+        let md2 = md2();
+        let (_, ty) = md2
+            .types
+            .iter()
+            .find(|(_, t)| t.name.as_deref() == Some("InstanceIn"))
+            .expect("InstanceIn");
+        let naga::TypeInner::Struct { members, .. } = &ty.inner else {
+            panic!("InstanceIn is not a struct");
+        };
+        let locations: Vec<u32> = members
+            .iter()
+            .map(|m| match m.binding {
+                Some(naga::Binding::Location { location, .. }) => location,
+                ref other => panic!("{other:?}"),
+            })
+            .collect();
+        let ours: Vec<u32> = INSTANCE_ATTRIBUTES
+            .iter()
+            .map(|a| a.shader_location)
+            .collect();
+        assert_eq!(locations, ours);
+    }
+
+    fn has_entry_point(module: &naga::Module, name: &str, stage: naga::ShaderStage) -> bool {
+        module
+            .entry_points
+            .iter()
+            .any(|ep| ep.name == name && ep.stage == stage)
+    }
+
+    #[test]
+    fn the_entry_points_the_crate_names_exist() {
+        use naga::ShaderStage::{Compute, Fragment, Vertex};
+        let md2 = md2();
+        for (name, stage) in [
+            (entry::VS_MAIN, Vertex),
+            (entry::VS_SHELL, Vertex),
+            (entry::VS_DEPTH, Vertex),
+            (entry::VS_SHADOW, Vertex),
+            (entry::FS_MAIN, Fragment),
+            (entry::FS_MAIN_SRGB, Fragment),
+            (entry::FS_SHELL, Fragment),
+            (entry::FS_SHELL_SRGB, Fragment),
+            (entry::FS_SHADOW, Fragment),
+            (entry::FS_SHADOW_SRGB, Fragment),
+            (entry::CS_CAPTURE, Compute),
+        ] {
+            assert!(has_entry_point(&md2, name, stage), "md2.wgsl: {name}");
+        }
+        let crowd = crowd();
+        for name in [entry::CS_RESET, entry::CS_CULL] {
+            assert!(has_entry_point(&crowd, name, Compute), "crowd.wgsl: {name}");
+        }
+    }
+
+    fn constant(module: &naga::Module, name: &str) -> naga::Literal {
+        let (_, c) = module
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("no constant {name}"));
+        match module.global_expressions[c.init] {
+            naga::Expression::Literal(l) => l,
+            ref other => panic!("{name} is not a literal: {other:?}"),
+        }
+    }
+
+    fn u32_constant(module: &naga::Module, name: &str) -> u32 {
+        match constant(module, name) {
+            naga::Literal::U32(v) => v,
+            other => panic!("{name} is not a u32: {other:?}"),
+        }
+    }
+
+    fn f32_constant(module: &naga::Module, name: &str) -> f32 {
+        match constant(module, name) {
+            naga::Literal::F32(v) => v,
+            other => panic!("{name} is not an f32: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn shader_constants_match_the_crate() {
+        let md2 = md2();
+        let crowd = crowd();
+        assert_eq!(
+            u32_constant(&md2, "FALLBACK_NORMAL_INDEX"),
+            u32::from(crate::FALLBACK_NORMAL_INDEX),
+            "the shader and the CPU reference must read a bad normal index the same way"
+        );
+        assert_eq!(f32_constant(&md2, "SHELL_OFFSET"), crate::SHELL_OFFSET);
+        assert_eq!(f32_constant(&crowd, "SHELL_OFFSET"), crate::SHELL_OFFSET);
+        assert_eq!(f32_constant(&md2, "SHELL_ALPHA"), crate::SHELL_ALPHA);
+        assert_eq!(f32_constant(&md2, "MIN_LIGHT"), crate::MIN_LIGHT);
+        for (name, value) in [
+            ("EFFECT_SHELL_RGB", EFFECT_SHELL_RGB),
+            ("EFFECT_FULLBRIGHT", EFFECT_FULLBRIGHT),
+            ("EFFECT_MINLIGHT", EFFECT_MINLIGHT),
+            ("EFFECT_NO_SHADOW", EFFECT_NO_SHADOW),
+        ] {
+            assert_eq!(u32_constant(&md2, name), value, "md2.wgsl {name}");
+        }
+        for (name, value) in [
+            ("EFFECT_NO_SHADOW", EFFECT_NO_SHADOW),
+            ("MEMBER_SHELL", MEMBER_SHELL),
+            ("MEMBER_TRANSLUCENT", MEMBER_TRANSLUCENT),
+            ("MEMBER_MIRRORED", MEMBER_MIRRORED),
+            ("MEMBER_FADING", MEMBER_FADING),
+            ("CLOCK_LOOPING", CLOCK_LOOPING),
+            ("CLOCK_HOLD", CLOCK_HOLD),
+            ("CROWD_CULL", CROWD_CULL),
+            ("FRAME_SHADOWS", FRAME_SHADOWS),
+            ("WORKGROUP", WORKGROUP_SIZE),
+            ("BUCKETS", BUCKETS as u32),
+        ] {
+            assert_eq!(u32_constant(&crowd, name), value, "crowd.wgsl {name}");
+        }
+        assert_eq!(
+            f32_constant(&crowd, "TICK"),
+            (1.0 / crate::anim::TICKS_PER_SECOND) as f32
+        );
+        assert_eq!(
+            f32_constant(&crowd, "BELOW_ONE"),
+            1.0 - f32::EPSILON / 2.0,
+            "the largest f32 below 1, as Clip::sample uses"
+        );
+        assert_eq!(f32_constant(&crowd, "TWO_POW_32"), 2f32.powi(32));
+        assert_eq!(f32_constant(&crowd, "TWO_POW_M32"), 2f32.powi(-32));
+        assert_eq!(f32_constant(&crowd, "TWO_POW_M64"), 2f32.powi(-64));
+    }
+}

@@ -1,0 +1,43 @@
+//! The render mesh the GPU draws: the model's (xyz, st) pairs welded into
+//! corners, and the triangle list over them. CPU only.
+
+use std::collections::HashMap;
+
+use crate::format::Md2Model;
+
+/// A render vertex: an (xyz, st) pair the triangles use, welded.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct Corner {
+    /// Index of the vertex in each frame.
+    pub xyz: u32,
+    /// `(st + 0.5) / skin size`.
+    pub uv: [f32; 2],
+}
+
+/// The distinct (xyz, st) pairs of the triangles, in order of first use,
+/// and the triangle list over them (in the file's order and winding).
+pub fn weld(model: &Md2Model) -> (Vec<Corner>, Vec<u32>) {
+    let (w, h) = model.skin_size();
+    let (w, h) = (w as f32, h as f32);
+    let st = model.tex_coords();
+    let triangles = model.triangles();
+    let mut index_of: HashMap<(u16, u16), u32> = HashMap::with_capacity(triangles.len() * 3);
+    let mut corners = Vec::new();
+    let mut indices = Vec::with_capacity(triangles.len() * 3);
+    for tri in triangles {
+        for k in 0..3 {
+            let key = (tri.xyz[k], tri.st[k]);
+            let index = *index_of.entry(key).or_insert_with(|| {
+                let tc = st[usize::from(tri.st[k])];
+                corners.push(Corner {
+                    xyz: u32::from(tri.xyz[k]),
+                    uv: [(f32::from(tc.s) + 0.5) / w, (f32::from(tc.t) + 0.5) / h],
+                });
+                corners.len() as u32 - 1
+            });
+            indices.push(index);
+        }
+    }
+    (corners, indices)
+}
