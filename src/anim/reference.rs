@@ -267,3 +267,16 @@ pub fn blend(
     }
     Ok(())
 }
+/// Pushes every position `distance` model units out along its normal, as a
+/// powerup shell stands off the skin (Quake II's `POWERSUIT_SCALE`, 4 units:
+/// [`SHELL_OFFSET`](crate::SHELL_OFFSET)): `p + n × distance`, after
+/// [`blend`] or [`interpolate`] has renormalised `n`, as the shader does.
+/// Extra entries of the longer slice are left alone.
+pub fn push_along_normals(positions: &mut [[f32; 3]], normals: &[[f32; 3]], distance: f32) {
+    for (p, n) in positions.iter_mut().zip(normals) {
+        for k in 0..3 {
+            p[k] += n[k] * distance;
+        }
+    }
+}
+

@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use wgpu::util::DeviceExt;
@@ -24,14 +23,14 @@ use crate::format::ANORMS;
 /// [`Md2Renderer::new`](crate::Md2Renderer::new) has a cache of its own;
 /// renderers made with [`Md2Renderer::with_cache`](crate::Md2Renderer::with_cache)
 /// share one, so a second view costs a uniform and an instance buffer, not a
-/// shader compile. Models and crowds are made with a cache and can be drawn
-/// by every renderer that shares it.
+/// shader compile. Models and crowds can be drawn by any renderer of the
+/// same device (their bind-group layouts are equal whatever cache made
+/// them), so sharing a cache only saves compiles and memory.
 #[derive(Clone, Debug)]
 pub struct Md2Cache(Arc<CacheInner>);
 
 #[derive(Debug)]
 struct CacheInner {
-    id: u64,
     md2: wgpu::ShaderModule,
     crowd: wgpu::ShaderModule,
     layouts: Layouts,
@@ -147,9 +146,6 @@ impl DepthKey {
     }
 }
 
-/// Caches of different devices must never mix: each gets its own number.
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
 impl AsRef<Md2Cache> for Md2Cache {
     fn as_ref(&self) -> &Md2Cache {
         self
@@ -184,7 +180,6 @@ impl Md2Cache {
             ..Default::default()
         });
         Ok(Md2Cache(Arc::new(CacheInner {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             md2: module("md2-wgpu shader", MD2_WGSL),
             crowd: module("md2-wgpu crowd shader", CROWD_WGSL),
             layouts: Layouts::new(device),
@@ -194,10 +189,6 @@ impl Md2Cache {
             capture: OnceLock::new(),
             crowd_passes: OnceLock::new(),
         })))
-    }
-
-    pub(crate) fn id(&self) -> u64 {
-        self.0.id
     }
 
     pub(crate) fn layouts(&self) -> &Layouts {

@@ -65,10 +65,6 @@ pub enum SetupError {
         /// The renderer's depth format, if any.
         depth_format: Option<wgpu::TextureFormat>,
     },
-    /// A model or crowd was used with a renderer from another
-    /// [`Md2Cache`](crate::Md2Cache) (another device, or another set of
-    /// layouts).
-    ForeignCache,
     /// wgpu reported an error (for example out of memory) while creating an
     /// object.
     Device {
@@ -129,10 +125,6 @@ impl fmt::Display for SetupError {
                      Depth24PlusStencil8); this renderer has no depth"
                 ),
             },
-            SetupError::ForeignCache => write!(
-                f,
-                "the model or crowd was made with another Md2Cache than this renderer's"
-            ),
             SetupError::Device { operation, message } => {
                 write!(f, "wgpu error while {operation}: {message}")
             }
@@ -221,8 +213,6 @@ pub enum PrepareError {
         /// The device's `max_buffer_size`.
         limit: u64,
     },
-    /// A model or crowd drawn by this renderer was made with another cache.
-    ForeignCache,
     /// The crowds' time is NaN, infinite or beyond the clock's ±2⁴³ s.
     TimeNotFinite {
         /// The time given, in seconds.
@@ -256,10 +246,6 @@ impl fmt::Display for PrepareError {
                 f,
                 "{instances} instance records need {bytes} bytes, more than this device's \
                  max_buffer_size of {limit} bytes"
-            ),
-            PrepareError::ForeignCache => write!(
-                f,
-                "a model or crowd was made with another Md2Cache than this renderer's"
             ),
             PrepareError::TimeNotFinite { time } => write!(
                 f,

@@ -53,7 +53,6 @@ impl GpuModelBytes {
 /// form and the vertex shader decodes them.
 #[derive(Debug)]
 pub struct GpuModel {
-    pub(crate) cache_id: u64,
     pub(crate) bind_group: wgpu::BindGroup,
     pub(crate) corners: wgpu::Buffer,
     pub(crate) indices: wgpu::Buffer,
@@ -205,7 +204,6 @@ impl GpuModel {
             .map(|f| model.frame_bounds(f))
             .collect();
         Ok(GpuModel {
-            cache_id: cache.id(),
             bind_group,
             corners: corner_buffer,
             indices: index_buffer,

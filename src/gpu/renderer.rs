@@ -354,9 +354,6 @@ impl Md2Renderer {
         self.batches.clear();
         self.uploaded = 0;
         self.recorded.store(0, Ordering::Relaxed);
-        if batches.iter().any(|b| b.model.cache_id != self.cache.id()) {
-            return Err(PrepareError::ForeignCache);
-        }
         let mut report = PrepareReport::default();
         let ranges = pack_batches(
             batches,
@@ -476,9 +473,6 @@ impl Md2Renderer {
         crowds: &mut [&mut Md2Crowd],
     ) -> Result<(), PrepareError> {
         let now = crate::anim::clock::to_ticks(time).ok_or(PrepareError::TimeNotFinite { time })?;
-        if crowds.iter().any(|c| c.cache_id() != self.cache.id()) {
-            return Err(PrepareError::ForeignCache);
-        }
         let frame = super::shader::CrowdFrame {
             now: [now as u32, (now as u64 >> 32) as u32],
             flags: if self.shadow.is_some() && self.pipelines.shadow.is_some() {

@@ -7,9 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use image::RgbaImage;
+use md2_wgpu::support::Headless;
 use md2_wgpu::{
-    Camera, Frame, GpuModel, Md2Instance, Md2Model, Md2Parts, Md2Renderer, PackedVertex, TexCoord,
-    Triangle, nearest_normal_index,
+    Camera, Frame, Md2Batch, Md2Model, Md2Parts, Md2Renderer, PackedVertex, TexCoord, Triangle,
+    nearest_normal_index,
 };
 
 /// A device and its queue, on whatever adapter the machine has.
@@ -17,6 +18,7 @@ pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub adapter: wgpu::AdapterInfo,
+    pub features: wgpu::Features,
 }
 
 /// No adapter: print why and skip, unless MD2_REQUIRE_GPU=1 makes it a
@@ -31,39 +33,23 @@ fn skip(reason: &str) -> Option<Gpu> {
 
 /// A headless device with the limits the renderer says it needs.
 pub fn gpu() -> Option<Gpu> {
-    gpu_with_limits(|_| md2_wgpu::required_limits())
+    gpu_with(|_| md2_wgpu::required_limits(), wgpu::Features::empty())
 }
 
-/// A headless device with the limits `limits` picks from the adapter's.
-pub fn gpu_with_limits(limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits) -> Option<Gpu> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = match pollster::block_on(instance.request_adapter(&Default::default())) {
-        Ok(adapter) => adapter,
-        Err(e) => return skip(&format!("no adapter: {e}")),
-    };
-    let info = adapter.get_info();
-    let caps = adapter.get_downlevel_capabilities();
-    if !caps.flags.contains(md2_wgpu::required_downlevel_flags()) {
-        return skip(&format!(
-            "adapter {} lacks {:?}",
-            info.name,
-            md2_wgpu::required_downlevel_flags()
-        ));
-    }
-    let required_limits = limits(adapter.limits());
-    let request = adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("md2-wgpu test device"),
-        required_limits,
-        ..Default::default()
-    });
-    match pollster::block_on(request) {
-        Ok((device, queue)) => Some(Gpu {
-            device,
-            queue,
-            adapter: info,
+/// A headless device with the limits `limits` picks from the adapter's, and
+/// those of `features` the adapter has.
+pub fn gpu_with(
+    limits: impl FnOnce(&wgpu::Adapter) -> wgpu::Limits,
+    features: wgpu::Features,
+) -> Option<Gpu> {
+    match Headless::new(limits, features) {
+        Ok(h) => Some(Gpu {
+            adapter: h.adapter.get_info(),
+            features: h.device.features(),
+            device: h.device,
+            queue: h.queue,
         }),
-        Err(e) => skip(&format!("adapter {} gave no device: {e}", info.name)),
+        Err(reason) => skip(&reason),
     }
 }
 
@@ -78,75 +64,89 @@ pub fn render(
     gpu: &Gpu,
     renderer: &mut Md2Renderer,
     camera: &Camera,
-    batches: &[(&GpuModel, &[Md2Instance])],
+    batches: &[Md2Batch<'_>],
     width: u32,
     height: u32,
 ) -> RgbaImage {
     renderer
         .prepare(&gpu.device, &gpu.queue, camera, batches)
         .expect("prepare");
-    draw_and_read(gpu, renderer, width, height)
+    draw_and_read(gpu, &[renderer], width, height)
 }
 
-/// Renders whatever the last `prepare` left and reads the pixels back.
-pub fn draw_and_read(gpu: &Gpu, renderer: &Md2Renderer, width: u32, height: u32) -> RgbaImage {
-    let format = renderer.color_format();
-    let options = renderer.options();
-    let samples = options.multisample.count;
-    let size = wgpu::Extent3d {
-        width,
-        height,
-        depth_or_array_layers: 1,
-    };
-    let target = |label, sample_count, usage| {
-        gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size,
-            mip_level_count: 1,
-            sample_count,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage,
-            view_formats: &[],
-        })
-    };
-    let resolved = target(
-        "md2-wgpu test target",
-        1,
-        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-    );
-    let multisampled = (samples > 1).then(|| {
-        target(
-            "md2-wgpu test msaa target",
-            samples,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        )
-    });
-    let depth = options.depth_format.map(|format| {
-        gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("md2-wgpu test depth"),
-            size,
-            mip_level_count: 1,
-            sample_count: samples,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        })
-    });
-    let resolved_view = resolved.create_view(&Default::default());
-    let msaa_view = multisampled
-        .as_ref()
-        .map(|t| t.create_view(&Default::default()));
-    let depth_view = depth.as_ref().map(|t| t.create_view(&Default::default()));
+/// An offscreen colour target (resolved, and multisampled where asked) with
+/// its depth buffer.
+pub struct Target {
+    pub color: wgpu::Texture,
+    pub msaa: Option<wgpu::Texture>,
+    pub depth: Option<wgpu::Texture>,
+}
 
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let (view, resolve_target) = match &msaa_view {
-            Some(msaa) => (msaa, Some(&resolved_view)),
-            None => (&resolved_view, None),
+impl Target {
+    /// A target for `renderer`'s format and options.
+    pub fn for_renderer(gpu: &Gpu, renderer: &Md2Renderer, width: u32, height: u32) -> Target {
+        let format = renderer.color_format().expect("a colour renderer");
+        let options = renderer.options();
+        let samples = options.multisample.count;
+        let size = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
         };
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        let texture = |label, format, sample_count, usage| {
+            gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        use wgpu::TextureUsages as U;
+        Target {
+            color: texture(
+                "md2-wgpu test target",
+                format,
+                1,
+                U::RENDER_ATTACHMENT | U::COPY_SRC,
+            ),
+            msaa: (samples > 1).then(|| {
+                texture(
+                    "md2-wgpu test msaa target",
+                    format,
+                    samples,
+                    U::RENDER_ATTACHMENT,
+                )
+            }),
+            depth: options.depth.map(|d| {
+                texture(
+                    "md2-wgpu test depth",
+                    d.format,
+                    samples,
+                    U::RENDER_ATTACHMENT | U::COPY_SRC,
+                )
+            }),
+        }
+    }
+
+    /// Begins a pass that clears colour to [`CLEAR`], depth to the far
+    /// value of `depth` (0 for reverse-Z) and stencil to 0.
+    pub fn begin<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        depth: Option<md2_wgpu::DepthState>,
+    ) -> wgpu::RenderPass<'e> {
+        let resolved = self.color.create_view(&Default::default());
+        let msaa = self.msaa.as_ref().map(|t| t.create_view(&Default::default()));
+        let depth_view = self.depth.as_ref().map(|t| t.create_view(&Default::default()));
+        let (view, resolve_target) = match &msaa {
+            Some(msaa) => (msaa, Some(&resolved)),
+            None => (&resolved, None),
+        };
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("md2-wgpu test pass"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                 view,
@@ -158,99 +158,82 @@ pub fn draw_and_read(gpu: &Gpu, renderer: &Md2Renderer, width: u32, height: u32)
                 },
             })],
             depth_stencil_attachment: depth_view.as_ref().map(|view| {
+                let state = depth.expect("a depth state for a depth target");
                 wgpu::RenderPassDepthStencilAttachment {
                     view,
                     depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Discard,
+                        load: wgpu::LoadOp::Clear(far_depth(state.compare)),
+                        store: wgpu::StoreOp::Store,
                     }),
-                    stencil_ops: None,
+                    stencil_ops: state.has_stencil().then_some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(0),
+                        store: wgpu::StoreOp::Store,
+                    }),
                 }
             }),
             ..Default::default()
-        });
-        renderer.render(&mut pass);
+        })
     }
-    read_texture(gpu, encoder, &resolved, width, height)
+
+    /// Reads the resolved colour back, submitting `encoder` first.
+    pub fn read(&self, gpu: &Gpu, encoder: wgpu::CommandEncoder) -> RgbaImage {
+        md2_wgpu::support::read_rgba8(&gpu.device, &gpu.queue, encoder, &self.color)
+            .expect("read the target back")
+    }
 }
 
-/// Copies an RGBA8 (or BGRA8) texture back, respecting the 256-byte row
-/// alignment of texture-to-buffer copies.
-pub fn read_texture(
-    gpu: &Gpu,
-    mut encoder: wgpu::CommandEncoder,
-    texture: &wgpu::Texture,
-    width: u32,
-    height: u32,
-) -> RgbaImage {
-    let row = 4 * width;
-    let padded_row =
-        row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("md2-wgpu test readback"),
-        size: u64::from(padded_row) * u64::from(height),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    encoder.copy_texture_to_buffer(
-        wgpu::TexelCopyTextureInfo {
-            texture,
-            mip_level: 0,
-            origin: wgpu::Origin3d::ZERO,
-            aspect: wgpu::TextureAspect::All,
-        },
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(padded_row),
-                rows_per_image: Some(height),
-            },
-        },
-        wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-    );
-    gpu.queue.submit([encoder.finish()]);
-    buffer.map_async(wgpu::MapMode::Read, .., |r| r.expect("map readback"));
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("poll");
-    let bgra = matches!(
-        texture.format(),
-        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
-    );
-    let mut pixels = Vec::with_capacity((row * height) as usize);
+/// The depth a buffer is cleared to for this test: the far end.
+pub fn far_depth(compare: wgpu::CompareFunction) -> f32 {
+    use wgpu::CompareFunction as C;
+    if matches!(compare, C::Greater | C::GreaterEqual) {
+        0.0
+    } else {
+        1.0
+    }
+}
+
+/// Renders whatever the last `prepare` of each renderer left, one after
+/// the other into one pass of one target (the first renderer's format and
+/// options), and reads the pixels back.
+pub fn draw_and_read(gpu: &Gpu, renderers: &[&Md2Renderer], width: u32, height: u32) -> RgbaImage {
+    let target = Target::for_renderer(gpu, renderers[0], width, height);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
     {
-        let view = buffer.get_mapped_range(..).expect("mapped");
-        for y in 0..height as usize {
-            let start = y * padded_row as usize;
-            pixels.extend_from_slice(&view[start..start + row as usize]);
+        let mut pass = target.begin(&mut encoder, renderers[0].options().depth);
+        for renderer in renderers {
+            renderer.render(&mut pass);
         }
     }
-    buffer.unmap();
-    if bgra {
-        for p in pixels.chunks_exact_mut(4) {
-            p.swap(0, 2);
-        }
-    }
-    RgbaImage::from_raw(width, height, pixels).expect("pixel count")
+    target.read(gpu, encoder)
 }
 
-/// `../shared/md2/<relative>`, or `None` with the reason printed.
+/// Where the shared community models are: `$MD2_SHARED_MODELS`, else
+/// `../shared/md2` beside the crate; `None` (with the reason printed) where
+/// that folder is absent, as in a fresh clone.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("MD2_SHARED_MODELS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/md2"),
+    };
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping the part that needs the shared models: {} is absent (a fresh clone has \
+             no ../shared; set MD2_SHARED_MODELS to point elsewhere)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// `<shared models>/<relative>`, or `None` with the reason printed.
 pub fn shared_file(relative: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/md2")
-        .join(relative);
+    let path = shared_dir()?.join(relative);
     if path.is_file() {
         Some(path)
     } else {
-        eprintln!(
-            "skipping the part that needs {}: absent (a fresh clone has no ../shared)",
-            path.display()
-        );
+        eprintln!("skipping the part that needs {}: absent", path.display());
         None
     }
 }
@@ -454,9 +437,17 @@ pub fn mean_difference(a: &RgbaImage, b: &RgbaImage) -> f64 {
     total as f64 / a.as_raw().len() as f64
 }
 
-/// Where test pictures go for people to look at: target/test-pictures.
+/// Cargo's target directory (which `CARGO_TARGET_DIR` may move).
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+    }
+}
+
+/// Where test pictures go for people to look at: <target>/test-pictures.
 pub fn picture_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-pictures");
+    let dir = target_dir().join("test-pictures");
     std::fs::create_dir_all(&dir).expect("create target/test-pictures");
     dir
 }

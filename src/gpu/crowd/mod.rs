@@ -89,7 +89,6 @@ static NEXT_CROWD: AtomicU64 = AtomicU64::new(1);
 #[derive(Debug)]
 pub struct Md2Crowd {
     id: u64,
-    cache_id: u64,
     model: DrawModel,
     frame_count: u32,
     skin_count: u32,
@@ -129,9 +128,6 @@ impl Md2Crowd {
         model: &GpuModel,
     ) -> Result<Md2Crowd, SetupError> {
         let cache = cache.as_ref();
-        if model.cache_id != cache.id() {
-            return Err(SetupError::ForeignCache);
-        }
         let limits = device.limits();
         // Members are bound as storage; the visible records (with shells,
         // up to two per member) are bound as storage and as vertices.
@@ -159,7 +155,6 @@ impl Md2Crowd {
         let group = crowd_group(device, cache, &member_buffer, &params_buffer);
         Ok(Md2Crowd {
             id: NEXT_CROWD.fetch_add(1, Ordering::Relaxed),
-            cache_id: cache.id(),
             model: model.draw_model(),
             frame_count: model.frame_count,
             skin_count: model.skin_count(),
@@ -391,10 +386,6 @@ impl Md2Crowd {
 
     pub(crate) fn id(&self) -> u64 {
         self.id
-    }
-
-    pub(crate) fn cache_id(&self) -> u64 {
-        self.cache_id
     }
 
     pub(crate) fn draw_model(&self) -> &DrawModel {

@@ -2,13 +2,11 @@
 //! targets: lavapipe is a CPU), reads the pixels back and checks them.
 //! Pictures go to target/test-pictures for people to look at.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glam::{Mat4, Vec3};
 use image::RgbaImage;
 use md2_wgpu::{
-    Camera, FrameLerp, GpuModel, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions, Pose,
+    Md2Batch,     Camera, FrameLerp, GpuModel, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions, Pose,
 };
 
 const SIZE: u32 = 128;
@@ -42,9 +40,6 @@ fn animated_models() -> Vec<(&'static str, Md2Model, Vec<RgbaImage>)> {
     models
 }
 
-fn one(model: &GpuModel, pose: impl Into<Pose>) -> (&GpuModel, Vec<Md2Instance>) {
-    (model, vec![Md2Instance::new(Mat4::IDENTITY, pose)])
-}
 
 fn render_pose(
     gpu: &Gpu,
@@ -53,8 +48,8 @@ fn render_pose(
     model: &GpuModel,
     pose: impl Into<Pose>,
 ) -> RgbaImage {
-    let (model, instances) = one(model, pose);
-    render(gpu, renderer, camera, &[(model, &instances)], SIZE, SIZE)
+    let instances = [Md2Instance::new(Mat4::IDENTITY, pose)];
+    render(gpu, renderer, camera, &[Md2Batch::new(model, &instances)], SIZE, SIZE)
 }
 
 #[test]
@@ -372,7 +367,7 @@ fn srgb_and_linear_targets_give_the_same_bytes() {
         // Shade with a tint, so the tint's path is compared too.
         let instances = [Md2Instance::default().with_tint([0.9, 0.6, 0.8, 1.0])];
         camera.light.towards_light = Vec3::new(0.3, 0.5, 0.8);
-        let batches = [(&gpu_model, &instances[..])];
+        let batches = [Md2Batch::new(&gpu_model, &instances)];
         let a = render(&gpu, &mut srgb, &camera, &batches, SIZE, SIZE);
         let b = render(&gpu, &mut linear, &camera, &batches, SIZE, SIZE);
         let c = render(&gpu, &mut bgra, &camera, &batches, SIZE, SIZE);
@@ -421,7 +416,7 @@ fn a_thousand_instances_in_one_draw_all_appear() {
         &gpu,
         &mut renderer,
         &camera,
-        &[(&gpu_model, &instances)],
+        &[Md2Batch::new(&gpu_model, &instances)],
         256,
         256,
     );
@@ -573,7 +568,7 @@ fn skins_of_different_sizes_share_one_array() {
             &gpu,
             &mut renderer,
             &camera,
-            &[(&gpu_model, &instances)],
+            &[Md2Batch::new(&gpu_model, &instances)],
             64,
             64,
         );

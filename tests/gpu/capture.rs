@@ -2,12 +2,12 @@
 //! through `cs_capture`, which calls the vertex shader's own `pose_vertex`)
 //! match `md2_wgpu::reference::blend` to a relative error of 1e-5.
 
-mod common;
-
-use common::*;
+use crate::common::*;
+use md2_wgpu::support::PoseCapture;
 use md2_wgpu::{
-    Frame, FrameLerp, GpuModel, Md2Model, Md2Parts, Md2Renderer, Md2RendererOptions, PackedVertex,
-    Pose, PoseCapture, RenderError, TexCoord, Triangle, nearest_normal_index,
+    Frame, FrameLerp, GpuModel, InstanceError, Md2Model, Md2Parts, Md2Renderer,
+    Md2RendererOptions, PackedVertex, Pose, PrepareError, SHELL_OFFSET, TexCoord, Triangle,
+    nearest_normal_index,
 };
 
 const TOLERANCE: f32 = 1e-5;
@@ -72,17 +72,20 @@ fn compare(gpu: &Gpu, capture: &PoseCapture, renderer: &Md2Renderer, name: &str,
     let mut normals = vec![[0.0f32; 3]; n];
     let poses = poses_for(model.frame_count() as u32);
     let (mut worst_p, mut worst_n) = (0.0f32, 0.0f32);
-    for pose in &poses {
+    // Every pose plain, and pushed out as a powerup shell.
+    let cases = poses.iter().flat_map(|p| [(p, 0.0), (p, SHELL_OFFSET)]);
+    for (pose, push) in cases {
         md2_wgpu::reference::blend(model, pose, &mut positions, &mut normals).unwrap();
+        md2_wgpu::reference::push_along_normals(&mut positions, &normals, push);
         let captured = capture
-            .capture(&gpu.device, &gpu.queue, &gpu_model, pose)
+            .capture(&gpu.device, &gpu.queue, &gpu_model, pose, push)
             .unwrap();
         let (gp, gn) = (&captured.positions, &captured.normals);
         let (ep, ip) = worst_error(gp, &positions);
         let (en, inn) = worst_error(gn, &normals);
         assert!(
             ep <= TOLERANCE,
-            "{name} {pose:?}: position {ip} is {:?} on the GPU, {:?} on the CPU (error {ep})",
+            "{name} {pose:?} pushed {push}: position {ip} is {:?} on the GPU, {:?} on the CPU (error {ep})",
             gp[ip],
             positions[ip]
         );
@@ -96,8 +99,8 @@ fn compare(gpu: &Gpu, capture: &PoseCapture, renderer: &Md2Renderer, name: &str,
         );
     }
     eprintln!(
-        "{name}: {} poses × {n} vertices agree (worst relative error: positions {worst_p:e}, \
-         normals {worst_n:e})",
+        "{name}: {} poses × {n} vertices, plain and shelled, agree (worst relative error: \
+         positions {worst_p:e}, normals {worst_n:e})",
         poses.len()
     );
 }
@@ -109,7 +112,7 @@ fn setup(gpu: &Gpu) -> (PoseCapture, Md2Renderer) {
         Md2RendererOptions::DEFAULT,
     )
     .unwrap();
-    (PoseCapture::new(&gpu.device), renderer)
+    (PoseCapture::new(&gpu.device, &renderer), renderer)
 }
 
 #[test]
@@ -195,7 +198,7 @@ fn gpu_matches_the_cpu_on_bad_and_cancelling_normals() {
         t: 0.5,
     });
     let normals = capture
-        .capture(&gpu.device, &gpu.queue, &gpu_model, &pose)
+        .capture(&gpu.device, &gpu.queue, &gpu_model, &pose, 0.0)
         .unwrap()
         .normals;
     assert_eq!(
@@ -222,17 +225,17 @@ fn capture_rejects_frames_out_of_range() {
         t: 0.5,
     });
     let err = capture
-        .capture(&gpu.device, &gpu.queue, &gpu_model, &pose)
+        .capture(&gpu.device, &gpu.queue, &gpu_model, &pose, 0.0)
         .unwrap_err();
     assert!(
         matches!(
             err,
-            RenderError::FrameOutOfRange {
+            PrepareError::Instance(InstanceError::FrameOutOfRange {
                 frame: 3,
                 frame_count: 3,
                 field: "primary.frame_b",
                 ..
-            }
+            })
         ),
         "{err}"
     );

@@ -2,13 +2,12 @@
 //! count that jumps around, models bigger than the device allows. Each is a
 //! typed error or a correct picture, never a wgpu panic.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glam::{Mat4, Vec3};
 use md2_wgpu::{
-    Frame, FrameLerp, GpuModel, Md2Instance, Md2Model, Md2Parts, Md2Renderer, Md2RendererOptions,
-    PackedVertex, Pose, RenderError, TexCoord, Triangle,
+    Frame, FrameLerp, GpuModel, InstanceError, Md2Batch, Md2Instance, Md2Model, Md2Parts,
+    Md2Renderer, Md2RendererOptions, PackedVertex, Pose, PrepareError, SetupError, TexCoord,
+    Triangle,
 };
 
 const SIZE: u32 = 128;
@@ -62,7 +61,7 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
             &gpu.device,
             &gpu.queue,
             &camera,
-            &[(&gpu_model, &ok_instances)],
+            &[Md2Batch::new(&gpu_model, &ok_instances)],
         )
         .unwrap();
 
@@ -83,22 +82,25 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
             &gpu.device,
             &gpu.queue,
             &camera,
-            &[(&other, &ok_instances), (&gpu_model, &bad_frame)],
+            &[
+                Md2Batch::new(&other, &ok_instances),
+                Md2Batch::new(&gpu_model, &bad_frame),
+            ],
         )
         .unwrap_err();
     assert_eq!(
         err,
-        RenderError::FrameOutOfRange {
+        PrepareError::Instance(InstanceError::FrameOutOfRange {
             batch: 1,
             instance: 2,
             field: "primary.frame_b",
             frame: 1,
             frame_count: 1,
-        }
+        })
     );
     assert!(err.to_string().contains("batch 1, instance 2"), "{err}");
     // After a failed prepare nothing is drawn, not the previous frame.
-    let image = draw_and_read(&gpu, &renderer, SIZE, SIZE);
+    let image = draw_and_read(&gpu, &[&renderer], SIZE, SIZE);
     assert_eq!(coverage(&image), 0);
 
     let secondary = [Md2Instance::new(
@@ -110,33 +112,33 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
         },
     )];
     let err = renderer
-        .prepare(&gpu.device, &gpu.queue, &camera, &[(&other, &secondary)])
+        .prepare(&gpu.device, &gpu.queue, &camera, &[Md2Batch::new(&other, &secondary)])
         .unwrap_err();
     assert!(
         matches!(
             err,
-            RenderError::FrameOutOfRange {
+            PrepareError::Instance(InstanceError::FrameOutOfRange {
                 field: "secondary.frame_a",
                 frame: u32::MAX,
                 frame_count: 5,
                 ..
-            }
+            })
         ),
         "{err}"
     );
 
     let bad_skin = [good.with_skin(1)];
     let err = renderer
-        .prepare(&gpu.device, &gpu.queue, &camera, &[(&gpu_model, &bad_skin)])
+        .prepare(&gpu.device, &gpu.queue, &camera, &[Md2Batch::new(&gpu_model, &bad_skin)])
         .unwrap_err();
     assert_eq!(
         err,
-        RenderError::SkinOutOfRange {
+        PrepareError::Instance(InstanceError::SkinOutOfRange {
             batch: 0,
             instance: 0,
             skin: 1,
             skin_count: 1,
-        }
+        })
     );
 
     // And the renderer recovers.
@@ -144,7 +146,7 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
         &gpu,
         &mut renderer,
         &camera,
-        &[(&gpu_model, &ok_instances)],
+        &[Md2Batch::new(&gpu_model, &ok_instances)],
         SIZE,
         SIZE,
     );
@@ -158,7 +160,7 @@ fn zero_instances_draw_nothing_without_error() {
     let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &cube_model(), &[]).unwrap();
     let camera = ortho_camera(-2.0, 2.0, -2.0, 2.0, 1.0);
     // Before any prepare, with no batches, and with empty batches.
-    let image = draw_and_read(&gpu, &renderer, SIZE, SIZE);
+    let image = draw_and_read(&gpu, &[&renderer], SIZE, SIZE);
     assert_eq!(coverage(&image), 0);
     let image = render(&gpu, &mut renderer, &camera, &[], SIZE, SIZE);
     assert_eq!(coverage(&image), 0);
@@ -166,7 +168,7 @@ fn zero_instances_draw_nothing_without_error() {
         &gpu,
         &mut renderer,
         &camera,
-        &[(&gpu_model, &[])],
+        &[Md2Batch::new(&gpu_model, &[])],
         SIZE,
         SIZE,
     );
@@ -200,7 +202,7 @@ fn instance_count_can_grow_and_shrink() {
         &gpu,
         &mut renderer,
         &camera,
-        &[(&gpu_model, &one)],
+        &[Md2Batch::new(&gpu_model, &one)],
         size,
         size,
     );
@@ -211,7 +213,7 @@ fn instance_count_can_grow_and_shrink() {
         &gpu,
         &mut renderer,
         &camera,
-        &[(&gpu_model, &crowd)],
+        &[Md2Batch::new(&gpu_model, &crowd)],
         size,
         size,
     );
@@ -228,7 +230,7 @@ fn instance_count_can_grow_and_shrink() {
         &gpu,
         &mut renderer,
         &camera,
-        &[(&gpu_model, &ten)],
+        &[Md2Batch::new(&gpu_model, &ten)],
         size,
         size,
     );
@@ -251,10 +253,13 @@ fn instance_count_can_grow_and_shrink() {
 
 #[test]
 fn a_model_over_the_storage_limit_is_a_clear_error() {
-    let Some(gpu) = gpu_with_limits(|_| wgpu::Limits {
-        max_storage_buffer_binding_size: 4096,
-        ..md2_wgpu::required_limits()
-    }) else {
+    let Some(gpu) = gpu_with(
+        |_| wgpu::Limits {
+            max_storage_buffer_binding_size: 4096,
+            ..md2_wgpu::required_limits()
+        },
+        wgpu::Features::empty(),
+    ) else {
         return;
     };
     let renderer = renderer(&gpu);
@@ -263,7 +268,7 @@ fn a_model_over_the_storage_limit_is_a_clear_error() {
         GpuModel::new(&gpu.device, &gpu.queue, &renderer, &many_frames(400), &[]).unwrap_err();
     assert_eq!(
         err,
-        RenderError::ModelTooLarge {
+        SetupError::ModelTooLarge {
             buffer: "vertex data",
             bytes: 4800,
             limit_name: "max_storage_buffer_binding_size",
@@ -279,7 +284,7 @@ fn a_model_over_the_storage_limit_is_a_clear_error() {
     if let Some((model, skins)) = shared_model("yohko/tris.md2", Some("yohko/Yohko.pcx")) {
         let err = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &skins).unwrap_err();
         assert!(
-            matches!(err, RenderError::ModelTooLarge { bytes, .. } if bytes == 4 * 411 * 198),
+            matches!(err, SetupError::ModelTooLarge { bytes, .. } if bytes == 4 * 411 * 198),
             "{err}"
         );
     }
@@ -294,13 +299,13 @@ fn too_many_frames_or_skins_are_clear_errors() {
         &gpu.device,
         &gpu.queue,
         &renderer,
-        &many_frames(frames),
+        &many_frames(frames as usize),
         &[],
     )
     .unwrap_err();
     assert_eq!(
         err,
-        RenderError::TooManyFrames {
+        SetupError::TooManyFrames {
             frames,
             max: md2_wgpu::MAX_GPU_FRAMES,
         }
@@ -311,7 +316,7 @@ fn too_many_frames_or_skins_are_clear_errors() {
     let err = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &cube_model(), &skins).unwrap_err();
     assert_eq!(
         err,
-        RenderError::TooManySkins {
+        SetupError::TooManySkins {
             skins: layers as usize + 1,
             max: layers,
         }
