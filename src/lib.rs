@@ -44,7 +44,7 @@ pub use anim::{clock, playback, reference};
 pub use format::animations;
 
 pub use anim::{
-    ClipClock, Clip, Crossfade, Fade, FrameLerp, MAX_FADE_SECONDS, Playback, Pose, QUAKE2_FPS,
+    Clip, ClipClock, Crossfade, Fade, FrameLerp, MAX_FADE_SECONDS, Playback, Pose, QUAKE2_FPS,
     Quake2Player, ReferenceError, TICKS_PER_SECOND,
 };
 pub use format::{
@@ -62,15 +62,8 @@ pub use gpu::{
 };
 pub use mesh::Corner;
 
-/// Helpers shared by the tests, examples and benchmarks (a headless device,
-/// read-backs, the GPU pose capture). Not part of the supported API.
 #[doc(hidden)]
-pub mod support {
-    pub use crate::gpu::{
-        CapturedPose, Headless, PoseCapture, block_on, read_buffer, read_rgba8, read_texture,
-    };
-    pub use crate::gpu::shader::{INSTANCE_ATTRIBUTES, InstanceRecord, MD2_WGSL, vertex_buffers};
-}
+pub mod support;
 
 // The README's examples run as doc tests, so the quick start cannot rot.
 #[cfg(doctest)]

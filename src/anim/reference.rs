@@ -279,4 +279,3 @@ pub fn push_along_normals(positions: &mut [[f32; 3]], normals: &[[f32; 3]], dist
         }
     }
 }
-

@@ -284,12 +284,14 @@ impl Md2Cache {
             },
             depth_stencil: key.depth.map(|d| d.state(key.draw)),
             multisample: key.multisample,
-            fragment: targets.as_ref().map(|(fragment, targets)| wgpu::FragmentState {
-                module: &self.0.md2,
-                entry_point: Some(fragment),
-                compilation_options: Default::default(),
-                targets,
-            }),
+            fragment: targets
+                .as_ref()
+                .map(|(fragment, targets)| wgpu::FragmentState {
+                    module: &self.0.md2,
+                    entry_point: Some(fragment),
+                    compilation_options: Default::default(),
+                    targets,
+                }),
             multiview_mask: None,
             cache: None,
         })

@@ -173,7 +173,8 @@ impl Camera {
         aspect: f32,
         near: f32,
     ) -> Camera {
-        let proj = glam::camera::rh::proj::directx::perspective_infinite(fov_y_radians, aspect, near);
+        let proj =
+            glam::camera::rh::proj::directx::perspective_infinite(fov_y_radians, aspect, near);
         Camera::new(proj * look_at_view(eye, target))
     }
 

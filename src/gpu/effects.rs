@@ -204,7 +204,10 @@ mod tests {
         );
         assert_eq!(shell(RF_SHELL_DOUBLE), Some([0.9, 0.7, 0.0]));
         assert_eq!(shell(RF_SHELL_HALF_DAM), Some([0.56, 0.59, 0.45]));
-        assert_eq!(shell(RF_SHELL_DOUBLE | RF_SHELL_BLUE), Some([0.9, 0.7, 1.0]));
+        assert_eq!(
+            shell(RF_SHELL_DOUBLE | RF_SHELL_BLUE),
+            Some([0.9, 0.7, 1.0])
+        );
         assert_eq!(shell(RF_FULLBRIGHT), None);
         let e = Effects::from_quake_flags(RF_FULLBRIGHT | RF_MINLIGHT);
         assert!(e.fullbright && e.minlight);

@@ -38,8 +38,8 @@ impl Headless {
             power_preference: wgpu::PowerPreference::HighPerformance,
             ..Default::default()
         };
-        let adapter = block_on(instance.request_adapter(&options))
-            .map_err(|e| format!("no adapter: {e}"))?;
+        let adapter =
+            block_on(instance.request_adapter(&options)).map_err(|e| format!("no adapter: {e}"))?;
         let info = adapter.get_info();
         let needs = crate::required_downlevel_flags();
         if !adapter.get_downlevel_capabilities().flags.contains(needs) {
@@ -120,7 +120,11 @@ pub fn read_buffer(
     map_and_read(device, &staging, size)
 }
 
-fn map_and_read(device: &wgpu::Device, staging: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, String> {
+fn map_and_read(
+    device: &wgpu::Device,
+    staging: &wgpu::Buffer,
+    size: u64,
+) -> Result<Vec<u8>, String> {
     let (sender, receiver) = std::sync::mpsc::channel();
     staging.map_async(wgpu::MapMode::Read, .., move |result| {
         // The receiver outlives the poll below; a failed send cannot happen.

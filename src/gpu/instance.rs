@@ -103,7 +103,11 @@ impl Buckets {
     /// The buckets of a record with these `MEMBER_*` bits.
     pub(crate) fn of(effects: u32) -> Buckets {
         let mirrored = usize::from(effects & MEMBER_MIRRORED != 0);
-        let translucent = if effects & MEMBER_TRANSLUCENT != 0 { 2 } else { 0 };
+        let translucent = if effects & MEMBER_TRANSLUCENT != 0 {
+            2
+        } else {
+            0
+        };
         Buckets {
             main: translucent + mirrored,
             shell: (effects & MEMBER_SHELL != 0).then_some(4 + mirrored),
@@ -326,7 +330,10 @@ mod tests {
 
     #[test]
     fn bright_tints_keep_their_ratio_and_brightness() {
-        assert_eq!(tint_words([1.0, 0.5, 0.0, 1.0]), ([255, 128, 0, 255], F16_ONE));
+        assert_eq!(
+            tint_words([1.0, 0.5, 0.0, 1.0]),
+            ([255, 128, 0, 255], F16_ONE)
+        );
         let (rgba, half) = tint_words([4.0, 2.0, 1.0, 0.5]);
         assert_eq!(half, 0x4400, "4.0 as f16");
         assert_eq!(rgba, [255, 128, 64, 128]);
@@ -419,16 +426,43 @@ mod tests {
         let bucket = |inst: Md2Instance| {
             Buckets::of(good(pack(&inst, 1, 1, InstancePolicy::Strict, 0, 0)).effects)
         };
-        assert_eq!(bucket(base), Buckets { main: 0, shell: None });
+        assert_eq!(
+            bucket(base),
+            Buckets {
+                main: 0,
+                shell: None
+            }
+        );
         let mirror = base.transform * Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0));
-        let mirrored = Md2Instance { transform: mirror, ..base };
-        assert_eq!(bucket(mirrored), Buckets { main: 1, shell: None });
+        let mirrored = Md2Instance {
+            transform: mirror,
+            ..base
+        };
+        assert_eq!(
+            bucket(mirrored),
+            Buckets {
+                main: 1,
+                shell: None
+            }
+        );
         let glass = base.with_tint([1.0, 1.0, 1.0, 0.5]);
-        assert_eq!(bucket(glass), Buckets { main: 2, shell: None });
+        assert_eq!(
+            bucket(glass),
+            Buckets {
+                main: 2,
+                shell: None
+            }
+        );
         let shelled = mirrored
             .with_tint([1.0, 1.0, 1.0, 0.5])
             .with_effects(Effects::NONE.with_shell([1.0, 0.0, 0.0]));
-        assert_eq!(bucket(shelled), Buckets { main: 3, shell: Some(5) });
+        assert_eq!(
+            bucket(shelled),
+            Buckets {
+                main: 3,
+                shell: Some(5)
+            }
+        );
     }
 
     #[test]

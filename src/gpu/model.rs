@@ -152,7 +152,11 @@ impl GpuModel {
             bytemuck::cast_slice(&frame_params),
             U::STORAGE,
         );
-        let corner_buffer = buffer("md2-wgpu corners", bytemuck::cast_slice(&corners), U::VERTEX);
+        let corner_buffer = buffer(
+            "md2-wgpu corners",
+            bytemuck::cast_slice(&corners),
+            U::VERTEX,
+        );
         let index_buffer = buffer("md2-wgpu indices", &index_bytes, U::INDEX);
         let reversed_buffer = buffer("md2-wgpu mirrored indices", &reversed_bytes, U::INDEX);
         let skin = upload_skins(device, queue, skins);
@@ -321,7 +325,11 @@ impl DrawModel {
     pub(crate) fn bind(&self, pass: &mut wgpu::RenderPass<'_>, mirrored: bool) {
         pass.set_bind_group(1, &self.bind_group, &[]);
         pass.set_vertex_buffer(0, self.corners.slice(..));
-        let indices = if mirrored { &self.reversed } else { &self.indices };
+        let indices = if mirrored {
+            &self.reversed
+        } else {
+            &self.indices
+        };
         pass.set_index_buffer(indices.slice(..), self.index_format);
     }
 }

@@ -200,7 +200,8 @@ impl Md2RendererOptions {
 
     /// [`Md2RendererOptions::DEFAULT`] with a `Depth32Float` depth buffer
     /// tested with `Less`: what a 3D scene usually wants.
-    pub const WITH_DEPTH: Md2RendererOptions = Md2RendererOptions::DEFAULT.with_depth(DepthState::LESS);
+    pub const WITH_DEPTH: Md2RendererOptions =
+        Md2RendererOptions::DEFAULT.with_depth(DepthState::LESS);
 
     /// The same options with this depth state.
     pub const fn with_depth(self, depth: DepthState) -> Md2RendererOptions {
@@ -252,7 +253,10 @@ mod tests {
         assert_eq!(auto(F::Rgba8Unorm), ColorOutput::SrgbEncoded);
         assert_eq!(auto(F::Bgra8Unorm), ColorOutput::SrgbEncoded);
         assert_eq!(auto(F::Rgb10a2Unorm), ColorOutput::SrgbEncoded);
-        assert_eq!(ColorOutput::Linear.resolve(F::Rgba8Unorm), ColorOutput::Linear);
+        assert_eq!(
+            ColorOutput::Linear.resolve(F::Rgba8Unorm),
+            ColorOutput::Linear
+        );
     }
 
     #[test]

@@ -298,7 +298,9 @@ impl Md2Renderer {
     /// How many instance records the instance buffer holds before it must
     /// grow.
     pub fn instance_capacity(&self) -> u64 {
-        self.instance_buffer.as_ref().map_or(0, |b| b.size() / RECORD)
+        self.instance_buffer
+            .as_ref()
+            .map_or(0, |b| b.size() / RECORD)
     }
 
     /// Bytes the last [`prepare`](Md2Renderer::prepare) and
@@ -407,7 +409,11 @@ impl Md2Renderer {
         let matrix = size_of::<[[f32; 4]; 4]>();
         let (old_bytes, new_bytes) = (bytemuck::bytes_of(&old), bytemuck::bytes_of(&uniform));
         let rest_changed = old_bytes[matrix..] != new_bytes[matrix..];
-        let written = if rest_changed { new_bytes } else { &new_bytes[..matrix] };
+        let written = if rest_changed {
+            new_bytes
+        } else {
+            &new_bytes[..matrix]
+        };
         queue.write_buffer(&self.view_buffer, 0, written);
         self.uploaded += written.len() as u64;
         self.view_written = Some(uniform);

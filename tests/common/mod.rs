@@ -140,8 +140,14 @@ impl Target {
         depth: Option<md2_wgpu::DepthState>,
     ) -> wgpu::RenderPass<'e> {
         let resolved = self.color.create_view(&Default::default());
-        let msaa = self.msaa.as_ref().map(|t| t.create_view(&Default::default()));
-        let depth_view = self.depth.as_ref().map(|t| t.create_view(&Default::default()));
+        let msaa = self
+            .msaa
+            .as_ref()
+            .map(|t| t.create_view(&Default::default()));
+        let depth_view = self
+            .depth
+            .as_ref()
+            .map(|t| t.create_view(&Default::default()));
         let (view, resolve_target) = match &msaa {
             Some(msaa) => (msaa, Some(&resolved)),
             None => (&resolved, None),

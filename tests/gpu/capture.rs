@@ -5,9 +5,8 @@
 use crate::common::*;
 use md2_wgpu::support::PoseCapture;
 use md2_wgpu::{
-    Frame, FrameLerp, GpuModel, InstanceError, Md2Model, Md2Parts, Md2Renderer,
-    Md2RendererOptions, PackedVertex, Pose, PrepareError, SHELL_OFFSET, TexCoord, Triangle,
-    nearest_normal_index,
+    Frame, FrameLerp, GpuModel, InstanceError, Md2Model, Md2Parts, Md2Renderer, Md2RendererOptions,
+    PackedVertex, Pose, PrepareError, SHELL_OFFSET, TexCoord, Triangle, nearest_normal_index,
 };
 
 const TOLERANCE: f32 = 1e-5;

@@ -112,7 +112,12 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
         },
     )];
     let err = renderer
-        .prepare(&gpu.device, &gpu.queue, &camera, &[Md2Batch::new(&other, &secondary)])
+        .prepare(
+            &gpu.device,
+            &gpu.queue,
+            &camera,
+            &[Md2Batch::new(&other, &secondary)],
+        )
         .unwrap_err();
     assert!(
         matches!(
@@ -129,7 +134,12 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
 
     let bad_skin = [good.with_skin(1)];
     let err = renderer
-        .prepare(&gpu.device, &gpu.queue, &camera, &[Md2Batch::new(&gpu_model, &bad_skin)])
+        .prepare(
+            &gpu.device,
+            &gpu.queue,
+            &camera,
+            &[Md2Batch::new(&gpu_model, &bad_skin)],
+        )
         .unwrap_err();
     assert_eq!(
         err,

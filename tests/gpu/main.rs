@@ -8,5 +8,6 @@
 mod common;
 
 mod capture;
+mod crowd;
 mod hostile;
 mod pictures;

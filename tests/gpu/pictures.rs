@@ -6,7 +6,8 @@ use crate::common::*;
 use glam::{Mat4, Vec3};
 use image::RgbaImage;
 use md2_wgpu::{
-    Md2Batch,     Camera, FrameLerp, GpuModel, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions, Pose,
+    Camera, FrameLerp, GpuModel, Md2Batch, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions,
+    Pose,
 };
 
 const SIZE: u32 = 128;
@@ -40,7 +41,6 @@ fn animated_models() -> Vec<(&'static str, Md2Model, Vec<RgbaImage>)> {
     models
 }
 
-
 fn render_pose(
     gpu: &Gpu,
     renderer: &mut Md2Renderer,
@@ -49,7 +49,14 @@ fn render_pose(
     pose: impl Into<Pose>,
 ) -> RgbaImage {
     let instances = [Md2Instance::new(Mat4::IDENTITY, pose)];
-    render(gpu, renderer, camera, &[Md2Batch::new(model, &instances)], SIZE, SIZE)
+    render(
+        gpu,
+        renderer,
+        camera,
+        &[Md2Batch::new(model, &instances)],
+        SIZE,
+        SIZE,
+    )
 }
 
 #[test]

@@ -76,7 +76,10 @@ pub(crate) struct ModelFacts<'a> {
 
 /// Checks `member` against the model and packs it. Nothing is changed on
 /// an error.
-pub(crate) fn pack(member: &CrowdMember, model: &ModelFacts<'_>) -> Result<MemberRecord, CrowdError> {
+pub(crate) fn pack(
+    member: &CrowdMember,
+    model: &ModelFacts<'_>,
+) -> Result<MemberRecord, CrowdError> {
     if !member.transform.is_finite() {
         return Err(CrowdError::NotFinite { what: "transform" });
     }

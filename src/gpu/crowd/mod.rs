@@ -140,12 +140,11 @@ impl Md2Crowd {
             .min(limits.max_buffer_size)
             / (2 * size_of::<super::shader::InstanceRecord>() as u64);
         let max_members = member_limit.min(record_limit).min(u64::from(u32::MAX)) as usize;
-        let member_buffer = member_buffer(device, MIN_MEMBERS * MEMBER).map_err(|message| {
-            SetupError::Device {
+        let member_buffer =
+            member_buffer(device, MIN_MEMBERS * MEMBER).map_err(|message| SetupError::Device {
                 operation: "creating a crowd",
                 message,
-            }
-        })?;
+            })?;
         let params_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("md2-wgpu crowd params"),
             size: size_of::<CrowdParams>() as u64,
@@ -264,7 +263,11 @@ impl Md2Crowd {
     }
 
     /// Moves the member behind `handle`.
-    pub fn set_transform(&mut self, handle: CrowdHandle, transform: Mat4) -> Result<(), CrowdError> {
+    pub fn set_transform(
+        &mut self,
+        handle: CrowdHandle,
+        transform: Mat4,
+    ) -> Result<(), CrowdError> {
         let i = self.dense(handle)?;
         let member = CrowdMember {
             transform,
@@ -436,7 +439,12 @@ impl Md2Crowd {
                     operation: "growing a crowd",
                     message,
                 })?;
-            self.group = crowd_group(device, &self.cache, &self.member_buffer, &self.params_buffer);
+            self.group = crowd_group(
+                device,
+                &self.cache,
+                &self.member_buffer,
+                &self.params_buffer,
+            );
             self.all_dirty = true;
         }
         if self.all_dirty {

@@ -322,7 +322,11 @@ impl Layouts {
     }
 }
 
-fn uniform(binding: u32, visibility: wgpu::ShaderStages, size: usize) -> wgpu::BindGroupLayoutEntry {
+fn uniform(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    size: usize,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
@@ -335,7 +339,11 @@ fn uniform(binding: u32, visibility: wgpu::ShaderStages, size: usize) -> wgpu::B
     }
 }
 
-fn storage(binding: u32, visibility: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+fn storage(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    read_only: bool,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
@@ -441,7 +449,14 @@ mod tests {
         let view = mirror!(
             ViewUniform,
             "View",
-            [view_proj, shadow_proj, towards_light, light_color, ambient, shadow_color]
+            [
+                view_proj,
+                shadow_proj,
+                towards_light,
+                light_color,
+                ambient,
+                shadow_color
+            ]
         );
         check(&md2, &view);
         check(&crowd, &view);
@@ -449,7 +464,10 @@ mod tests {
             &md2,
             &mirror!(ModelInfo, "ModelInfo", [num_xyz, num_frames, _pad0, _pad1]),
         );
-        check(&md2, &mirror!(CaptureParams, "CaptureParams", [frames, lerp]));
+        check(
+            &md2,
+            &mirror!(CaptureParams, "CaptureParams", [frames, lerp]),
+        );
         check(
             &crowd,
             &mirror!(
@@ -487,9 +505,16 @@ mod tests {
         );
         check(
             &crowd,
-            &mirror!(CrowdParams, "CrowdParams", [count, index_count, flags, _pad, bases]),
+            &mirror!(
+                CrowdParams,
+                "CrowdParams",
+                [count, index_count, flags, _pad, bases]
+            ),
         );
-        check(&crowd, &mirror!(CrowdFrame, "CrowdFrame", [now, flags, _pad]));
+        check(
+            &crowd,
+            &mirror!(CrowdFrame, "CrowdFrame", [now, flags, _pad]),
+        );
     }
 
     /// md2.wgsl's `InstanceIn` reads [`InstanceRecord`] through vertex

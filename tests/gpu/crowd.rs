@@ -1,0 +1,602 @@
+//! The resident crowd: GPU clocks equal the CPU's, culling never drops a
+//! visible member, adds/changes/removes draw exactly the members alive, and
+//! bad input is a typed error.
+
+use crate::common::*;
+use glam::{Mat4, Vec3};
+use md2_wgpu::support::Rng;
+use md2_wgpu::{
+    Camera, Clip, ClipClock, CrowdError, CrowdMember, Fade, Frame, FrameLerp, GpuModel, Md2Batch,
+    Md2Crowd, Md2Instance, Md2Model, Md2Parts, Md2Renderer, Md2RendererOptions, PackedVertex,
+    Playback, Pose, TexCoord, Triangle,
+};
+
+/// `frames` frames of one triangle whose corners move from frame to frame
+/// (so every frame has its own box).
+fn moving_triangle(frames: usize) -> Md2Model {
+    Md2Model::from_parts(Md2Parts {
+        skin_size: (4, 4),
+        skins: Vec::new(),
+        tex_coords: vec![TexCoord { s: 1, t: 1 }],
+        // Clockwise seen from the front (+X in Quake axes), as MD2 files wind.
+        triangles: vec![Triangle {
+            xyz: [0, 2, 1],
+            st: [0; 3],
+        }],
+        frames: (0..frames)
+            .map(|i| Frame::new(&format!("f{i:03}"), [0.01; 3], [-1.28, -1.28, -1.28]))
+            .collect(),
+        vertices: (0..frames)
+            .flat_map(|f| {
+                let wobble = (f % 7) as u8 * 4;
+                [
+                    PackedVertex {
+                        position: [128, 28 + wobble, 28],
+                        normal_index: 0,
+                    },
+                    PackedVertex {
+                        position: [128, 228, 28 + wobble],
+                        normal_index: 0,
+                    },
+                    PackedVertex {
+                        position: [128, 128 + wobble, 228],
+                        normal_index: 0,
+                    },
+                ]
+            })
+            .collect(),
+    })
+    .unwrap()
+}
+
+fn renderer(gpu: &Gpu) -> Md2Renderer {
+    Md2Renderer::new(
+        &gpu.device,
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+        Md2RendererOptions::WITH_DEPTH,
+    )
+    .unwrap()
+}
+
+/// Runs the crowd's compute pass at `now` for `renderer`'s camera and
+/// submits it.
+fn step(gpu: &Gpu, renderer: &mut Md2Renderer, camera: &Camera, crowd: &mut Md2Crowd, now: f64) {
+    renderer
+        .prepare(&gpu.device, &gpu.queue, camera, &[])
+        .unwrap();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer
+        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, &mut [crowd])
+        .unwrap();
+    gpu.queue.submit([encoder.finish()]);
+}
+
+/// A random clip of a `frames`-frame model: any range, any rate (some that
+/// cannot advance), looping or not.
+fn random_clip(rng: &mut Rng, frames: u32) -> Clip {
+    let first = rng.below(frames as usize) as u32;
+    let last = if rng.chance(0.05) {
+        first
+    } else {
+        first + rng.below((frames - first) as usize) as u32
+    };
+    let fps = match rng.below(20) {
+        0 => 0.0,
+        1 => f32::NAN,
+        2 => -10.0,
+        _ => rng.range(0.5, 60.0),
+    };
+    let clip = if rng.chance(0.5) {
+        Clip::looping("random", first, last)
+    } else {
+        Clip::once("random", first, last)
+    };
+    clip.with_fps(fps)
+}
+
+fn random_clock(rng: &mut Rng, frames: u32, now: f64) -> ClipClock {
+    let start = match rng.below(4) {
+        // Long before: a day's worth of loops.
+        0 => now - rng.unit_f64() * 86_400.0,
+        // Recently, or a little in the future.
+        1 => now - rng.unit_f64() * 30.0 + 5.0,
+        2 => rng.unit_f64() * 86_400.0,
+        _ => now - rng.unit_f64() * 2.0,
+    };
+    let speed = match rng.below(12) {
+        0 => 0.0,
+        1 => -rng.range(0.1, 3.0),
+        _ => rng.range(0.1, 3.0),
+    };
+    ClipClock::new(random_clip(rng, frames), start).with_speed(speed)
+}
+
+/// The crowd member `index` is found by its translation.
+fn placed(index: usize) -> Mat4 {
+    Mat4::from_translation(Vec3::new(index as f32, 0.0, 0.0))
+}
+
+#[test]
+fn gpu_clocks_equal_the_cpu_for_ten_thousand_random_cases_over_a_day() {
+    let Some(gpu) = gpu_with(|a| a.limits(), wgpu::Features::empty()) else {
+        return;
+    };
+    let frames = 200;
+    let model = moving_triangle(frames);
+    let mut renderer = renderer(&gpu);
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[]).unwrap();
+    let mut rng = Rng::new(0x636c_6f63_6b73);
+    let camera = Camera::default();
+    let (mut worst_t, mut worst_weight, mut cases) = (0.0f32, 0.0f32, 0);
+    // Times from the epoch to a day after it.
+    for now in [0.0, 0.25, 3_599.987_654, 86_399.999_9] {
+        let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+        crowd.set_culling(false);
+        let mut expected = Vec::new();
+        for i in 0..2_600 {
+            let clock = random_clock(&mut rng, frames as u32, now);
+            let fade = rng.chance(0.5).then(|| Fade {
+                to: random_clock(&mut rng, frames as u32, now),
+                start: now - rng.unit_f64() * 3.0 + 1.0,
+                duration: if rng.chance(0.1) {
+                    0.0
+                } else {
+                    rng.range(0.01, 2.0)
+                },
+            });
+            let playback = Playback { clock, fade };
+            expected.push(playback.pose(now));
+            crowd.add(CrowdMember::new(placed(i), playback)).unwrap();
+        }
+        step(&gpu, &mut renderer, &camera, &mut crowd, now);
+        let records = renderer
+            .read_crowd_records(&gpu.device, &gpu.queue, 0)
+            .unwrap();
+        assert_eq!(records.len(), expected.len(), "every member drawn");
+        for (_, record) in records {
+            let i = record.rows[0][3] as usize;
+            let want: Pose = expected[i];
+            let got = [
+                record.frames[0],
+                record.frames[1],
+                record.frames[2],
+                record.frames[3],
+            ]
+            .map(u32::from);
+            let want_frames = [
+                want.primary.frame_a,
+                want.primary.frame_b,
+                want.secondary.frame_a,
+                want.secondary.frame_b,
+            ];
+            assert_eq!(
+                got, want_frames,
+                "member {i} at {now}: frames on the GPU {got:?}, on the CPU {want:?}"
+            );
+            let dt = (record.t - want.primary.t)
+                .abs()
+                .max((record.t2 - want.secondary.t).abs());
+            let dw = (record.weight - want.weight).abs();
+            assert!(
+                dt <= 1e-4 && dw <= 1e-4,
+                "member {i} at {now}: GPU (t {}, t2 {}, weight {}) vs CPU {want:?}",
+                record.t,
+                record.t2,
+                record.weight
+            );
+            worst_t = worst_t.max(dt);
+            worst_weight = worst_weight.max(dw);
+            cases += 1;
+        }
+    }
+    assert!(cases >= 10_000);
+    eprintln!(
+        "{cases} random clocks: frames identical, largest |Δt| {worst_t:e}, largest |Δweight| \
+         {worst_weight:e}"
+    );
+}
+
+/// A grid of demo models, each with its own clip, phase and heading.
+fn demo_crowd(
+    gpu: &Gpu,
+    renderer: &Md2Renderer,
+    gpu_model: &GpuModel,
+    side: usize,
+    now: f64,
+) -> Md2Crowd {
+    let mut rng = Rng::new(7);
+    let clips = md2_wgpu::Quake2Player::clips();
+    let mut crowd = Md2Crowd::new(&gpu.device, renderer, gpu_model).unwrap();
+    for i in 0..side * side {
+        let at = Vec3::new((i % side) as f32 * 50.0, 0.0, (i / side) as f32 * 50.0);
+        let transform = Mat4::from_translation(at) * Mat4::from_rotation_y(rng.range(0.0, 6.28));
+        let clip = clips[rng.below(clips.len())].clone();
+        let clock = ClipClock::new(clip, now - rng.unit_f64() * 10.0);
+        crowd.add(CrowdMember::new(transform, clock)).unwrap();
+    }
+    crowd
+}
+
+fn draw_crowd(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    crowd: &mut Md2Crowd,
+    now: f64,
+    size: u32,
+) -> image::RgbaImage {
+    renderer
+        .prepare(&gpu.device, &gpu.queue, camera, &[])
+        .unwrap();
+    let target = Target::for_renderer(gpu, renderer, size, size);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer
+        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, &mut [crowd])
+        .unwrap();
+    {
+        let mut pass = target.begin(&mut encoder, renderer.options().depth);
+        renderer.render(&mut pass);
+    }
+    target.read(gpu, encoder)
+}
+
+#[test]
+fn culling_never_drops_a_visible_member() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = renderer(&gpu);
+    let model = md2_wgpu::demo::demo_model();
+    let gpu_model = GpuModel::new(
+        &gpu.device,
+        &gpu.queue,
+        &renderer,
+        &model,
+        &[md2_wgpu::demo::demo_skin()],
+    )
+    .unwrap();
+    let now = 12.5;
+    let mut crowd = demo_crowd(&gpu, &renderer, &gpu_model, 12, now);
+    let center = Vec3::new(275.0, 30.0, 275.0);
+    let cameras = [
+        (
+            "inside",
+            Camera::look_at(
+                center,
+                center + Vec3::new(1.0, -0.1, 0.3),
+                1.2,
+                1.0,
+                1.0,
+                2000.0,
+            ),
+        ),
+        (
+            "edge",
+            Camera::look_at(
+                Vec3::new(-150.0, 60.0, -40.0),
+                Vec3::new(0.0, 20.0, 100.0),
+                0.9,
+                1.0,
+                1.0,
+                2000.0,
+            ),
+        ),
+        (
+            "none",
+            Camera::look_at(
+                Vec3::new(-200.0, 50.0, -200.0),
+                Vec3::new(-400.0, 50.0, -400.0),
+                0.9,
+                1.0,
+                1.0,
+                2000.0,
+            ),
+        ),
+    ];
+    for (name, camera) in cameras {
+        crowd.set_culling(true);
+        let culled = draw_crowd(&gpu, &mut renderer, &camera, &mut crowd, now, 192);
+        let visible = renderer.visible_members(&gpu.device, &gpu.queue).unwrap()[0];
+        crowd.set_culling(false);
+        let all = draw_crowd(&gpu, &mut renderer, &camera, &mut crowd, now, 192);
+        save_picture(&culled, &format!("crowd-{name}-culled.png"));
+        let differ = differing_pixels(&culled, &all, 0);
+        assert_eq!(differ, 0, "{name}: culling changed {differ} pixels");
+        eprintln!(
+            "{name}: {visible} of {} members in view, {} pixels covered",
+            crowd.len(),
+            coverage(&culled)
+        );
+        match name {
+            "none" => {
+                assert_eq!(visible, 0);
+                assert_eq!(coverage(&culled), 0);
+            }
+            _ => {
+                assert!(coverage(&culled) > 1000, "{name}: the crowd is in view");
+                assert!(
+                    (visible as usize) < crowd.len(),
+                    "{name}: culling left nothing out"
+                );
+            }
+        }
+    }
+}
+
+/// The immediate path's instances for the crowd's members at `now`.
+fn as_instances(crowd: &Md2Crowd, now: f64) -> Vec<Md2Instance> {
+    crowd
+        .iter()
+        .map(|(_, m)| {
+            Md2Instance::new(m.transform, m.playback.pose(now))
+                .with_skin(m.skin)
+                .with_tint(m.tint)
+        })
+        .collect()
+}
+
+#[test]
+fn adds_changes_and_removes_draw_exactly_the_members_alive() {
+    let Some(gpu) = gpu_with(|a| a.limits(), wgpu::Features::empty()) else {
+        return;
+    };
+    let frames = 40;
+    let model = moving_triangle(frames);
+    let mut renderer = renderer(&gpu);
+    let gpu_model = GpuModel::new(
+        &gpu.device,
+        &gpu.queue,
+        &renderer,
+        &model,
+        &[solid_skin(4, 4, [255, 255, 255, 255])],
+    )
+    .unwrap();
+    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    crowd.set_culling(false);
+    let mut rng = Rng::new(99);
+    // 400 × 250 cells over a square of world units seen from the front.
+    let cell = |i: usize| {
+        let (x, y) = ((i % 400) as f32, (i / 400) as f32);
+        Mat4::from_translation(Vec3::new(x * 3.0 + 1.5, y * 3.0 + 1.5, 0.0))
+    };
+    let member = |rng: &mut Rng, i: usize, now: f64| {
+        let tint = [
+            rng.range(0.2, 1.0),
+            rng.range(0.2, 1.0),
+            rng.range(0.2, 1.0),
+            1.0,
+        ];
+        CrowdMember::new(cell(i), random_clock(rng, frames as u32, now)).with_tint(tint)
+    };
+    let camera = ortho_camera(0.0, 1200.0, 0.0, 750.0, 1.0);
+    let mut handles = Vec::new();
+    let mut now = 3.0;
+    for target in [1usize, 1_000, 100_000, 10] {
+        while handles.len() < target {
+            let i = handles.len();
+            handles.push(crowd.add(member(&mut rng, i, now)).unwrap());
+        }
+        // Remove from everywhere (the front, the middle, the back).
+        while handles.len() > target {
+            let k = rng.below(handles.len());
+            let h = handles.swap_remove(k);
+            crowd.remove(h).unwrap();
+            assert_eq!(crowd.remove(h), Err(CrowdError::StaleHandle));
+        }
+        // Change a few: new clocks, crossfades, moves.
+        for _ in 0..target.min(50) {
+            let h = handles[rng.below(handles.len())];
+            let next = random_clock(&mut rng, frames as u32, now);
+            crowd.play(h, next, now - 0.1, 0.3).unwrap();
+        }
+        now += 1.0;
+        assert_eq!(crowd.len(), target);
+        let image = draw_crowd(&gpu, &mut renderer, &camera, &mut crowd, now, 512);
+        // Every member alive is drawn once, in its pose.
+        let records = renderer
+            .read_crowd_records(&gpu.device, &gpu.queue, 0)
+            .unwrap();
+        assert_eq!(
+            records.len(),
+            target,
+            "{target} members: every one drawn once"
+        );
+        let alive: std::collections::HashMap<(i64, i64), Pose> = crowd
+            .iter()
+            .map(|(_, m)| {
+                let t = m.transform.w_axis;
+                ((t.x as i64, t.y as i64), m.playback.pose(now))
+            })
+            .collect();
+        for (_, r) in &records {
+            let key = (r.rows[0][3] as i64, r.rows[1][3] as i64);
+            let pose = alive
+                .get(&key)
+                .unwrap_or_else(|| panic!("{target}: a record at {key:?} belongs to no member"));
+            assert_eq!(
+                r.frames.map(u32::from),
+                [
+                    pose.primary.frame_a,
+                    pose.primary.frame_b,
+                    pose.secondary.frame_a,
+                    pose.secondary.frame_b
+                ]
+            );
+        }
+        // And the picture is the immediate path's.
+        let instances = as_instances(&crowd, now);
+        let mut immediate = Md2Renderer::with_cache(
+            &gpu.device,
+            renderer.cache(),
+            renderer.color_format(),
+            renderer.options(),
+        )
+        .unwrap();
+        let reference = render(
+            &gpu,
+            &mut immediate,
+            &camera,
+            &[Md2Batch::new(&gpu_model, &instances)],
+            512,
+            512,
+        );
+        let differ = differing_pixels(&image, &reference, 2);
+        save_picture(&image, &format!("crowd-{target}.png"));
+        assert!(
+            differ <= 4,
+            "{target} members: {differ} pixels differ from the immediate path"
+        );
+        assert!(coverage(&image) > 0);
+    }
+}
+
+#[test]
+fn bad_input_is_a_typed_error_and_changes_nothing() {
+    let Some(gpu) = gpu() else { return };
+    let renderer = renderer(&gpu);
+    let model = moving_triangle(10);
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[]).unwrap();
+    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    let good = CrowdMember::new(
+        Mat4::IDENTITY,
+        ClipClock::new(Clip::looping("a", 0, 9), 0.0),
+    );
+    let h = crowd.add(good.clone()).unwrap();
+
+    let mut bad = good.clone();
+    bad.playback.clock.clip.last = 10;
+    assert_eq!(
+        crowd.add(bad.clone()),
+        Err(CrowdError::FrameOutOfRange {
+            clip: "clip",
+            frame: 10,
+            frame_count: 10
+        })
+    );
+    assert_eq!(
+        crowd.set(h, good.clone().with_skin(1)),
+        Err(CrowdError::SkinOutOfRange {
+            skin: 1,
+            skin_count: 1
+        })
+    );
+    let mut fading = good.clone();
+    fading.playback.fade = Some(Fade {
+        to: ClipClock::new(Clip::once("b", 5, 12), 0.0),
+        start: 0.0,
+        duration: 1.0,
+    });
+    assert!(matches!(
+        crowd.add(fading.clone()),
+        Err(CrowdError::FrameOutOfRange { clip: "fade", .. })
+    ));
+    for (what, member) in [
+        (
+            "transform",
+            CrowdMember {
+                transform: Mat4::from_translation(Vec3::new(f32::NAN, 0.0, 0.0)),
+                ..good.clone()
+            },
+        ),
+        (
+            "transform",
+            CrowdMember {
+                transform: Mat4::from_scale(Vec3::splat(f32::INFINITY)),
+                ..good.clone()
+            },
+        ),
+        ("speed", {
+            let mut m = good.clone();
+            m.playback.clock.speed = f32::NAN;
+            m
+        }),
+        ("speed", {
+            let mut m = good.clone();
+            m.playback.clock.speed = f32::INFINITY;
+            m
+        }),
+        ("start", {
+            let mut m = good.clone();
+            m.playback.clock.start = f64::NEG_INFINITY;
+            m
+        }),
+        ("start", {
+            let mut m = good.clone();
+            m.playback.clock.start = 1e300;
+            m
+        }),
+    ] {
+        assert_eq!(
+            crowd.add(member.clone()),
+            Err(CrowdError::NotFinite { what }),
+            "{member:?}"
+        );
+    }
+    let mut long = good.clone();
+    long.playback.fade = Some(Fade {
+        to: ClipClock::new(Clip::once("b", 5, 9), 0.0),
+        start: 0.0,
+        duration: 1e6,
+    });
+    assert!(matches!(
+        crowd.add(long),
+        Err(CrowdError::FadeTooLong { .. })
+    ));
+    // Nothing above changed the crowd.
+    assert_eq!(crowd.len(), 1);
+    assert_eq!(crowd.get(h), Some(&good));
+    // Handles of removed members, and of other crowds, are stale.
+    let mut other = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    let foreign = other.add(good.clone()).unwrap();
+    assert_eq!(crowd.get(foreign), None);
+    assert_eq!(crowd.remove(foreign), Err(CrowdError::StaleHandle));
+    crowd.remove(h).unwrap();
+    assert_eq!(
+        crowd.set_transform(h, Mat4::IDENTITY),
+        Err(CrowdError::StaleHandle)
+    );
+    // A NaN time is refused at the frame.
+    let mut renderer = renderer;
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let err = renderer
+        .prepare_crowds(
+            &gpu.device,
+            &gpu.queue,
+            &mut encoder,
+            f64::NAN,
+            &mut [&mut crowd],
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("not finite"), "{err}");
+}
+
+#[test]
+fn more_members_than_the_device_holds_is_a_typed_error() {
+    // A device whose storage bindings hold 1,000 members (192 bytes each).
+    let Some(gpu) = gpu_with(
+        |_| wgpu::Limits {
+            max_storage_buffer_binding_size: 192_000,
+            ..md2_wgpu::required_limits()
+        },
+        wgpu::Features::empty(),
+    ) else {
+        return;
+    };
+    let renderer = renderer(&gpu);
+    let gpu_model =
+        GpuModel::new(&gpu.device, &gpu.queue, &renderer, &moving_triangle(2), &[]).unwrap();
+    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    let member = CrowdMember::new(
+        Mat4::IDENTITY,
+        ClipClock::new(Clip::looping("a", 0, 1), 0.0),
+    );
+    let max = crowd.max_members();
+    assert_eq!(max, 1_000);
+    for _ in 0..max {
+        crowd.add(member.clone()).unwrap();
+    }
+    let err = crowd.add(member).unwrap_err();
+    assert!(
+        matches!(err, CrowdError::TooManyMembers { members, .. } if members == max + 1),
+        "{err}"
+    );
+    let _ = FrameLerp::still(0);
+}
