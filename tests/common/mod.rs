@@ -385,6 +385,20 @@ pub fn cube_model() -> Md2Model {
     model_from_faces(&faces, (6, 1))
 }
 
+/// Per-face colours of `cube_model`'s 6 × 1 skin: front red, back blue, the
+/// rest other colours.
+pub fn cube_skin() -> RgbaImage {
+    let colours = [
+        [255, 0, 0, 255],
+        [0, 0, 255, 255],
+        [0, 255, 0, 255],
+        [255, 255, 0, 255],
+        [0, 255, 255, 255],
+        [255, 0, 255, 255],
+    ];
+    RgbaImage::from_fn(6, 1, |x, _| image::Rgba(colours[x as usize]))
+}
+
 /// A unit square facing the front (+X in Quake axes, +Z in the Y-up world),
 /// from (y, z) = (−0.5, −0.5) to (0.5, 0.5), its corners mapped to texels
 /// (0, 0) at the top left as seen from the front, (`s`, `t`) at the bottom

@@ -11,3 +11,4 @@ mod capture;
 mod crowd;
 mod hostile;
 mod pictures;
+mod views;

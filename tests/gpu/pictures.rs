@@ -137,20 +137,6 @@ fn a_model_without_skin_shows_the_default_checker() {
     }
 }
 
-/// Per-face colours of `cube_model`'s 6 × 1 skin: front red, back blue, the
-/// rest other colours.
-fn cube_skin() -> RgbaImage {
-    let colours = [
-        [255, 0, 0, 255],
-        [0, 0, 255, 255],
-        [0, 255, 0, 255],
-        [255, 255, 0, 255],
-        [0, 255, 255, 255],
-        [255, 0, 255, 255],
-    ];
-    RgbaImage::from_fn(6, 1, |x, _| image::Rgba(colours[x as usize]))
-}
-
 #[test]
 fn back_faces_are_culled_the_right_way_round() {
     let Some(gpu) = gpu() else { return };
