@@ -88,7 +88,7 @@ pub(crate) fn pack_batches(
         }
         // The common case, every record opaque with the model's winding and
         // no shell, is already in order.
-        let in_order = count[0] as usize == packed.len() - start;
+        let in_order = count[1..].iter().all(|&c| c == 0);
         if !in_order {
             scratch.clear();
             scratch.extend(packed.drain(start..));

@@ -9,6 +9,7 @@ mod common;
 
 mod capture;
 mod crowd;
+mod effects;
 mod hostile;
 mod pictures;
 mod views;
