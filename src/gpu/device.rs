@@ -103,3 +103,29 @@ pub(crate) fn check_size(
     }
     Ok(())
 }
+
+/// A buffer of at least `bytes` (the next power of two, at least `min`, at
+/// most `cap` unless `bytes` needs more), or wgpu's out-of-memory message.
+pub(crate) fn grow(
+    device: &wgpu::Device,
+    label: &str,
+    bytes: u64,
+    min: u64,
+    cap: u64,
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer, String> {
+    // Round to whole 4-byte words, as copies need.
+    let size = bytes.next_power_of_two().max(min).min(cap).max(bytes);
+    let size = size.div_ceil(4) * 4;
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    });
+    match ready_error(oom.pop()) {
+        Some(message) => Err(message),
+        None => Ok(buffer),
+    }
+}

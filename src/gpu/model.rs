@@ -9,18 +9,10 @@ use wgpu::util::DeviceExt;
 use super::cache::Md2Cache;
 use super::device::{check_size, ready_error};
 use super::error::SetupError;
-use super::shader::ModelInfo;
+use super::shader::{MAX_GPU_FRAMES, ModelInfo};
 use super::skin_texture::upload_skins;
 use crate::format::Md2Model;
 use crate::mesh::{Corner, weld};
-
-/// The most frames an instance record can address (frame numbers travel as
-/// `u16`; Quake II itself stopped at 512).
-pub const MAX_GPU_FRAMES: u32 = 1 << 16;
-
-/// The most skins an instance record can address (the layer travels as
-/// `u16`; devices allow 256 to 2048 array layers).
-pub const MAX_GPU_SKINS: u32 = 1 << 16;
 
 /// How many GPU bytes a [`GpuModel`] holds, buffer by buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

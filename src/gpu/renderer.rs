@@ -8,7 +8,7 @@ use super::batch::{Md2Batch, Ranges, pack_batches};
 use super::cache::{Draw, Md2Cache};
 use super::camera::Camera;
 use super::crowd::{CrowdView, Md2Crowd};
-use super::device::ready_error;
+use super::device::{grow, ready_error};
 use super::effects::PlanarShadow;
 use super::error::{PrepareError, PrepareReport, SetupError};
 use super::model::DrawModel;
@@ -709,30 +709,4 @@ fn draw_range(
     pass.set_vertex_buffer(1, instances.slice(start..end));
     pass.draw_indexed(0..model.index_count, 0, 0..count);
     1
-}
-
-/// A buffer of at least `bytes` (the next power of two, at least `min`, at
-/// most `cap` unless `bytes` needs more), or wgpu's out-of-memory message.
-pub(crate) fn grow(
-    device: &wgpu::Device,
-    label: &str,
-    bytes: u64,
-    min: u64,
-    cap: u64,
-    usage: wgpu::BufferUsages,
-) -> Result<wgpu::Buffer, String> {
-    // Round to whole 4-byte words, as copies need.
-    let size = bytes.next_power_of_two().max(min).min(cap).max(bytes);
-    let size = size.div_ceil(4) * 4;
-    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size,
-        usage,
-        mapped_at_creation: false,
-    });
-    match ready_error(oom.pop()) {
-        Some(message) => Err(message),
-        None => Ok(buffer),
-    }
 }

@@ -4,7 +4,7 @@ use image::RgbaImage;
 use image::imageops::{self, FilterType};
 
 use super::error::SetupError;
-use super::model::MAX_GPU_SKINS;
+use super::shader::MAX_GPU_SKINS;
 
 /// Side of the default texture, in texels.
 const CHECKER_SIDE: u32 = 64;

@@ -16,10 +16,10 @@ pub use member::CrowdMember;
 pub(crate) use view::CrowdView;
 
 use super::cache::Md2Cache;
+use super::device::grow;
 use super::error::{CrowdError, PrepareError, SetupError};
 use super::instance::Buckets;
 use super::model::{DrawModel, GpuModel};
-use super::renderer::grow;
 use super::shader::{BUCKETS, CROWD_CULL, CrowdParams, MemberRecord};
 use crate::anim::ClipClock;
 use member::{ModelFacts, pack};

@@ -3,9 +3,9 @@
 //! them.
 
 use super::super::cache::{CrowdPipelines, Md2Cache};
+use super::super::device::grow;
 use super::super::error::PrepareError;
 use super::super::model::DrawModel;
-use super::super::renderer::grow;
 use super::super::shader::{BUCKETS, InstanceRecord, WORKGROUP_SIZE};
 use super::Md2Crowd;
 

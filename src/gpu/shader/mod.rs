@@ -31,6 +31,14 @@ pub(crate) mod entry {
     pub const CS_CULL: &str = "cs_cull";
 }
 
+/// The most frames an instance record can address (frame numbers travel as
+/// `u16`; Quake II itself stopped at 512).
+pub const MAX_GPU_FRAMES: u32 = 1 << 16;
+
+/// The most skins an instance record can address (the layer travels as
+/// `u16`; devices allow 256 to 2048 array layers).
+pub const MAX_GPU_SKINS: u32 = 1 << 16;
+
 /// Workgroup size of `cs_capture` and `cs_cull`.
 pub(crate) const WORKGROUP_SIZE: u32 = 64;
 
