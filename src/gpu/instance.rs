@@ -265,8 +265,10 @@ pub(crate) fn pack(
         });
         skin = skin_count.saturating_sub(1);
     }
-    if problem.is_some() && policy != InstancePolicy::Clamp {
-        return Packed::Refused(problem.expect("checked"));
+    if policy != InstancePolicy::Clamp
+        && let Some(problem) = problem.take()
+    {
+        return Packed::Refused(problem);
     }
     let (tint, intensity) = tint_words(instance.tint);
     let mut effects = instance.effects.bits();

@@ -209,7 +209,8 @@ fn demo_crowd(
     let mut crowd = Md2Crowd::new(&gpu.device, renderer, gpu_model).unwrap();
     for i in 0..side * side {
         let at = Vec3::new((i % side) as f32 * 50.0, 0.0, (i / side) as f32 * 50.0);
-        let transform = Mat4::from_translation(at) * Mat4::from_rotation_y(rng.range(0.0, 6.28));
+        let transform = Mat4::from_translation(at)
+            * Mat4::from_rotation_y(rng.range(0.0, std::f32::consts::TAU));
         let clip = clips[rng.below(clips.len())].clone();
         let clock = ClipClock::new(clip, now - rng.unit_f64() * 10.0);
         crowd.add(CrowdMember::new(transform, clock)).unwrap();

@@ -352,14 +352,18 @@ fn linear_targets_hold_linear_light_and_bright_tints_exceed_one() {
     let batch = [Md2Batch::new(&gpu_model, &plain)];
     let a = render(&gpu, &mut linear, &camera, &batch, 8, 8);
     let b = render(&gpu, &mut encoded, &camera, &batch, 8, 8);
-    for c in 0..3 {
+    for (c, &byte) in skin_byte.iter().enumerate() {
         let light = camera.light.ambient[c] + camera.light.color[c];
-        let value = srgb_to_linear(skin_byte[c]) * light;
-        assert_eq!(
-            a.get_pixel(4, 4).0[c].abs_diff((value * 255.0).round() as u8) <= 1,
-            true
+        let value = (srgb_to_linear(byte) * light).min(1.0);
+        let (linear_byte, encoded_byte) = (a.get_pixel(4, 4).0[c], b.get_pixel(4, 4).0[c]);
+        assert!(
+            linear_byte.abs_diff((value * 255.0).round() as u8) <= 1,
+            "channel {c}: Linear wrote {linear_byte} for {value}"
         );
-        assert!(b.get_pixel(4, 4).0[c].abs_diff(srgb_byte(value)) <= 1);
+        assert!(
+            encoded_byte.abs_diff(srgb_byte(value)) <= 1,
+            "channel {c}: SrgbEncoded wrote {encoded_byte} for {value}"
+        );
     }
     assert_eq!(
         Md2Renderer::new(
@@ -420,7 +424,7 @@ fn skip_and_clamp_policies_draw_the_good_and_report_the_bad() {
             &gpu.queue,
             &renderer,
             &square,
-            &[white.clone()],
+            std::slice::from_ref(&white),
         )
         .unwrap();
         let batch = [Md2Batch::new(&gpu_model, &instances)];
