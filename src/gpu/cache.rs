@@ -202,9 +202,27 @@ impl Md2Cache {
         &self.0.sampler
     }
 
-    /// The normal table as the shaders read it.
-    pub(crate) fn anorms(&self) -> &wgpu::Buffer {
-        &self.0.anorms
+    /// Group 0 of every pipeline for a view whose uniform is `view`: the
+    /// view, the normal table, the sampler.
+    pub(crate) fn view_group(&self, device: &wgpu::Device, view: &wgpu::Buffer) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("md2-wgpu view bind group"),
+            layout: &self.0.layouts.view,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: view.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.0.anorms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(&self.0.sampler),
+                },
+            ],
+        })
     }
 
     /// The layouts of groups 0 (view) and 1 (model) of md2.wgsl, for the

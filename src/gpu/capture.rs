@@ -47,24 +47,7 @@ impl PoseCapture {
             usage: wgpu::BufferUsages::UNIFORM,
             mapped_at_creation: false,
         });
-        let globals = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("md2-wgpu capture globals"),
-            layout: &cache.layouts().view,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: view.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: cache.anorms().as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::Sampler(cache.sampler()),
-                },
-            ],
-        });
+        let globals = cache.view_group(device, &view);
         PoseCapture { cache, globals }
     }
 

@@ -228,24 +228,7 @@ impl Md2Renderer {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let view_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("md2-wgpu view bind group"),
-            layout: &cache.layouts().view,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: view_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: cache.anorms().as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::Sampler(cache.sampler()),
-                },
-            ],
-        });
+        let view_group = cache.view_group(device, &view_buffer);
         if let Some(message) = ready_error(scope.pop()) {
             return Err(SetupError::Device {
                 operation: "building the renderer's pipelines",

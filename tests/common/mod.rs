@@ -255,6 +255,18 @@ pub fn shared_model(relative: &str, skin: Option<&str>) -> Option<(Md2Model, Vec
     Some((model, skins))
 }
 
+/// The built-in demo model with its skin, uploaded for `cache`'s renderers.
+pub fn demo_gpu_model(gpu: &Gpu, cache: &impl AsRef<md2_wgpu::Md2Cache>) -> md2_wgpu::GpuModel {
+    md2_wgpu::GpuModel::new(
+        &gpu.device,
+        &gpu.queue,
+        cache,
+        &md2_wgpu::demo::demo_model(),
+        &[md2_wgpu::demo::demo_skin()],
+    )
+    .expect("the demo model uploads")
+}
+
 /// One triangle of a built model: three positions in Quake axes and their
 /// texels.
 pub struct Face {

@@ -29,23 +29,12 @@ fn linear(byte: u8) -> f32 {
     }
 }
 
-fn demo_model_on(gpu: &Gpu, renderer: &Md2Renderer) -> GpuModel {
-    GpuModel::new(
-        &gpu.device,
-        &gpu.queue,
-        renderer,
-        &demo::demo_model(),
-        &[demo::demo_skin()],
-    )
-    .unwrap()
-}
-
 #[test]
 fn a_shell_stands_off_the_silhouette_in_its_colour_at_alpha_0_3() {
     let Some(gpu) = gpu() else { return };
     let mut renderer = Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH).unwrap();
     let model = demo::demo_model();
-    let gpu_model = demo_model_on(&gpu, &renderer);
+    let gpu_model = demo_gpu_model(&gpu, &renderer);
     let camera = frames_camera(&model, &[0], 1.0);
     let plain = Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(0));
     let red = Effects::from_quake_flags(quake_flags::RF_SHELL_RED);
@@ -168,7 +157,7 @@ fn a_planar_shadow_lies_where_the_projection_puts_it_with_one_darkness() {
     let Some(gpu) = gpu() else { return };
     let mut renderer = Md2Renderer::new(&gpu.device, SRGB, stencil_options()).unwrap();
     let model = demo::demo_model();
-    let gpu_model = demo_model_on(&gpu, &renderer);
+    let gpu_model = demo_gpu_model(&gpu, &renderer);
     let (floor, floor_instance) = ground(&gpu, &renderer, 150.0);
     let towards_light = Vec3::new(0.8, 1.5, 0.4);
     let shadow = PlanarShadow::on_ground(0.0, towards_light);
@@ -449,7 +438,7 @@ fn draw_calls_per_frame_do_not_grow_with_the_instances_or_their_effects() {
     renderer
         .set_shadow(Some(PlanarShadow::on_ground(0.0, Vec3::new(1.0, 2.0, 0.0))))
         .unwrap();
-    let gpu_model = demo_model_on(&gpu, &renderer);
+    let gpu_model = demo_gpu_model(&gpu, &renderer);
     let camera = Camera::look_at(
         Vec3::new(0.0, 3000.0, 10.0),
         Vec3::ZERO,
@@ -536,7 +525,7 @@ fn shadows_and_shells_on_the_resident_crowd_match_the_immediate_path() {
     let shadow = PlanarShadow::on_ground(0.0, Vec3::new(0.7, 1.5, 0.3));
     renderer.set_shadow(Some(shadow)).unwrap();
     let model = demo::demo_model();
-    let gpu_model = demo_model_on(&gpu, &renderer);
+    let gpu_model = demo_gpu_model(&gpu, &renderer);
     let (floor, floor_instance) = ground(&gpu, &renderer, 200.0);
     let clip = Quake2Player::Run.clip();
     let now = 2.0;

@@ -28,17 +28,6 @@ fn overlapping_demo_instances() -> Vec<Md2Instance> {
         .collect()
 }
 
-fn demo_on(gpu: &Gpu, cache: &Md2Cache) -> GpuModel {
-    GpuModel::new(
-        &gpu.device,
-        &gpu.queue,
-        cache,
-        &demo::demo_model(),
-        &[demo::demo_skin()],
-    )
-    .unwrap()
-}
-
 #[test]
 fn two_views_prepared_before_one_submit_show_their_own_cameras() {
     let Some(gpu) = gpu() else { return };
@@ -46,7 +35,7 @@ fn two_views_prepared_before_one_submit_show_their_own_cameras() {
     let options = Md2RendererOptions::WITH_DEPTH;
     let view = || Md2Renderer::with_cache(&gpu.device, &cache, Some(SRGB), options).unwrap();
     let (mut left, mut right) = (view(), view());
-    let gpu_model = demo_on(&gpu, &cache);
+    let gpu_model = demo_gpu_model(&gpu, &cache);
     let instances = overlapping_demo_instances();
     let batch = [Md2Batch::new(&gpu_model, &instances)];
     let target = Vec3::new(0.0, 28.0, -20.0);
@@ -100,7 +89,7 @@ fn reverse_z_draws_the_same_picture_as_standard_depth() {
         .with_depth(DepthState::reverse_z(wgpu::TextureFormat::Depth32Float));
     let mut reverse =
         Md2Renderer::with_cache(&gpu.device, &cache, Some(SRGB), reverse_options).unwrap();
-    let gpu_model = demo_on(&gpu, &cache);
+    let gpu_model = demo_gpu_model(&gpu, &cache);
     let instances = overlapping_demo_instances();
     let batch = [Md2Batch::new(&gpu_model, &instances)];
     let (eye, target) = (Vec3::new(20.0, 45.0, 70.0), Vec3::new(0.0, 25.0, -20.0));
@@ -144,7 +133,7 @@ fn a_depth_only_pass_makes_a_shadow_map_with_the_model_silhouette() {
     )
     .unwrap();
     let model = demo::demo_model();
-    let gpu_model = demo_on(&gpu, &cache);
+    let gpu_model = demo_gpu_model(&gpu, &cache);
     let instances = [Md2Instance::from_clip(
         Mat4::IDENTITY,
         &Quake2Player::Run.clip(),

@@ -106,7 +106,9 @@ impl CrowdView {
             }));
             self.records = Some(records);
         }
-        self.model = Some(crowd.draw_model().clone());
+        if self.model.is_none() {
+            self.model = Some(crowd.draw_model().clone());
+        }
         self.counts = crowd.counts();
         self.bases = crowd.bases();
         self.members = crowd.len() as u32;
