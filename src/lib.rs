@@ -32,6 +32,7 @@ mod anim;
 pub mod demo;
 mod format;
 mod gpu;
+mod mesh;
 pub mod skins;
 
 pub use anim::{playback, reference};

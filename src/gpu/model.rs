@@ -1,7 +1,6 @@
 //! A model uploaded once: its frames as the file's bytes, its corners and
 //! triangles, its skins.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
@@ -13,18 +12,12 @@ use super::error::RenderError;
 use super::renderer::Md2Renderer;
 use super::skin_texture::upload_skins;
 use crate::format::Md2Model;
+pub(crate) use crate::mesh::Corner;
+use crate::mesh::weld;
 
 /// The most frames an instance record can address (frame numbers travel as
 /// `u16`; Quake II itself stopped at 512).
 pub const MAX_GPU_FRAMES: usize = 1 << 16;
-
-/// A render vertex: an (xyz, st) pair the triangles use, welded.
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-pub(crate) struct Corner {
-    pub xyz: u32,
-    pub uv: [f32; 2],
-}
 
 /// The `ModelInfo` struct of shaders/md2.wgsl.
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -282,33 +275,6 @@ fn frame_params(model: &Md2Model) -> Vec<[f32; 4]> {
             ]
         })
         .collect()
-}
-
-/// The distinct (xyz, st) pairs of the triangles, in order of first use,
-/// and the triangle list over them (in the file's order and winding).
-pub(crate) fn weld(model: &Md2Model) -> (Vec<Corner>, Vec<u32>) {
-    let (w, h) = model.skin_size();
-    let (w, h) = (w as f32, h as f32);
-    let st = model.tex_coords();
-    let triangles = model.triangles();
-    let mut index_of: HashMap<(u16, u16), u32> = HashMap::with_capacity(triangles.len() * 3);
-    let mut corners = Vec::new();
-    let mut indices = Vec::with_capacity(triangles.len() * 3);
-    for tri in triangles {
-        for k in 0..3 {
-            let key = (tri.xyz[k], tri.st[k]);
-            let index = *index_of.entry(key).or_insert_with(|| {
-                let tc = st[usize::from(tri.st[k])];
-                corners.push(Corner {
-                    xyz: u32::from(tri.xyz[k]),
-                    uv: [(f32::from(tc.s) + 0.5) / w, (f32::from(tc.t) + 0.5) / h],
-                });
-                corners.len() as u32 - 1
-            });
-            indices.push(index);
-        }
-    }
-    (corners, indices)
 }
 
 /// The index list as bytes: u16 where every index fits.
