@@ -10,7 +10,9 @@
 //!
 //! - **The CPU half**, free of wgpu, usable and tested on any machine:
 //!   [`Md2Model`] reads, validates and writes MD2 files (every failure a typed
-//!   [`Md2Error`], every quirk a [`Md2Warning`]); [`animations`] groups frames
+//!   [`Md2Error`], every quirk a [`Md2Warning`]); [`RenderMesh`] welds its
+//!   corners and orders its triangles for the GPU's vertex cache
+//!   ([`VertexCacheStats`] says what that buys); [`animations`] groups frames
 //!   into named animations; [`playback`] turns time into keyframe pairs
 //!   ([`Clip`], [`Crossfade`], the [`Quake2Player`] preset); [`reference`](mod@reference)
 //!   decodes and interpolates on the CPU, the yardstick every GPU test is
@@ -51,6 +53,7 @@ pub use gpu::{
 };
 #[doc(hidden)]
 pub use gpu::{CapturedPose, PoseCapture};
+pub use mesh::{Corner, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
 
 // The README's examples run as doc tests, so the quick start cannot rot.
 #[cfg(doctest)]

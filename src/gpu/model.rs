@@ -13,7 +13,7 @@ use super::renderer::Md2Renderer;
 use super::skin_texture::upload_skins;
 use crate::format::Md2Model;
 pub(crate) use crate::mesh::Corner;
-use crate::mesh::weld;
+use crate::mesh::{RenderMesh, TriangleOrder};
 
 /// The most frames an instance record can address (frame numbers travel as
 /// `u16`; Quake II itself stopped at 512).
@@ -106,18 +106,14 @@ impl GpuModel {
         }
         let vertex_bytes: &[u8] = bytemuck::cast_slice(model.vertices());
         let frame_params = frame_params(model);
-        let (corners, indices) = weld(model);
-        let (index_bytes, index_format) = index_bytes(&indices, corners.len());
+        let mesh = RenderMesh::new(model, TriangleOrder::default());
+        let (corners, indices) = (mesh.corners(), mesh.indices());
+        let (index_bytes, index_format) = index_bytes(indices, corners.len());
 
         let limits = device.limits();
         check_size("vertex data", vertex_bytes.len(), &limits, true)?;
         check_size("frame parameters", frame_params.len() * 16, &limits, true)?;
-        check_size(
-            "corners",
-            corners.len() * size_of::<Corner>(),
-            &limits,
-            false,
-        )?;
+        check_size("corners", size_of_val(corners), &limits, false)?;
         check_size("indices", index_bytes.len(), &limits, false)?;
 
         // The checks above cover the limits wgpu validates; the scope turns
@@ -147,7 +143,7 @@ impl GpuModel {
         });
         let corner_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("md2-wgpu corners"),
-            contents: bytemuck::cast_slice(&corners),
+            contents: bytemuck::cast_slice(corners),
             usage: wgpu::BufferUsages::VERTEX,
         });
         let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
