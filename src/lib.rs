@@ -10,7 +10,9 @@
 //!
 //! - **The CPU half**, free of wgpu, usable and tested on any machine:
 //!   [`Md2Model`] reads, validates and writes MD2 files (every failure a typed
-//!   [`Md2Error`], every quirk a [`Md2Warning`]); [`animations`] groups frames
+//!   [`Md2Error`], every quirk a [`Md2Warning`]); [`RenderMesh`] welds its
+//!   corners and orders its triangles for the GPU's vertex cache
+//!   ([`VertexCacheStats`] says what that buys); [`animations`] groups frames
 //!   into named animations; [`playback`] turns time into keyframe pairs
 //!   ([`Clip`], [`Crossfade`], the [`Quake2Player`] preset); [`reference`](mod@reference)
 //!   decodes and interpolates on the CPU, the yardstick every GPU test is
@@ -54,13 +56,13 @@ pub use format::{
 };
 pub use gpu::{
     Camera, ColorOutput, CrowdError, CrowdHandle, CrowdMember, DepthState, Effects, GpuModel,
-    GpuModelBytes, InstanceError, InstancePolicy, Light, MAX_GPU_FRAMES, MAX_GPU_SKINS, MIN_LIGHT,
-    Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Phase, Md2Renderer, Md2RendererOptions,
-    PlanarShadow, PrepareError, PrepareReport, QUAKE_TO_Y_UP, SHELL_ALPHA, SHELL_OFFSET,
-    SetupError, adapter_limits, quake_flags, quake_to_y_up, required_downlevel_flags,
+    GpuModelBytes, GpuModelOptions, InstanceError, InstancePolicy, Light, MAX_GPU_FRAMES,
+    MAX_GPU_SKINS, MIN_LIGHT, Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Phase, Md2Renderer,
+    Md2RendererOptions, PlanarShadow, PrepareError, PrepareReport, QUAKE_TO_Y_UP, SHELL_ALPHA,
+    SHELL_OFFSET, SetupError, adapter_limits, quake_flags, quake_to_y_up, required_downlevel_flags,
     required_limits, stand_on_ground,
 };
-pub use mesh::Corner;
+pub use mesh::{Corner, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
 
 #[doc(hidden)]
 pub mod support;

@@ -28,7 +28,7 @@ pub use effects::{Effects, MIN_LIGHT, PlanarShadow, SHELL_ALPHA, SHELL_OFFSET, q
 pub use error::{CrowdError, InstanceError, PrepareError, PrepareReport, SetupError};
 pub use headless::{Headless, block_on, read_buffer, read_rgba8, read_texture};
 pub use instance::Md2Instance;
-pub use model::{GpuModel, GpuModelBytes};
+pub use model::{GpuModel, GpuModelBytes, GpuModelOptions};
 pub use options::{ColorOutput, DepthState, InstancePolicy, Md2RendererOptions};
 pub use renderer::{Md2Phase, Md2Renderer};
 pub use shader::{MAX_GPU_FRAMES, MAX_GPU_SKINS};

@@ -12,7 +12,7 @@ use super::error::SetupError;
 use super::shader::{MAX_GPU_FRAMES, ModelInfo};
 use super::skin_texture::upload_skins;
 use crate::format::Md2Model;
-use crate::mesh::{Corner, weld};
+use crate::mesh::{MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
 
 /// How many GPU bytes a [`GpuModel`] holds, buffer by buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,6 +38,15 @@ impl GpuModelBytes {
     }
 }
 
+/// How a model is uploaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct GpuModelOptions {
+    /// The order of the triangles in the index buffer: by default ordered for
+    /// the GPU's post-transform vertex cache (the same triangles, winding
+    /// and corners; fewer vertex-shader runs), or the file's, to compare.
+    pub triangle_order: TriangleOrder,
+}
+
 /// An [`Md2Model`] on the GPU, ready to draw any number of instances of.
 ///
 /// Everything is uploaded once by [`GpuModel::new`] and never written again
@@ -60,9 +69,10 @@ pub struct GpuModel {
     /// Per frame, the box of its vertices in model space (Quake axes): what
     /// the crowd's culling bounds are made of.
     pub(crate) frame_bounds: Arc<[([f32; 3], [f32; 3])]>,
+    /// The corners and triangles as uploaded, for the cache statistics.
+    mesh: RenderMesh,
     skin_count: u32,
     skin_size: (u32, u32),
-    corner_count: u32,
     uses_default_skin: bool,
     bytes: GpuModelBytes,
 }
@@ -88,6 +98,25 @@ impl GpuModel {
         model: &Md2Model,
         skins: &[RgbaImage],
     ) -> Result<GpuModel, SetupError> {
+        GpuModel::with_options(
+            device,
+            queue,
+            cache,
+            model,
+            skins,
+            GpuModelOptions::default(),
+        )
+    }
+
+    /// [`GpuModel::new`] with upload options (the triangle order).
+    pub fn with_options(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cache: &impl AsRef<Md2Cache>,
+        model: &Md2Model,
+        skins: &[RgbaImage],
+        options: GpuModelOptions,
+    ) -> Result<GpuModel, SetupError> {
         let cache = cache.as_ref();
         let frame_count = u32::try_from(model.frame_count()).unwrap_or(u32::MAX);
         if frame_count > MAX_GPU_FRAMES {
@@ -98,9 +127,10 @@ impl GpuModel {
         }
         let vertex_bytes: &[u8] = bytemuck::cast_slice(model.vertices());
         let frame_params = frame_params(model);
-        let (corners, indices) = weld(model);
-        let (reversed_bytes, _) = index_bytes(&reversed(&indices), corners.len());
-        let (index_bytes, index_format) = index_bytes(&indices, corners.len());
+        let mesh = RenderMesh::new(model, options.triangle_order);
+        let (corners, indices) = (mesh.corners(), mesh.indices());
+        let (reversed_bytes, _) = index_bytes(&reversed(indices), corners.len());
+        let (index_bytes, index_format) = index_bytes(indices, corners.len());
 
         let limits = device.limits();
         check_size("vertex data", vertex_bytes.len() as u64, &limits, true)?;
@@ -110,12 +140,7 @@ impl GpuModel {
             &limits,
             true,
         )?;
-        check_size(
-            "corners",
-            (corners.len() * size_of::<Corner>()) as u64,
-            &limits,
-            false,
-        )?;
+        check_size("corners", size_of_val(corners) as u64, &limits, false)?;
         check_size("indices", index_bytes.len() as u64, &limits, false)?;
 
         // The checks above cover the limits wgpu validates; the scope turns
@@ -144,11 +169,7 @@ impl GpuModel {
             bytemuck::cast_slice(&frame_params),
             U::STORAGE,
         );
-        let corner_buffer = buffer(
-            "md2-wgpu corners",
-            bytemuck::cast_slice(&corners),
-            U::VERTEX,
-        );
+        let corner_buffer = buffer("md2-wgpu corners", bytemuck::cast_slice(corners), U::VERTEX);
         let index_buffer = buffer("md2-wgpu indices", &index_bytes, U::INDEX);
         let reversed_buffer = buffer("md2-wgpu mirrored indices", &reversed_bytes, U::INDEX);
         let skin = upload_skins(device, queue, skins);
@@ -212,9 +233,9 @@ impl GpuModel {
             frame_count,
             vertex_count: model.vertex_count() as u32,
             frame_bounds,
+            mesh,
             skin_count: skin.layers,
             skin_size: skin.size,
-            corner_count: corners.len() as u32,
             uses_default_skin: skin.uses_default,
             bytes,
         })
@@ -249,7 +270,20 @@ impl GpuModel {
 
     /// The welded (xyz, st) corners the triangles draw.
     pub fn corner_count(&self) -> u32 {
-        self.corner_count
+        self.mesh.corners().len() as u32
+    }
+
+    /// The order the index buffer holds the triangles in.
+    pub fn triangle_order(&self) -> TriangleOrder {
+        self.mesh.order()
+    }
+
+    /// What a first-in-first-out post-transform cache of `cache_size`
+    /// corners makes of the uploaded index buffer: misses per triangle
+    /// (ACMR) and vertex-shader runs per corner (ATVR). See
+    /// [`VertexCacheStats`].
+    pub fn vertex_cache_stats(&self, cache_size: u32) -> Result<VertexCacheStats, MeshError> {
+        self.mesh.vertex_cache_stats(cache_size)
     }
 
     /// How many triangles one instance draws.
