@@ -6,8 +6,8 @@ use crate::common::*;
 use glam::{Mat4, Vec3};
 use image::RgbaImage;
 use md2_wgpu::{
-    Camera, FrameLerp, GpuModel, Md2Batch, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions,
-    Pose,
+    Camera, FrameLerp, GpuModel, GpuModelOptions, Md2Batch, Md2Instance, Md2Model, Md2Renderer,
+    Md2RendererOptions, Pose, RenderMesh, TriangleOrder,
 };
 
 const SIZE: u32 = 128;
@@ -566,5 +566,64 @@ fn skins_of_different_sizes_share_one_array() {
             64,
         );
         assert_eq!(&image.get_pixel(32, 32).0[..3], &rgb, "skin {layer}");
+    }
+}
+
+#[test]
+fn the_vertex_cache_order_draws_the_same_picture_as_the_file_order() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = srgb_renderer(&gpu);
+    for (name, model, skins) in animated_models() {
+        let upload = |triangle_order| {
+            GpuModel::with_options(
+                &gpu.device,
+                &gpu.queue,
+                &renderer,
+                &model,
+                &skins,
+                GpuModelOptions { triangle_order },
+            )
+            .unwrap()
+        };
+        let (file, ordered) = (
+            upload(TriangleOrder::File),
+            upload(TriangleOrder::VertexCache),
+        );
+        assert_eq!(ordered.triangle_order(), TriangleOrder::VertexCache);
+        assert_eq!(
+            GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &skins)
+                .unwrap()
+                .triangle_order(),
+            TriangleOrder::VertexCache,
+            "the default"
+        );
+        // The statistics are those of the uploaded index lists.
+        let (before, after) = (
+            file.vertex_cache_stats(16).unwrap(),
+            ordered.vertex_cache_stats(16).unwrap(),
+        );
+        assert_eq!(
+            before,
+            RenderMesh::new(&model, TriangleOrder::File)
+                .vertex_cache_stats(16)
+                .unwrap()
+        );
+        assert!(after.acmr() < before.acmr(), "{name}: {after} vs {before}");
+        assert_eq!(file.corner_count(), ordered.corner_count());
+        let (a, b) = moving_frames(&model);
+        let camera = frames_camera(&model, &[a as usize, b as usize], 1.0);
+        let pose = FrameLerp {
+            frame_a: a,
+            frame_b: b,
+            t: 0.4,
+        };
+        let x = render_pose(&gpu, &mut renderer, &camera, &file, pose);
+        let y = render_pose(&gpu, &mut renderer, &camera, &ordered, pose);
+        let differ = differing_pixels(&x, &y, 0);
+        assert!(
+            differ <= 2,
+            "{name}: {differ} pixels differ between the orders"
+        );
+        eprintln!("{name}: file order: {before}; vertex-cache order: {after}");
     }
 }
