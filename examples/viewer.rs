@@ -136,8 +136,11 @@ fn load_model(
             for note in found.notes() {
                 println!("note: {}: {note}", path.display());
             }
-            for p in &found.paths {
-                println!("skin: {}", p.display());
+            for (i, p) in found.paths.iter().enumerate() {
+                match p {
+                    Some(p) => println!("skin {i}: {}", p.display()),
+                    None => println!("skin {i}: not found (default texture)"),
+                }
             }
             found.images
         }
