@@ -105,14 +105,8 @@ pub fn run(
     let Some(args) = parse_args(args)? else {
         return writeln!(out, "{USAGE}").map_err(|e| format!("cannot write: {e}"));
     };
-    let model = Md2Model::open(&args.file).map_err(|e| {
-        let shown = args.file.display();
-        match e {
-            // The error names the path already.
-            md2_wgpu::Md2Error::Io { .. } => e.to_string(),
-            _ => format!("{shown}: {e}"),
-        }
-    })?;
+    // The error names the file.
+    let model = Md2Model::open(&args.file).map_err(|e| e.to_string())?;
     let text = match args.output {
         Output::Summary => summary(&model, &args.file.display().to_string()),
         Output::Json => {

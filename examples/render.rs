@@ -155,11 +155,8 @@ fn load(args: &Args) -> Result<(Md2Model, Vec<RgbaImage>, String), String> {
             if !path.is_file() {
                 return Err(format!("{}: no such file", path.display()));
             }
-            let model = Md2Model::open(path).map_err(|e| match e {
-                // Already names the file.
-                md2_wgpu::Md2Error::Io { .. } => e.to_string(),
-                _ => format!("{}: {e}", path.display()),
-            })?;
+            // Every error from `open` names the file.
+            let model = Md2Model::open(path).map_err(|e| e.to_string())?;
             (model, path.display().to_string())
         }
         None => (md2_wgpu::demo::demo_model(), "the demo model".to_owned()),

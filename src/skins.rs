@@ -11,6 +11,9 @@
 //! [`load_skins`] does both, and keeps one slot per skin index, so that
 //! skin `i` is always the header's skin `i` whatever failed to load.
 //!
+//! Every [`SkinError`] names its file, once; the model's own errors follow
+//! the same rule (see [`Md2Error`](crate::Md2Error)).
+//!
 //! This module has no GPU types: it hands over decoded RGBA images.
 
 use std::fmt;

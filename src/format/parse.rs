@@ -15,17 +15,18 @@ use super::model::{
 };
 
 impl Md2Model {
-    /// Reads a model from a file.
+    /// Reads a model from a file. Any error is an [`Md2Error::InFile`]
+    /// naming `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Md2Model, Md2Error> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| Md2Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Md2Model::from_bytes(&bytes)
+        std::fs::read(path)
+            .map_err(|source| Md2Error::Io { source })
+            .and_then(|bytes| Md2Model::from_bytes(&bytes))
+            .map_err(|e| e.in_file(path))
     }
 
-    /// Reads a model from the bytes of an MD2 file.
+    /// Reads a model from the bytes of an MD2 file. Errors name no file
+    /// (see [`Md2Error`]).
     ///
     /// Validation is at least as strict as Q2PRO's: every section lies inside
     /// the file (in 64-bit arithmetic), `framesize` ≥ 40 + 4 · `num_xyz`,
