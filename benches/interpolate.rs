@@ -60,10 +60,10 @@ fn bench(name: &str, model: &Md2Model) {
     let clip = Clip::looping("all", 0, frames - 1);
     let time = |i: usize| (i % 4096) as f32 * 0.0137;
     let fade = Crossfade::new(
-        clip.clone(),
-        0.0,
-        Clip::looping("all, later", frames / 2, frames - 1).with_fps(7.0),
-        0.0,
+        clip.clone().started_at(0.0),
+        Clip::looping("all, later", frames / 2, frames - 1)
+            .with_fps(7.0)
+            .started_at(0.0),
         1e9,
     );
 

@@ -37,7 +37,9 @@ pub mod skins;
 pub use anim::{playback, reference};
 pub use format::animations;
 
-pub use anim::{Clip, Crossfade, FrameLerp, Pose, QUAKE2_FPS, Quake2Player, ReferenceError};
+pub use anim::{
+    Clip, Crossfade, FrameLerp, Playing, Pose, QUAKE2_FPS, Quake2Player, ReferenceError,
+};
 pub use format::{
     ANORMS, Animation, FALLBACK_NORMAL_INDEX, Frame, GlCmd, GlCmdKind, GlVertex, Md2Error,
     Md2Header, Md2Model, Md2Parts, Md2Warning, PackedVertex, Section, SkinName, TexCoord, Triangle,

@@ -387,7 +387,9 @@ fn clips_come_from_a_models_frame_names() {
 
 #[test]
 fn a_crossfade_eases_from_one_clip_to_the_other() {
-    let fade = Crossfade::new(run(), 1.0, Quake2Player::Attack.clip(), 3.0, 0.4);
+    let attack = Quake2Player::Attack.clip().started_at(3.0);
+    let fade = Crossfade::new(run().started_at(1.0), attack, 0.4);
+    assert_eq!((fade.from_start, fade.from.name.as_str()), (1.0, "run"));
     assert_eq!((fade.to_start, fade.start), (3.0, 3.0));
     assert_eq!(fade.weight(2.9), 0.0);
     assert_eq!(fade.weight(3.0), 0.0);
@@ -415,7 +417,7 @@ fn a_crossfade_eases_from_one_clip_to_the_other() {
 
 #[test]
 fn crossfade_edge_cases_are_defined() {
-    let cut = |duration| Crossfade::new(run(), 0.0, death(), 2.0, duration);
+    let cut = |duration| Crossfade::new(run().started_at(0.0), death().started_at(2.0), duration);
     for duration in [0.0, -1.0, f32::NAN, f32::NEG_INFINITY] {
         let fade = cut(duration);
         assert_eq!(fade.weight(1.99), 0.0, "{duration}");
@@ -440,19 +442,19 @@ fn crossfade_edge_cases_are_defined() {
 #[test]
 fn a_change_mid_fade_starts_from_the_heavier_clip() {
     let attack = Quake2Player::Attack.clip();
-    let fade = Crossfade::new(run(), 0.0, attack.clone(), 1.0, 1.0);
-    let early = fade.then(death(), 1.2, 0.3);
+    let fade = Crossfade::new(run().started_at(0.0), attack.clone().started_at(1.0), 1.0);
+    let early = fade.then(death().started_at(1.2), 0.3);
     assert_eq!((early.from.name.as_str(), early.from_start), ("run", 0.0));
-    let late = fade.then(death(), 1.8, 0.3);
+    let late = fade.then(death().started_at(1.8), 0.3);
     assert_eq!((late.from.name.as_str(), late.from_start), ("attack", 1.0));
     assert_eq!(
         (late.to.name.as_str(), late.to_start, late.start),
         ("death1", 1.8, 1.8)
     );
-    let still = Crossfade::still(run(), 5.0);
+    let still = Crossfade::still(run().started_at(5.0));
     assert_eq!(still.pose(5.25).primary, still.pose(5.25).secondary);
     assert_eq!(still.pose(5.25).primary, run().sample(0.25));
-    assert_eq!(still.then(attack, 6.0, 0.2).from.name, "run");
+    assert_eq!(still.then(attack.started_at(6.0), 0.2).from.name, "run");
 }
 
 #[test]
@@ -780,7 +782,7 @@ fn reference_calls_allocate_nothing() {
         weight: 0.4,
     };
     let clip = run();
-    let fade = Crossfade::new(run(), 0.0, death(), 1.0, 0.3);
+    let fade = Crossfade::new(run().started_at(0.0), death().started_at(1.0), 0.3);
     let before = allocations();
     for i in 0..50 {
         decode_frame(&model, i, &mut p, &mut n).unwrap();

@@ -5,5 +5,5 @@
 pub mod playback;
 pub mod reference;
 
-pub use playback::{Clip, Crossfade, FrameLerp, Pose, QUAKE2_FPS, Quake2Player};
+pub use playback::{Clip, Crossfade, FrameLerp, Playing, Pose, QUAKE2_FPS, Quake2Player};
 pub use reference::ReferenceError;

@@ -7,8 +7,9 @@
 //! - [`Quake2Player`] is the 198-frame Quake II player table as a preset,
 //!   usable on any player model whatever its frame names say.
 //! - A [`Crossfade`] blends two clips over a given time (a character going
-//!   from run to attack); [`Crossfade::pose`] gives a [`Pose`]: two
-//!   [`FrameLerp`]s and a weight.
+//!   from run to attack); each side is a [`Playing`], a clip with the time
+//!   it started ([`Clip::started_at`]). [`Crossfade::pose`] gives a
+//!   [`Pose`]: two [`FrameLerp`]s and a weight.
 //!
 //! Every function here is total: any time, any frame rate, any frame range
 //! gives a defined result inside the clip's frames, never NaN and never a
@@ -143,6 +144,12 @@ impl Clip {
     /// The same clip at another rate.
     pub fn with_fps(self, fps: f32) -> Self {
         Clip { fps, ..self }
+    }
+
+    /// The clip playing since `start` (seconds on the caller's clock): a
+    /// side of a [`Crossfade`].
+    pub fn started_at(self, start: f32) -> Playing {
+        Playing { clip: self, start }
     }
 
     /// The clips of a model, one per [`Animation`] found from its frame
@@ -503,8 +510,30 @@ impl Quake2Player {
     }
 }
 
+/// A clip and the time it started, in seconds on the caller's clock: one
+/// side of a [`Crossfade`]. Made with [`Clip::started_at`], so that each
+/// time stands next to the clip it belongs to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Playing {
+    /// The clip.
+    pub clip: Clip,
+    /// When it started.
+    pub start: f32,
+}
+
 /// A character changing from one clip to another: the state a renderer
 /// samples each frame while, say, run turns into attack.
+///
+/// ```
+/// use md2_wgpu::{Crossfade, Quake2Player};
+///
+/// // Running since 1 s; at 3 s attack starts and takes over within 0.4 s.
+/// let run = Quake2Player::Run.clip().started_at(1.0);
+/// let attack = Quake2Player::Attack.clip().started_at(3.0);
+/// let fade = Crossfade::new(run, attack, 0.4);
+/// assert_eq!(fade.weight(3.0), 0.0);
+/// assert_eq!(fade.weight(4.0), 1.0);
+/// ```
 ///
 /// Each clip runs on its own clock (`from` started at `from_start`, `to` at
 /// `to_start`, all times in seconds on the caller's clock); the weight of
@@ -535,22 +564,23 @@ pub struct Crossfade {
 }
 
 impl Crossfade {
-    /// Fades from `from` (started at `from_start`) into `to`, which starts
-    /// at `at` as the fade does, over `duration` seconds.
-    pub fn new(from: Clip, from_start: f32, to: Clip, at: f32, duration: f32) -> Self {
+    /// Fades from `from` into `to` over `duration` seconds; the fade starts
+    /// as `to` does.
+    pub fn new(from: Playing, to: Playing, duration: f32) -> Self {
         Crossfade {
-            from,
-            from_start,
-            to,
-            to_start: at,
-            start: at,
+            from: from.clip,
+            from_start: from.start,
+            to: to.clip,
+            to_start: to.start,
+            start: to.start,
             duration,
         }
     }
 
-    /// Just `clip`, started at `start`: a state with no fade in progress,
-    /// ready for [`Crossfade::then`].
-    pub fn still(clip: Clip, start: f32) -> Self {
+    /// Just one clip playing: a state with no fade in progress, ready for
+    /// [`Crossfade::then`].
+    pub fn still(playing: Playing) -> Self {
+        let Playing { clip, start } = playing;
         Crossfade {
             from: clip.clone(),
             from_start: start,
@@ -597,17 +627,18 @@ impl Crossfade {
         }
     }
 
-    /// Starts a fade from this state into `next` at `at`, over `duration`.
+    /// Starts a fade from this state into `next`, as `next` starts, over
+    /// `duration` seconds.
     ///
     /// A pose blends two clips, not three: the new fade starts from
-    /// whichever of `from` and `to` weighs more at `at` (with its own
-    /// clock), so a change requested mid-fade drops the lighter clip.
-    pub fn then(&self, next: Clip, at: f32, duration: f32) -> Crossfade {
-        let (from, from_start) = if self.weight(at) >= 0.5 {
-            (self.to.clone(), self.to_start)
+    /// whichever of `from` and `to` weighs more when `next` starts (with its
+    /// own clock), so a change requested mid-fade drops the lighter clip.
+    pub fn then(&self, next: Playing, duration: f32) -> Crossfade {
+        let from = if self.weight(next.start) >= 0.5 {
+            self.to.clone().started_at(self.to_start)
         } else {
-            (self.from.clone(), self.from_start)
+            self.from.clone().started_at(self.from_start)
         };
-        Crossfade::new(from, from_start, next, at, duration)
+        Crossfade::new(from, next, duration)
     }
 }
