@@ -52,7 +52,7 @@ fn median_seconds(mut f: impl FnMut(usize)) -> f64 {
 
 fn bench(name: &str, model: &Md2Model) {
     let n = model.vertex_count();
-    let frames = model.frame_count() as u32;
+    let frames = model.frame_count();
     let mut positions = vec![[0.0f32; 3]; n];
     let mut normals = vec![[0.0f32; 3]; n];
     // Times that walk through a looping clip over every frame, as a game

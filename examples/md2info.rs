@@ -40,7 +40,7 @@ pub enum Output {
     /// One JSON object.
     Json,
     /// One frame as Wavefront OBJ.
-    Obj(usize),
+    Obj(u32),
 }
 
 /// The parsed command line.
@@ -153,11 +153,11 @@ pub fn summary(model: &Md2Model, name: &str) -> String {
     let _ = writeln!(s, "animations: {}", anims.len());
     let width = anims.iter().map(|a| a.name.len()).max().unwrap_or(0);
     for a in &anims {
+        let frame_name = |i: u32| model.frames()[i as usize].name();
         let names = if a.len() == 1 {
-            model.frames()[a.first].name()
+            frame_name(a.first)
         } else {
-            let first = model.frames()[a.first].name();
-            format!("{first} .. {}", model.frames()[a.last].name())
+            format!("{} .. {}", frame_name(a.first), frame_name(a.last))
         };
         let _ = writeln!(
             s,
@@ -204,8 +204,8 @@ pub fn json(model: &Md2Model) -> serde_json::Value {
 /// One frame as Wavefront OBJ: `v` per vertex (model units, Quake axes),
 /// `vn` per vertex from the normal table, `vt` per texture coordinate,
 /// `f v/vt/vn` per triangle, counter-clockwise seen from outside.
-pub fn obj(model: &Md2Model, frame: usize, name: &str) -> Result<String, String> {
-    let Some(f) = model.frames().get(frame) else {
+pub fn obj(model: &Md2Model, frame: u32, name: &str) -> Result<String, String> {
+    let Some(f) = model.frames().get(frame as usize) else {
         return Err(format!(
             "{name}: no frame {frame}: the model has {} frames (0..={})",
             model.frame_count(),

@@ -346,7 +346,7 @@ impl Viewer {
         };
         // A model with no frame names to group still has its frames.
         let clips = if clips.is_empty() {
-            let last = loaded.model.frame_count().saturating_sub(1) as u32;
+            let last = loaded.model.frame_count().saturating_sub(1);
             vec![Clip::looping("all", 0, last)]
         } else {
             clips
@@ -360,7 +360,7 @@ impl Viewer {
         let fade = Crossfade::still(clips[0].clone().started_at(0.0));
         let (view_min, view_max) = clips[0]
             .frames()
-            .map(|f| y_up_box(loaded.model.frame_bounds(f as usize)))
+            .map(|f| y_up_box(loaded.model.frame_bounds(f)))
             .fold((max, min), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
         Ok(Viewer {
             name: loaded.name,

@@ -60,7 +60,7 @@ fn built_models_parse_back_equal_with_glcmds_covering_each_triangle_once() {
     for (name, mesh) in meshes() {
         let model = mesh.model();
         assert_eq!(model.triangles().len(), mesh.tris.len(), "{name}");
-        assert_eq!(model.frame_count(), mesh.frames.len(), "{name}");
+        assert_eq!(model.frame_count() as usize, mesh.frames.len(), "{name}");
         check_built(name, &model);
     }
 }

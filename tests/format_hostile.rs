@@ -649,7 +649,7 @@ fn non_finite_scale_or_translate_names_the_frame() {
                 value: v,
                 offset,
             }) => {
-                assert_eq!((f, name, offset), (frame, field, start));
+                assert_eq!((f as usize, name, offset), (frame, field, start));
                 assert_eq!(v[axis].to_bits(), value.to_bits());
             }
             other => panic!("frame {frame} {field}[{axis}] = {value}: {other:?}"),
@@ -671,7 +671,7 @@ fn framesize_too_small_is_refused_and_larger_is_padding() {
     let ofs_frames = hdr(&bytes, "ofs_frames");
     let ofs_glcmds = hdr(&bytes, "ofs_glcmds");
     let mut b = bytes[..ofs_frames].to_vec();
-    for f in 0..base_model.frame_count() {
+    for f in 0..base_model.frame_count() as usize {
         let at = ofs_frames + f * needed;
         b.extend_from_slice(&bytes[at..at + needed]);
         b.extend_from_slice(&[0xAB; 8][..pad]);

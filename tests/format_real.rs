@@ -23,12 +23,12 @@ struct Expected {
     /// (frame index, name)
     frames: &'static [(usize, &'static str)],
     /// (name, first, last), in order: the whole list.
-    animations: &'static [(&'static str, usize, usize)],
+    animations: &'static [(&'static str, u32, u32)],
     /// The trailing-byte warning's (ofs_end, length), the only quirk seen.
     trailing: Option<(usize, usize)>,
 }
 
-const PLAYER_WEAPON_ANIMS: &[(&str, usize, usize)] = &[
+const PLAYER_WEAPON_ANIMS: &[(&str, u32, u32)] = &[
     ("stand", 0, 39),
     ("run", 40, 45),
     ("attack", 46, 53),
@@ -47,7 +47,7 @@ const PLAYER_WEAPON_ANIMS: &[(&str, usize, usize)] = &[
     ("crpain", 169, 172),
 ];
 
-const THECROW_ANIMS: &[(&str, usize, usize)] = &[
+const THECROW_ANIMS: &[(&str, u32, u32)] = &[
     ("stand", 0, 39),
     ("run", 40, 45),
     ("attack", 46, 53),
@@ -307,7 +307,11 @@ fn real_files_load_with_the_right_counts_names_and_warnings() {
         assert_eq!(h.num_xyz as usize, e.num_xyz, "{path}: num_xyz");
         assert_eq!(model.tex_coords().len(), e.num_st, "{path}: num_st");
         assert_eq!(model.triangles().len(), e.num_tris, "{path}: num_tris");
-        assert_eq!(model.frame_count(), e.num_frames, "{path}: num_frames");
+        assert_eq!(
+            model.frame_count() as usize,
+            e.num_frames,
+            "{path}: num_frames"
+        );
         assert_eq!(model.frames().len(), e.num_frames, "{path}: num_frames");
         assert_eq!(model.vertices().len(), e.num_frames * e.num_xyz, "{path}");
         assert_eq!(model.skins().len(), e.skins.len(), "{path}: num_skins");
@@ -318,12 +322,12 @@ fn real_files_load_with_the_right_counts_names_and_warnings() {
             assert_eq!(model.frames()[i].name(), name, "{path}: frame {i}");
         }
 
-        let anims: Vec<(String, usize, usize)> = model
+        let anims: Vec<(String, u32, u32)> = model
             .animations()
             .into_iter()
             .map(|a| (a.name, a.first, a.last))
             .collect();
-        let want: Vec<(String, usize, usize)> = e
+        let want: Vec<(String, u32, u32)> = e
             .animations
             .iter()
             .map(|&(n, a, b)| (n.to_string(), a, b))
@@ -456,7 +460,7 @@ fn real_files_agree_with_an_independent_decode() {
             let end = name.iter().position(|&c| c == 0).unwrap_or(16);
             assert_eq!(frame.name().as_bytes(), &name[..end], "{path}: frame {f}");
 
-            let verts = model.frame_vertices(f);
+            let verts = model.frame_vertices(f as u32);
             assert_eq!(verts.len(), num_xyz);
             assert_eq!(verts, &model.vertices()[f * num_xyz..(f + 1) * num_xyz]);
             for (j, v) in verts.iter().enumerate() {
@@ -484,7 +488,7 @@ fn real_files_agree_with_an_independent_decode() {
                 }
                 assert_eq!(v.normal(), normal_from_index(raw[3]));
             }
-            let (lo, hi) = model.frame_bounds(f);
+            let (lo, hi) = model.frame_bounds(f as u32);
             for k in 0..3 {
                 let axis = verts.iter().map(|v| v.decode_position(frame)[k]);
                 assert_eq!(lo[k], axis.clone().fold(f32::INFINITY, f32::min), "{path}");

@@ -486,7 +486,7 @@ fn decoding_is_position_times_scale_plus_translate() {
     for frame in [0, 45, 197] {
         decode_frame(&model, frame, &mut p, &mut n).unwrap();
         let f = &model.frames()[frame as usize];
-        for (i, v) in model.frame_vertices(frame as usize).iter().enumerate() {
+        for (i, v) in model.frame_vertices(frame).iter().enumerate() {
             let expected = [0, 1, 2].map(|k| v.position[k] as f32 * f.scale[k] + f.translate[k]);
             assert_eq!(p[i], expected);
             assert_eq!(n[i], ANORMS[v.normal_index as usize]);
@@ -855,7 +855,7 @@ fn the_reference_agrees_with_an_independent_decoder_on_real_files() {
         };
         let model = Md2Model::from_bytes(&bytes).unwrap();
         let expected = decode_independently(&bytes);
-        assert_eq!(expected.len(), model.frame_count());
+        assert_eq!(expected.len(), model.frame_count() as usize);
         let (mut p, mut n) = buffers(&model);
         for (f, (ep, en)) in expected.iter().enumerate() {
             decode_frame(&model, f as u32, &mut p, &mut n).unwrap();
@@ -864,8 +864,8 @@ fn the_reference_agrees_with_an_independent_decoder_on_real_files() {
         // Interpolated halfway between neighbours, by the contract's formula.
         let (mut q, mut m) = buffers(&model);
         for f in 0..model.frame_count().saturating_sub(1) {
-            interpolate(&model, lerp(f as u32, f as u32 + 1, 0.5), &mut q, &mut m).unwrap();
-            let ((pa, na), (pb, nb)) = (&expected[f], &expected[f + 1]);
+            interpolate(&model, lerp(f, f + 1, 0.5), &mut q, &mut m).unwrap();
+            let ((pa, na), (pb, nb)) = (&expected[f as usize], &expected[f as usize + 1]);
             for i in 0..q.len() {
                 let mid = [0, 1, 2].map(|k| pa[i][k] + (pb[i][k] - pa[i][k]) * 0.5);
                 assert_eq!(q[i], mid, "{name} frame {f} vertex {i}");

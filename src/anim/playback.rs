@@ -285,8 +285,8 @@ impl From<&Animation> for Clip {
         };
         Clip {
             name: animation.name.clone(),
-            first: frame_u32(animation.first),
-            last: frame_u32(animation.last),
+            first: animation.first,
+            last: animation.last,
             fps: QUAKE2_FPS,
             looping,
         }
@@ -296,12 +296,6 @@ impl From<&Animation> for Clip {
 fn names_a_death(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     name.contains("death") || name.starts_with("die") || name.starts_with("dead")
-}
-
-/// Frame indices of a loaded model fit in `u32` (the header's counts are
-/// `i32`); saturate rather than wrap for an `Animation` built by hand.
-fn frame_u32(frame: usize) -> u32 {
-    u32::try_from(frame).unwrap_or(u32::MAX)
 }
 
 /// The Quake II player's animations: the 198-frame table every player model
@@ -506,7 +500,7 @@ impl Quake2Player {
 
     /// Whether `model` has the player's 198 frames, so the table applies.
     pub fn fits(model: &Md2Model) -> bool {
-        model.frame_count() == Quake2Player::FRAME_COUNT as usize
+        model.frame_count() == Quake2Player::FRAME_COUNT
     }
 }
 

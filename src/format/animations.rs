@@ -21,26 +21,34 @@
 //! contiguous frame range, and together they cover every frame in order, so
 //! the same name can appear twice when a file repeats a stem later on.
 
+use std::ops::RangeInclusive;
+
 /// A named, contiguous range of frames.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Animation {
     /// The name, by the rule above.
     pub name: String,
     /// The first frame (index into the model's frames).
-    pub first: usize,
+    pub first: u32,
     /// The last frame, inclusive.
-    pub last: usize,
+    pub last: u32,
 }
 
 impl Animation {
-    /// How many frames it has.
-    pub fn len(&self) -> usize {
-        self.last - self.first + 1
+    /// How many frames it has (1 where `last < first`, as a
+    /// [`Clip`](crate::Clip) reads such a range).
+    pub fn len(&self) -> u32 {
+        self.last.saturating_sub(self.first) + 1
     }
 
     /// Always false: an animation has at least one frame.
     pub fn is_empty(&self) -> bool {
         false
+    }
+
+    /// The frame indices, inclusive.
+    pub fn frames(&self) -> RangeInclusive<u32> {
+        self.first..=self.last.max(self.first)
     }
 }
 
@@ -93,12 +101,15 @@ fn continues(prev: &Parsed<'_>, next: &Parsed<'_>) -> bool {
 
 /// Groups frame names into animations by the rule in the [module
 /// docs](self).
+///
+/// At most `u32::MAX + 1` names are read: frame indices are `u32` (an MD2
+/// file has fewer than 2³¹ frames).
 pub fn group_frames<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Vec<Animation> {
-    let names: Vec<S> = names.into_iter().collect();
+    let names: Vec<S> = (0..=u32::MAX).zip(names).map(|(_, n)| n).collect();
     let mut out: Vec<Animation> = Vec::new();
-    for (i, name) in names.iter().enumerate() {
+    for (i, name) in (0u32..).zip(&names) {
         let parsed = split(name.as_ref());
-        let joins = i > 0 && continues(&split(names[i - 1].as_ref()), &parsed);
+        let joins = i > 0 && continues(&split(names[i as usize - 1].as_ref()), &parsed);
         match out.last_mut() {
             Some(anim) if joins => anim.last = i,
             _ => out.push(Animation {
@@ -115,7 +126,7 @@ pub fn group_frames<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Vec<An
 mod tests {
     use super::*;
 
-    fn names(anims: &[Animation]) -> Vec<(String, usize, usize)> {
+    fn names(anims: &[Animation]) -> Vec<(String, u32, u32)> {
         anims
             .iter()
             .map(|a| (a.name.clone(), a.first, a.last))
@@ -190,7 +201,7 @@ mod tests {
             assert!(a.last >= a.first);
             next = a.last + 1;
         }
-        assert_eq!(next, frames.len());
+        assert_eq!(next as usize, frames.len());
         assert!(group_frames(Vec::<String>::new()).is_empty());
     }
 }

@@ -139,7 +139,7 @@ pub enum Md2Error {
     /// A frame's scale or translate is NaN or infinite.
     NonFiniteFrame {
         /// Which frame.
-        frame: usize,
+        frame: u32,
         /// `scale` or `translate`.
         field: &'static str,
         /// The value found.
@@ -306,7 +306,7 @@ pub enum Md2Warning {
         /// How many vertices, over all frames.
         count: usize,
         /// The first one: (frame, vertex, index).
-        first: (usize, usize, u8),
+        first: (u32, usize, u8),
     },
     /// A count is beyond what Quake II itself accepts; the file is otherwise
     /// consistent and loads.

@@ -257,9 +257,11 @@ impl Md2Model {
         self.header.num_xyz as usize
     }
 
-    /// How many frames there are.
-    pub fn frame_count(&self) -> usize {
-        self.frames.len()
+    /// How many frames there are (at least 1).
+    pub fn frame_count(&self) -> u32 {
+        // Both constructors refuse a model too large for a 32-bit header,
+        // and every frame takes at least 40 bytes of it.
+        self.frames.len() as u32
     }
 
     /// Every frame's packed vertices, frame-major, exactly as in the file:
@@ -270,8 +272,9 @@ impl Md2Model {
 
     /// One frame's packed vertices. Panics if `frame` is out of range, like
     /// slice indexing; see [`Md2Model::frame_count`].
-    pub fn frame_vertices(&self, frame: usize) -> &[PackedVertex] {
+    pub fn frame_vertices(&self, frame: u32) -> &[PackedVertex] {
         let n = self.vertex_count();
+        let frame = frame as usize;
         &self.vertices[frame * n..(frame + 1) * n]
     }
 
@@ -295,8 +298,8 @@ impl Md2Model {
     /// The axis-aligned bounds of one frame in model units: (min, max).
     /// Panics if `frame` is out of range, like
     /// [`frame_vertices`](Md2Model::frame_vertices).
-    pub fn frame_bounds(&self, frame: usize) -> ([f32; 3], [f32; 3]) {
-        let f = &self.frames[frame];
+    pub fn frame_bounds(&self, frame: u32) -> ([f32; 3], [f32; 3]) {
+        let f = &self.frames[frame as usize];
         let mut min = [f32::INFINITY; 3];
         let mut max = [f32::NEG_INFINITY; 3];
         for v in self.frame_vertices(frame) {

@@ -388,7 +388,8 @@ impl<'a> Parser<'a> {
             {
                 if value.iter().any(|x| !x.is_finite()) {
                     return Err(Md2Error::NonFiniteFrame {
-                        frame: i,
+                        // i < num_frames, an i32.
+                        frame: i as u32,
                         field,
                         value,
                         offset,
@@ -406,7 +407,7 @@ impl<'a> Parser<'a> {
             for (j, c) in verts.chunks_exact(4).enumerate() {
                 if c[3] as usize >= super::anorms::ANORMS.len() {
                     bad_normals += 1;
-                    first_bad.get_or_insert((i, j, c[3]));
+                    first_bad.get_or_insert((i as u32, j, c[3]));
                 }
                 vertices.push(PackedVertex {
                     position: [c[0], c[1], c[2]],

@@ -144,7 +144,7 @@ impl Md2Model {
                 out.extend_from_slice(&i.to_le_bytes());
             }
         }
-        for (i, frame) in self.frames.iter().enumerate() {
+        for (i, frame) in (0..).zip(&self.frames) {
             for x in frame.scale.iter().chain(&frame.translate) {
                 out.extend_from_slice(&x.to_le_bytes());
             }

@@ -104,7 +104,7 @@ impl GpuModel {
         model: &Md2Model,
         skins: &[RgbaImage],
     ) -> Result<GpuModel, RenderError> {
-        let frame_count = model.frame_count();
+        let frame_count = model.frame_count() as usize;
         if frame_count > MAX_GPU_FRAMES {
             return Err(RenderError::TooManyFrames {
                 frames: frame_count,
