@@ -152,7 +152,7 @@ pub fn summary(model: &Md2Model, name: &str) -> String {
     let anims = model.animations();
     let _ = writeln!(s, "animations: {}", anims.len());
     let width = anims.iter().map(|a| a.name.len()).max().unwrap_or(0);
-    for a in &anims {
+    for a in anims {
         let frame_name = |i: u32| model.frames()[i as usize].name();
         let names = if a.len() == 1 {
             frame_name(a.first)

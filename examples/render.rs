@@ -196,11 +196,11 @@ fn run(args: &Args) -> Result<String, String> {
 
     let (picture, what) = if args.sheet {
         let cell = args.size.unwrap_or((128, 128));
-        let sheet = sheet(&gpu, &mut renderer, &gpu_model, &model, &animations, cell)?;
+        let sheet = sheet(&gpu, &mut renderer, &gpu_model, &model, animations, cell)?;
         (sheet, format!("{} animations", animations.len()))
     } else {
         let size = args.size.unwrap_or((256, 256));
-        let (lerp, what) = pose(args, &model, &animations)?;
+        let (lerp, what) = pose(args, &model, animations)?;
         let frames = [lerp.frame_a, lerp.frame_b];
         let camera = framing(&model, &frames, size.0 as f32 / size.1 as f32);
         let instances = [Md2Instance::new(Mat4::IDENTITY, lerp)];

@@ -1042,7 +1042,7 @@ fn every_error_says_what_and_where() {
 
 #[test]
 fn every_warning_says_what_and_where() {
-    let cases: [(Md2Warning, &[&str]); 9] = [
+    let cases: [(Md2Warning, &[&str]); 10] = [
         (
             Md2Warning::TrailingBytes {
                 ofs_end: 100,
@@ -1083,6 +1083,15 @@ fn every_warning_says_what_and_where() {
             &["80", "72"],
         ),
         (Md2Warning::NonCanonicalLayout, &["sections"]),
+        (
+            Md2Warning::AnimationRenamed {
+                name: "crstand".into(),
+                renamed: "crstand_2".into(),
+                first: 173,
+                last: 191,
+            },
+            &["\"crstand\"", "\"crstand_2\"", "173", "191"],
+        ),
     ];
     for (w, parts) in cases {
         let s = w.to_string();

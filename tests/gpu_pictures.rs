@@ -275,8 +275,7 @@ fn culling_leaves_real_models_unchanged() {
 /// Frames with visible motion between them: run frames for a Quake II
 /// player, else the first and the middle frame.
 fn moving_frames(model: &Md2Model) -> (u32, u32) {
-    let run = model.animations().into_iter().find(|a| a.name == "run");
-    match run {
+    match model.animation("run") {
         Some(run) if run.len() >= 4 => (run.first, run.first + 3),
         _ => (0, model.frame_count() / 2),
     }

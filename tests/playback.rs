@@ -381,6 +381,22 @@ fn clips_come_from_a_models_frame_names() {
         });
         assert!(!clip.looping, "{name} should play once");
     }
+    // A name made unique by a suffix plays as the name without it, and keeps
+    // the suffix as its name.
+    for (name, looping) in [
+        ("pain1_2", false),
+        ("crstand_2", true),
+        ("crstnd_3", true),
+        ("death_2", false),
+        ("boom_2", true),
+    ] {
+        let clip = Clip::from(&Animation {
+            name: name.into(),
+            first: 0,
+            last: 4,
+        });
+        assert_eq!((clip.name.as_str(), clip.looping), (name, looping));
+    }
 }
 
 // ---------------------------------------------------------------- crossfade

@@ -277,11 +277,15 @@ impl From<&Animation> for Clip {
     /// (deaths, pains, gestures, ...: see [`Quake2Player::looping`]), as
     /// monsters name theirs alike (`death1`, `pain2`), or otherwise names a
     /// death (`deatha`, `crdeath`, `die2`, `dead`): a body that falls and
-    /// then stands up to fall again is the bug this avoids.
+    /// then stands up to fall again is the bug this avoids. A name made
+    /// unique with a suffix (`pain1_2`, see
+    /// [the naming rule](crate::animations#names)) plays as the name without
+    /// it.
     fn from(animation: &Animation) -> Self {
-        let looping = match Quake2Player::from_name(&animation.name) {
+        let name = without_unique_suffix(&animation.name);
+        let looping = match Quake2Player::from_name(name) {
             Some(player) => player.looping(),
-            None => !names_a_death(&animation.name),
+            None => !names_a_death(name),
         };
         Clip {
             name: animation.name.clone(),
@@ -290,6 +294,17 @@ impl From<&Animation> for Clip {
             fps: QUAKE2_FPS,
             looping,
         }
+    }
+}
+
+/// `name` without a trailing `_` and digits: the form of the `_2`, `_3`
+/// suffix that makes repeated animation names unique. No player animation
+/// name has an `_`, and a death is one with or without it, so stripping
+/// such an ending from a name the frames gave changes nothing.
+fn without_unique_suffix(name: &str) -> &str {
+    match name.rsplit_once('_') {
+        Some((base, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => name,
     }
 }
 

@@ -283,8 +283,10 @@ impl std::error::Error for Md2Error {
 
 /// A quirk of a file that loaded anyway: real files from the 1990s have many.
 ///
-/// A file that loads with no warnings writes back byte for byte; one with
-/// warnings writes back as a valid, canonical file.
+/// A file that loads with no warnings (or only
+/// [`AnimationRenamed`](Md2Warning::AnimationRenamed), which is about names,
+/// not bytes) writes back byte for byte; one with other warnings writes back
+/// as a valid, canonical file.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Md2Warning {
@@ -345,6 +347,21 @@ pub enum Md2Warning {
     /// triangles, frames, glcmds) without gaps; a rewrite will lay them out
     /// that way.
     NonCanonicalLayout,
+    /// The frame names give an animation a name an earlier animation has
+    /// (the same stem comes back later in the file), so it was renamed to
+    /// keep [`Md2Model::animations`](crate::Md2Model::animations)' names
+    /// unique (see [the naming rule](crate::animations#names)). The frames
+    /// themselves are unchanged.
+    AnimationRenamed {
+        /// The name the frames give it, taken by an earlier animation.
+        name: String,
+        /// The name it has in [`Md2Model::animations`](crate::Md2Model::animations).
+        renamed: String,
+        /// Its first frame.
+        first: u32,
+        /// Its last frame, inclusive.
+        last: u32,
+    },
 }
 
 impl fmt::Display for Md2Warning {
@@ -390,6 +407,15 @@ impl fmt::Display for Md2Warning {
             Md2Warning::NonCanonicalLayout => write!(
                 f,
                 "sections are not in the usual order without gaps; a rewrite lays them out anew"
+            ),
+            Md2Warning::AnimationRenamed {
+                name,
+                renamed,
+                first,
+                last,
+            } => write!(
+                f,
+                "frames {first} to {last} are another animation named {name:?}; renamed {renamed:?}"
             ),
         }
     }

@@ -11,7 +11,7 @@ use super::layout::{
 };
 use super::model::{
     Frame, GlCmd, GlCmdKind, GlVertex, Md2Header, Md2Model, PackedVertex, SkinName, TexCoord,
-    Triangle,
+    Triangle, name_animations,
 };
 
 impl Md2Model {
@@ -248,6 +248,7 @@ impl<'a> Parser<'a> {
         let triangles = self.triangles(tris, num_xyz, num_st)?;
         let (frames, vertices) = self.frames(frames, num_xyz, framesize)?;
         let glcmds = self.glcmds(glcmds, num_xyz);
+        let (animations, renames) = name_animations(&frames);
 
         let mut model = Md2Model {
             header: h,
@@ -257,6 +258,7 @@ impl<'a> Parser<'a> {
             frames,
             vertices,
             glcmds,
+            animations,
             warnings: Vec::new(),
         };
         // A file laid out as the writer lays it out rewrites byte for byte;
@@ -288,6 +290,7 @@ impl<'a> Parser<'a> {
         if moved {
             self.warnings.push(Md2Warning::NonCanonicalLayout);
         }
+        self.warnings.extend(renames);
         model.warnings = self.warnings;
         Ok(model)
     }
