@@ -5,7 +5,8 @@
 # from the background drawn alone. Also checks that a model that does not load
 # ends the viewer with exit code 1 and an error, before any window opens.
 #
-#   .ci/examples.sh          check; PNGs go to target/examples-check/
+#   .ci/examples.sh          check; PNGs go to examples-check/ in cargo's
+#                            target directory (CARGO_TARGET_DIR respected)
 #   .ci/examples.sh --docs   also (re)make docs/viewer.png and docs/crowd.png,
 #                            the README's screenshots, from the demo model
 #
@@ -48,8 +49,16 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
 fi
 
 cargo build --release --example viewer --example crowd
-bin=target/release/examples
-out=target/examples-check
+# Cargo's own answer, so CARGO_TARGET_DIR and .cargo/config.toml count. The
+# JSON is one line; sed keeps this free of jq and python.
+target_dir=$(cargo metadata --format-version 1 --no-deps |
+  sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+if [ -z "$target_dir" ] || [ ! -d "$target_dir" ]; then
+  echo "examples: cargo metadata gave no target directory (got '$target_dir')" >&2
+  exit 1
+fi
+bin=$target_dir/release/examples
+out=$target_dir/examples-check
 mkdir -p "$out"
 
 # name, then arguments

@@ -52,7 +52,7 @@ fn median_seconds(mut f: impl FnMut(usize)) -> f64 {
 
 fn bench(name: &str, model: &Md2Model) {
     let n = model.vertex_count();
-    let frames = model.frame_count() as u32;
+    let frames = model.frame_count();
     let mut positions = vec![[0.0f32; 3]; n];
     let mut normals = vec![[0.0f32; 3]; n];
     // Times that walk through a looping clip over every frame, as a game
@@ -60,10 +60,10 @@ fn bench(name: &str, model: &Md2Model) {
     let clip = Clip::looping("all", 0, frames - 1);
     let time = |i: usize| (i % 4096) as f32 * 0.0137;
     let fade = Crossfade::new(
-        clip.clone(),
-        0.0,
-        Clip::looping("all, later", frames / 2, frames - 1).with_fps(7.0),
-        0.0,
+        clip.clone().started_at(0.0),
+        Clip::looping("all, later", frames / 2, frames - 1)
+            .with_fps(7.0)
+            .started_at(0.0),
         1e9,
     );
 

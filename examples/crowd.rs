@@ -315,7 +315,7 @@ impl Crowd {
         // bodies lying about, so only looping ones are used.
         clips.retain(|c| c.looping);
         if clips.is_empty() {
-            let last = model.frame_count().saturating_sub(1) as u32;
+            let last = model.frame_count().saturating_sub(1);
             clips.push(Clip::looping("all", 0, last));
         }
         // Ground speed in heights per second: a brisk walk, a run.

@@ -40,7 +40,7 @@ pub enum Output {
     /// One JSON object.
     Json,
     /// One frame as Wavefront OBJ.
-    Obj(usize),
+    Obj(u32),
 }
 
 /// The parsed command line.
@@ -105,14 +105,8 @@ pub fn run(
     let Some(args) = parse_args(args)? else {
         return writeln!(out, "{USAGE}").map_err(|e| format!("cannot write: {e}"));
     };
-    let model = Md2Model::open(&args.file).map_err(|e| {
-        let shown = args.file.display();
-        match e {
-            // The error names the path already.
-            md2_wgpu::Md2Error::Io { .. } => e.to_string(),
-            _ => format!("{shown}: {e}"),
-        }
-    })?;
+    // The error names the file.
+    let model = Md2Model::open(&args.file).map_err(|e| e.to_string())?;
     let text = match args.output {
         Output::Summary => summary(&model, &args.file.display().to_string()),
         Output::Json => {
@@ -158,12 +152,12 @@ pub fn summary(model: &Md2Model, name: &str) -> String {
     let anims = model.animations();
     let _ = writeln!(s, "animations: {}", anims.len());
     let width = anims.iter().map(|a| a.name.len()).max().unwrap_or(0);
-    for a in &anims {
+    for a in anims {
+        let frame_name = |i: u32| model.frames()[i as usize].name();
         let names = if a.len() == 1 {
-            model.frames()[a.first].name()
+            frame_name(a.first)
         } else {
-            let first = model.frames()[a.first].name();
-            format!("{first} .. {}", model.frames()[a.last].name())
+            format!("{} .. {}", frame_name(a.first), frame_name(a.last))
         };
         let _ = writeln!(
             s,
@@ -210,8 +204,8 @@ pub fn json(model: &Md2Model) -> serde_json::Value {
 /// One frame as Wavefront OBJ: `v` per vertex (model units, Quake axes),
 /// `vn` per vertex from the normal table, `vt` per texture coordinate,
 /// `f v/vt/vn` per triangle, counter-clockwise seen from outside.
-pub fn obj(model: &Md2Model, frame: usize, name: &str) -> Result<String, String> {
-    let Some(f) = model.frames().get(frame) else {
+pub fn obj(model: &Md2Model, frame: u32, name: &str) -> Result<String, String> {
+    let Some(f) = model.frames().get(frame as usize) else {
         return Err(format!(
             "{name}: no frame {frame}: the model has {} frames (0..={})",
             model.frame_count(),

@@ -155,11 +155,8 @@ fn load(args: &Args) -> Result<(Md2Model, Vec<RgbaImage>, String), String> {
             if !path.is_file() {
                 return Err(format!("{}: no such file", path.display()));
             }
-            let model = Md2Model::open(path).map_err(|e| match e {
-                // Already names the file.
-                md2_wgpu::Md2Error::Io { .. } => e.to_string(),
-                _ => format!("{}: {e}", path.display()),
-            })?;
+            // Every error from `open` names the file.
+            let model = Md2Model::open(path).map_err(|e| e.to_string())?;
             (model, path.display().to_string())
         }
         None => (md2_wgpu::demo::demo_model(), "the demo model".to_owned()),
@@ -199,12 +196,12 @@ fn run(args: &Args) -> Result<String, String> {
 
     let (picture, what) = if args.sheet {
         let cell = args.size.unwrap_or((128, 128));
-        let sheet = sheet(&gpu, &mut renderer, &gpu_model, &model, &animations, cell)?;
+        let sheet = sheet(&gpu, &mut renderer, &gpu_model, &model, animations, cell)?;
         (sheet, format!("{} animations", animations.len()))
     } else {
         let size = args.size.unwrap_or((256, 256));
-        let (lerp, what) = pose(args, &model, &animations)?;
-        let frames = [lerp.frame_a as usize, lerp.frame_b as usize];
+        let (lerp, what) = pose(args, &model, animations)?;
+        let frames = [lerp.frame_a, lerp.frame_b];
         let camera = framing(&model, &frames, size.0 as f32 / size.1 as f32);
         let instances = [Md2Instance::new(Mat4::IDENTITY, lerp)];
         let picture = gpu.render(&mut renderer, &camera, &[(&gpu_model, &instances)], size)?;
@@ -228,7 +225,7 @@ fn pose(
     model: &Md2Model,
     animations: &[Animation],
 ) -> Result<(FrameLerp, String), String> {
-    let frames = model.frame_count() as u32;
+    let frames = model.frame_count();
     if let Some(frame) = args.frame {
         if frame >= frames {
             return Err(format!(
@@ -263,13 +260,13 @@ fn pose(
 }
 
 /// A three-quarter front view framing these frames.
-fn framing(model: &Md2Model, frames: &[usize], aspect: f32) -> Camera {
+fn framing(model: &Md2Model, frames: &[u32], aspect: f32) -> Camera {
     let (lo, hi) = frames_box(model, frames);
     Camera::framing(lo, hi, Vec3::new(0.45, 0.3, 1.0), aspect)
 }
 
 /// The box around the frames, in the Y-up world.
-fn frames_box(model: &Md2Model, frames: &[usize]) -> (Vec3, Vec3) {
+fn frames_box(model: &Md2Model, frames: &[u32]) -> (Vec3, Vec3) {
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
     for &f in frames {
@@ -300,7 +297,10 @@ fn sheet(
     let (cw, ch) = cell;
     let (width, height) = (cols * cw, rows * (ch + LABEL_HEIGHT));
 
-    let poses: Vec<usize> = animations.iter().map(|a| (a.first + a.last) / 2).collect();
+    let poses: Vec<u32> = animations
+        .iter()
+        .map(|a| a.first + (a.last - a.first) / 2)
+        .collect();
     // One scale for every cell, so the poses compare: the largest pose
     // (turned for the three-quarter view) fits its cell.
     let turn = Quat::from_rotation_y(0.5);
@@ -328,7 +328,7 @@ fn sheet(
                 * Mat4::from_scale(Vec3::splat(scale))
                 * Mat4::from_quat(turn)
                 * Mat4::from_translation(-(lo + hi) * 0.5);
-            Md2Instance::new(transform, FrameLerp::still(frame as u32))
+            Md2Instance::new(transform, FrameLerp::still(frame))
         })
         .collect();
     let proj = glam::camera::rh::proj::directx::orthographic(

@@ -136,8 +136,11 @@ fn load_model(
             for note in found.notes() {
                 println!("note: {}: {note}", path.display());
             }
-            for p in &found.paths {
-                println!("skin: {}", p.display());
+            for (i, p) in found.paths.iter().enumerate() {
+                match p {
+                    Some(p) => println!("skin {i}: {}", p.display()),
+                    None => println!("skin {i}: not found (default texture)"),
+                }
             }
             found.images
         }
@@ -343,7 +346,7 @@ impl Viewer {
         };
         // A model with no frame names to group still has its frames.
         let clips = if clips.is_empty() {
-            let last = loaded.model.frame_count().saturating_sub(1) as u32;
+            let last = loaded.model.frame_count().saturating_sub(1);
             vec![Clip::looping("all", 0, last)]
         } else {
             clips
@@ -354,10 +357,10 @@ impl Viewer {
             clips.len(),
             names.join(" ")
         );
-        let fade = Crossfade::still(clips[0].clone(), 0.0);
+        let fade = Crossfade::still(clips[0].clone().started_at(0.0));
         let (view_min, view_max) = clips[0]
             .frames()
-            .map(|f| y_up_box(loaded.model.frame_bounds(f as usize)))
+            .map(|f| y_up_box(loaded.model.frame_bounds(f)))
             .fold((max, min), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
         Ok(Viewer {
             name: loaded.name,
@@ -386,9 +389,9 @@ impl Viewer {
         self.clip = (self.clip as isize + step).rem_euclid(n) as usize;
         let next = self.clips[self.clip].clone();
         self.fade = if crossfade {
-            self.fade.then(next, self.time, FADE_SECONDS)
+            self.fade.then(next.started_at(self.time), FADE_SECONDS)
         } else {
-            Crossfade::still(next, self.time)
+            Crossfade::still(next.started_at(self.time))
         };
     }
 
@@ -436,7 +439,7 @@ impl App for Viewer {
         // again: a viewer is for looking at it.
         let clip = &self.fade.to;
         if !clip.looping && self.time - self.fade.to_start > clip.duration() + HOLD_SECONDS {
-            self.fade = Crossfade::still(clip.clone(), self.time);
+            self.fade = Crossfade::still(clip.clone().started_at(self.time));
         }
         let mut pose = self.fade.pose(self.time);
         if !self.interpolate {

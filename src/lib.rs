@@ -46,8 +46,8 @@ pub use anim::{clock, playback, reference};
 pub use format::animations;
 
 pub use anim::{
-    Clip, ClipClock, Crossfade, Fade, FrameLerp, MAX_FADE_SECONDS, Playback, Pose, QUAKE2_FPS,
-    Quake2Player, ReferenceError, TICKS_PER_SECOND,
+    Clip, ClipClock, Crossfade, Fade, FrameLerp, MAX_FADE_SECONDS, Playback, Playing, Pose,
+    QUAKE2_FPS, Quake2Player, ReferenceError, TICKS_PER_SECOND,
 };
 pub use format::{
     ANORMS, Animation, FALLBACK_NORMAL_INDEX, Frame, GlCmd, GlCmdKind, GlVertex, Md2Error,

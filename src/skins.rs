@@ -8,6 +8,11 @@
 //! takes the folder's images, minus what clearly belongs to something else.
 //! [`load_skin`] decodes one image with the `image` crate (PCX through
 //! `image-extras`), with a size limit, and never panics whatever the bytes.
+//! [`load_skins`] does both, and keeps one slot per skin index, so that
+//! skin `i` is always the header's skin `i` whatever failed to load.
+//!
+//! Every [`SkinError`] names its file, once; the model's own errors follow
+//! the same rule (see [`Md2Error`](crate::Md2Error)).
 //!
 //! This module has no GPU types: it hands over decoded RGBA images.
 
@@ -130,8 +135,10 @@ pub enum SkinSource {
 /// from, and the header names that led nowhere.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkinSearch {
-    /// The skin files, in skin-index order.
-    pub paths: Vec<PathBuf>,
+    /// The skin file of each skin index. From the header: one per header
+    /// name, `None` where the name matched no file. From the folder: each
+    /// image taken, all `Some`.
+    pub paths: Vec<Option<PathBuf>>,
     /// Whether they are the header's skins or the folder's images.
     pub source: SkinSource,
     /// Header names that matched no file, as stored.
@@ -141,21 +148,40 @@ pub struct SkinSearch {
 /// A model's skins, decoded: what [`load_skins`] returns.
 #[derive(Debug)]
 pub struct LoadedSkins {
-    /// The skins that decoded, in skin-index order: what
-    /// [`GpuModel::new`](crate::GpuModel::new) takes.
+    /// One image per skin index, ready for
+    /// [`GpuModel::new`](crate::GpuModel::new). Where a skin could not be
+    /// loaded (its header name matched no file, or the file did not decode)
+    /// the image is empty (0 × 0), which the renderer draws with its default
+    /// checker texture: skin `i` stays the header's skin `i`.
     pub images: Vec<RgbaImage>,
-    /// The file of each image in [`LoadedSkins::images`].
-    pub paths: Vec<PathBuf>,
+    /// The file of each skin index, as [`SkinSearch::paths`] gives it.
+    pub paths: Vec<Option<PathBuf>>,
     /// Whether they are the header's skins or the folder's images.
     pub source: SkinSource,
-    /// Header names that matched no file, as stored.
+    /// Header names that matched no file, as stored; their images are
+    /// empty.
     pub unresolved: Vec<String>,
-    /// Files that were found but did not decode; they are left out of
-    /// [`LoadedSkins::images`].
-    pub failed: Vec<SkinError>,
+    /// Files that were found but did not decode, by skin index; their
+    /// images are empty.
+    pub failed: Vec<FailedSkin>,
+}
+
+/// A skin file that was found but did not load: see
+/// [`LoadedSkins::failed`].
+#[derive(Debug)]
+pub struct FailedSkin {
+    /// Its skin index: the slot in [`LoadedSkins::images`] left empty.
+    pub index: usize,
+    /// Why it did not load; it names the file.
+    pub error: SkinError,
 }
 
 impl LoadedSkins {
+    /// How many skins loaded: the images that are not empty stand-ins.
+    pub fn loaded_count(&self) -> usize {
+        self.images.iter().filter(|i| i.width() > 0).count()
+    }
+
     /// One line per thing the user may want to know: names that matched no
     /// file, files that did not decode, and where the skins came from when it
     /// was not the header.
@@ -183,27 +209,26 @@ impl LoadedSkins {
                 ));
             }
         }
-        for error in &self.failed {
-            notes.push(error.to_string());
+        for FailedSkin { index, error } in &self.failed {
+            notes.push(format!("{error} (skin {index} gets the default texture)"));
         }
         match self.source {
-            SkinSource::Folder => notes.push(format!(
+            SkinSource::Folder if self.loaded_count() > 0 => notes.push(format!(
                 "using {} image(s) from the model's folder",
-                self.images.len()
+                self.loaded_count()
             )),
-            SkinSource::None | SkinSource::Header if self.images.is_empty() => {
-                notes.push("no skin found".to_owned())
-            }
+            _ if self.loaded_count() == 0 => notes.push("no skin found".to_owned()),
             _ => {}
         }
         notes
     }
 }
 
-/// The skins of the model at `model_path`, as files, in skin-index order.
+/// The skin file of each skin index of the model at `model_path` (`None`
+/// where a header name matched no file).
 ///
 /// See [`search_skins`] for the rules; this is its list of paths.
-pub fn find_skins(model_path: impl AsRef<Path>, model: &Md2Model) -> Vec<PathBuf> {
+pub fn find_skins(model_path: impl AsRef<Path>, model: &Md2Model) -> Vec<Option<PathBuf>> {
     search_skins(model_path, model).paths
 }
 
@@ -234,12 +259,13 @@ pub fn search_skins(model_path: impl AsRef<Path>, model: &Md2Model) -> SkinSearc
     let mut unresolved = Vec::new();
     for skin in model.skins() {
         let name = skin.name();
-        match resolve_skin_name(&folder, &name) {
-            Some(path) => paths.push(path),
-            None => unresolved.push(name),
+        let path = resolve_skin_name(&folder, &name);
+        if path.is_none() {
+            unresolved.push(name);
         }
+        paths.push(path);
     }
-    if !paths.is_empty() {
+    if paths.iter().any(Option::is_some) {
         return SkinSearch {
             paths,
             source: SkinSource::Header,
@@ -247,7 +273,10 @@ pub fn search_skins(model_path: impl AsRef<Path>, model: &Md2Model) -> SkinSearc
         };
     }
 
-    let paths = folder_images(&folder, model_path, model.skin_size());
+    let paths: Vec<Option<PathBuf>> = folder_images(&folder, model_path, model.skin_size())
+        .into_iter()
+        .map(Some)
+        .collect();
     let source = if paths.is_empty() {
         SkinSource::None
     } else {
@@ -261,26 +290,29 @@ pub fn search_skins(model_path: impl AsRef<Path>, model: &Md2Model) -> SkinSearc
 }
 
 /// Finds and decodes the skins of the model at `model_path` (see
-/// [`search_skins`]). Files that do not decode are reported in
-/// [`LoadedSkins::failed`] and left out, so one corrupt image beside a model
-/// does not stop it from being shown.
+/// [`search_skins`]), one image per skin index. A skin that is not there or
+/// does not decode keeps its slot as an empty image (the renderer's default
+/// texture) and is reported in [`LoadedSkins::unresolved`] or
+/// [`LoadedSkins::failed`], so one corrupt image beside a model neither
+/// stops it from being shown nor moves the other skins to other indices.
 pub fn load_skins(model_path: impl AsRef<Path>, model: &Md2Model) -> LoadedSkins {
     let search = search_skins(model_path, model);
     let mut images = Vec::with_capacity(search.paths.len());
-    let mut paths = Vec::with_capacity(search.paths.len());
     let mut failed = Vec::new();
-    for path in search.paths {
-        match load_skin(&path) {
-            Ok(image) => {
-                images.push(image);
-                paths.push(path);
+    for (index, path) in search.paths.iter().enumerate() {
+        let image = match path.as_deref().map(load_skin) {
+            Some(Ok(image)) => image,
+            Some(Err(error)) => {
+                failed.push(FailedSkin { index, error });
+                RgbaImage::new(0, 0)
             }
-            Err(error) => failed.push(error),
-        }
+            None => RgbaImage::new(0, 0),
+        };
+        images.push(image);
     }
     LoadedSkins {
         images,
-        paths,
+        paths: search.paths,
         source: search.source,
         unresolved: search.unresolved,
         failed,

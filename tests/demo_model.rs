@@ -104,15 +104,13 @@ fn counts_and_frame_names_are_a_quake2_players() {
 
 #[test]
 fn animations_are_the_quake2_player_table() {
-    let anims = demo_model().animations();
+    let model = demo_model();
+    let anims = model.animations();
     assert_eq!(anims.len(), 20);
     for (anim, preset) in anims.iter().zip(Quake2Player::ALL) {
         assert_eq!(anim.name, preset.group_name());
         assert_eq!(Quake2Player::from_name(&anim.name), Some(preset));
-        assert_eq!(
-            (anim.first as u32, anim.last as u32),
-            (*preset.frames().start(), *preset.frames().end())
-        );
+        assert_eq!(anim.frames(), preset.frames());
     }
     let pains: Vec<_> = anims
         .iter()
@@ -122,7 +120,7 @@ fn animations_are_the_quake2_player_table() {
 }
 
 fn height(model: &Md2Model, frame: u32) -> f32 {
-    let (lo, hi) = model.frame_bounds(frame as usize);
+    let (lo, hi) = model.frame_bounds(frame);
     hi[2] - lo[2]
 }
 
@@ -130,7 +128,7 @@ fn height(model: &Md2Model, frame: u32) -> f32 {
 fn standing_frames_are_player_sized() {
     let model = demo_model();
     for f in Quake2Player::Stand.frames() {
-        let (lo, hi) = model.frame_bounds(f as usize);
+        let (lo, hi) = model.frame_bounds(f);
         assert!((lo[2] + 24.0).abs() < 0.3, "frame {f}: feet at {}", lo[2]);
         assert!(
             (hi[2] - 32.0).abs() < 1.0,
@@ -145,7 +143,7 @@ fn standing_frames_are_player_sized() {
     // stride.
     for f in 0..198 {
         let lo = model.frame_bounds(f).0[2];
-        let anim = Quake2Player::of_frame(f as u32);
+        let anim = Quake2Player::of_frame(f);
         if anim != Some(Quake2Player::Jump) && anim != Some(Quake2Player::Run) {
             assert!((lo + 24.0).abs() < 0.3, "frame {f}: lowest point {lo}");
         }
@@ -168,7 +166,7 @@ fn crouching_lowers_and_jumping_lifts() {
     }
     let highest = Quake2Player::Jump
         .frames()
-        .map(|f| model.frame_bounds(f as usize).0[2])
+        .map(|f| model.frame_bounds(f).0[2])
         .fold(f32::NEG_INFINITY, f32::max);
     assert!(highest > -16.0, "the jump's feet only reach {highest}");
 }
@@ -185,7 +183,7 @@ fn deaths_end_lying_on_the_ground() {
         let last = *anim.frames().end();
         let h = height(&model, last);
         assert!(h < 15.0, "{} ends {h} tall", anim.name());
-        assert!((model.frame_bounds(last as usize).0[2] + 24.0).abs() < 0.3);
+        assert!((model.frame_bounds(last).0[2] + 24.0).abs() < 0.3);
         let first = height(&model, *anim.frames().start());
         assert!(first > 35.0, "{} starts {first} tall", anim.name());
     }
@@ -207,7 +205,7 @@ fn every_animation_moves_its_limbs() {
         assert!(most > 4.0, "{}: vertices move at most {most}", anim.name());
         // Consecutive frames differ too: no frame is a copy of the last.
         for f in anim.frames().skip(1) {
-            let same = model.frame_vertices(f as usize) == model.frame_vertices(f as usize - 1);
+            let same = model.frame_vertices(f) == model.frame_vertices(f - 1);
             assert!(!same, "{}: frame {f} repeats frame {}", anim.name(), f - 1);
         }
     }

@@ -5,7 +5,9 @@
 
 mod support;
 
-use md2_wgpu::{Frame, GlCmdKind, Md2Error, Md2Model, Md2Parts, PackedVertex, TexCoord, Triangle};
+use md2_wgpu::{
+    Frame, GlCmdKind, Md2Error, Md2Model, Md2Parts, Md2Warning, PackedVertex, TexCoord, Triangle,
+};
 use support::{Mesh, Tolerance, assert_glcmds_cover, parts_of, real_files};
 
 fn meshes() -> Vec<(&'static str, Mesh)> {
@@ -21,6 +23,10 @@ fn meshes() -> Vec<(&'static str, Mesh)> {
     ]
 }
 
+fn is_rename(warning: &Md2Warning) -> bool {
+    matches!(warning, Md2Warning::AnimationRenamed { .. })
+}
+
 /// Checks a built model; a generated one (not one made from a real file's
 /// parts, which must stay out of anything shared) is also written where the
 /// fuzzer's seeds are taken from (see fuzz/fuzz_targets/from_bytes.rs).
@@ -29,8 +35,9 @@ fn check_built(name: &str, model: &Md2Model) {
 }
 
 fn check(name: &str, model: &Md2Model, seed: bool) {
+    // Names that repeat an animation's are the one quirk parts can have.
     assert!(
-        model.warnings().is_empty(),
+        model.warnings().iter().all(is_rename),
         "{name}: {:?}",
         model.warnings()
     );
@@ -60,7 +67,7 @@ fn built_models_parse_back_equal_with_glcmds_covering_each_triangle_once() {
     for (name, mesh) in meshes() {
         let model = mesh.model();
         assert_eq!(model.triangles().len(), mesh.tris.len(), "{name}");
-        assert_eq!(model.frame_count(), mesh.frames.len(), "{name}");
+        assert_eq!(model.frame_count() as usize, mesh.frames.len(), "{name}");
         check_built(name, &model);
     }
 }
@@ -150,6 +157,15 @@ fn real_meshes_get_glcmds_covering_each_triangle_once() {
         let built = Md2Model::from_parts(parts_of(&real)).unwrap();
         assert_eq!(built.triangles(), real.triangles(), "{path}");
         assert_eq!(built.vertices(), real.vertices(), "{path}");
+        // A built model reports the renames its frame names call for, as the
+        // loaded file does (yohko/weapon.md2 repeats crstand and crwalk).
+        let renames: Vec<_> = real.warnings().iter().filter(|w| is_rename(w)).collect();
+        assert_eq!(
+            built.warnings().iter().collect::<Vec<_>>(),
+            renames,
+            "{path}"
+        );
+        assert_eq!(built.animations(), real.animations(), "{path}");
         check(&path, &built, false);
         let words = |m: &Md2Model| m.header().num_glcmds;
         eprintln!(
@@ -158,6 +174,58 @@ fn real_meshes_get_glcmds_covering_each_triangle_once() {
             words(&real)
         );
     }
+}
+
+#[test]
+fn repeated_animation_names_are_renamed_with_a_warning_built_or_loaded() {
+    let corner = |x: u8| PackedVertex {
+        position: [x, 255 - x, 7],
+        normal_index: 5,
+    };
+    let names = ["run1", "run2", "stand01", "run1", "run2", "run3"];
+    let built = Md2Model::from_parts(Md2Parts {
+        skin_size: (8, 8),
+        tex_coords: vec![TexCoord { s: 1, t: 2 }; 3],
+        triangles: vec![Triangle {
+            xyz: [0, 1, 2],
+            st: [0, 1, 2],
+        }],
+        frames: names
+            .iter()
+            .map(|n| Frame::new(n, [1.0; 3], [0.0; 3]))
+            .collect(),
+        vertices: (0..names.len() * 3).map(|i| corner(i as u8)).collect(),
+        ..Default::default()
+    })
+    .unwrap();
+    let want = [Md2Warning::AnimationRenamed {
+        name: "run".into(),
+        renamed: "run_2".into(),
+        first: 3,
+        last: 5,
+    }];
+    assert_eq!(built.warnings(), want);
+    let found: Vec<_> = built
+        .animations()
+        .iter()
+        .map(|a| (a.name.as_str(), a.first, a.last))
+        .collect();
+    assert_eq!(found, [("run", 0, 1), ("stand", 2, 2), ("run_2", 3, 5)]);
+    assert_eq!(built.animation("run_2").map(|a| a.len()), Some(3));
+    assert_eq!(built.animation("walk"), None);
+
+    // The written file loads with the same warning, and is still a clean
+    // rewrite: the warning is about names, not bytes.
+    let bytes = built.to_bytes();
+    let loaded = Md2Model::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.warnings(), want);
+    assert_eq!(loaded, built);
+    assert_eq!(loaded.to_bytes(), bytes);
+    let text = want[0].to_string();
+    assert!(
+        text.contains("3 to 5") && text.contains("\"run_2\""),
+        "{text}"
+    );
 }
 
 #[test]

@@ -649,7 +649,7 @@ fn non_finite_scale_or_translate_names_the_frame() {
                 value: v,
                 offset,
             }) => {
-                assert_eq!((f, name, offset), (frame, field, start));
+                assert_eq!((f as usize, name, offset), (frame, field, start));
                 assert_eq!(v[axis].to_bits(), value.to_bits());
             }
             other => panic!("frame {frame} {field}[{axis}] = {value}: {other:?}"),
@@ -671,7 +671,7 @@ fn framesize_too_small_is_refused_and_larger_is_padding() {
     let ofs_frames = hdr(&bytes, "ofs_frames");
     let ofs_glcmds = hdr(&bytes, "ofs_glcmds");
     let mut b = bytes[..ofs_frames].to_vec();
-    for f in 0..base_model.frame_count() {
+    for f in 0..base_model.frame_count() as usize {
         let at = ofs_frames + f * needed;
         b.extend_from_slice(&bytes[at..at + needed]);
         b.extend_from_slice(&[0xAB; 8][..pad]);
@@ -943,9 +943,35 @@ fn every_error_says_what_and_where() {
     let (_, bytes) = base();
     let msg = |r: Result<Md2Model, Md2Error>| r.unwrap_err().to_string();
 
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-such-model.md2");
-    let m = msg(Md2Model::open(&path));
-    assert!(m.contains("no-such-model.md2"), "{m}");
+    // The one rule for paths: `open` names the file once, whatever went
+    // wrong, and `from_bytes` names none.
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let path = tmp.join("no-such-model.md2");
+    let err = Md2Model::open(&path).unwrap_err();
+    let m = err.to_string();
+    assert!(m.starts_with(&format!("{}: ", path.display())), "{m}");
+    assert_eq!(m.matches("no-such-model.md2").count(), 1, "{m}");
+    assert_eq!(err.path(), Some(path.as_path()));
+    assert!(matches!(err.without_path(), Md2Error::Io { .. }), "{err:?}");
+    let inner = std::error::Error::source(&err).expect("the error inside");
+    assert_eq!(inner.to_string(), err.without_path().to_string());
+
+    let path = tmp.join("idp3-model.md2");
+    let mut b = bytes.clone();
+    b[..4].copy_from_slice(b"IDP3");
+    std::fs::write(&path, &b).unwrap();
+    let err = Md2Model::open(&path).unwrap_err();
+    let m = err.to_string();
+    assert_eq!(m.matches("idp3-model.md2").count(), 1, "{m}");
+    assert!(m.contains("IDP3"), "{m}");
+    assert!(
+        matches!(err.without_path(), Md2Error::BadIdent { .. }),
+        "{err:?}"
+    );
+    let bare = load(&b).unwrap_err();
+    assert_eq!(bare.path(), None);
+    assert_eq!(m, format!("{}: {bare}", path.display()));
+    std::fs::remove_file(&path).unwrap();
 
     let m = msg(load(&bytes[..10]));
     assert!(m.contains("10") && m.contains("68"), "{m}");
@@ -1016,7 +1042,7 @@ fn every_error_says_what_and_where() {
 
 #[test]
 fn every_warning_says_what_and_where() {
-    let cases: [(Md2Warning, &[&str]); 9] = [
+    let cases: [(Md2Warning, &[&str]); 10] = [
         (
             Md2Warning::TrailingBytes {
                 ofs_end: 100,
@@ -1057,6 +1083,15 @@ fn every_warning_says_what_and_where() {
             &["80", "72"],
         ),
         (Md2Warning::NonCanonicalLayout, &["sections"]),
+        (
+            Md2Warning::AnimationRenamed {
+                name: "crstand".into(),
+                renamed: "crstand_2".into(),
+                first: 173,
+                last: 191,
+            },
+            &["\"crstand\"", "\"crstand_2\"", "173", "191"],
+        ),
     ];
     for (w, parts) in cases {
         let s = w.to_string();

@@ -130,7 +130,7 @@ fn obj_has_a_line_per_vertex_normal_texcoord_and_triangle() {
     assert_eq!(vt.len(), model.tex_coords().len());
     assert_eq!(faces.len(), model.triangles().len());
 
-    let f = &model.frames()[frame];
+    let f = &model.frames()[frame as usize];
     for (i, p) in model.frame_vertices(frame).iter().enumerate() {
         assert_eq!(v[i], p.decode_position(f).to_vec(), "v {i}");
         assert_eq!(vn[i], p.normal().to_vec(), "vn {i}");

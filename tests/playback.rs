@@ -381,13 +381,31 @@ fn clips_come_from_a_models_frame_names() {
         });
         assert!(!clip.looping, "{name} should play once");
     }
+    // A name made unique by a suffix plays as the name without it, and keeps
+    // the suffix as its name.
+    for (name, looping) in [
+        ("pain1_2", false),
+        ("crstand_2", true),
+        ("crstnd_3", true),
+        ("death_2", false),
+        ("boom_2", true),
+    ] {
+        let clip = Clip::from(&Animation {
+            name: name.into(),
+            first: 0,
+            last: 4,
+        });
+        assert_eq!((clip.name.as_str(), clip.looping), (name, looping));
+    }
 }
 
 // ---------------------------------------------------------------- crossfade
 
 #[test]
 fn a_crossfade_eases_from_one_clip_to_the_other() {
-    let fade = Crossfade::new(run(), 1.0, Quake2Player::Attack.clip(), 3.0, 0.4);
+    let attack = Quake2Player::Attack.clip().started_at(3.0);
+    let fade = Crossfade::new(run().started_at(1.0), attack, 0.4);
+    assert_eq!((fade.from_start, fade.from.name.as_str()), (1.0, "run"));
     assert_eq!((fade.to_start, fade.start), (3.0, 3.0));
     assert_eq!(fade.weight(2.9), 0.0);
     assert_eq!(fade.weight(3.0), 0.0);
@@ -415,7 +433,7 @@ fn a_crossfade_eases_from_one_clip_to_the_other() {
 
 #[test]
 fn crossfade_edge_cases_are_defined() {
-    let cut = |duration| Crossfade::new(run(), 0.0, death(), 2.0, duration);
+    let cut = |duration| Crossfade::new(run().started_at(0.0), death().started_at(2.0), duration);
     for duration in [0.0, -1.0, f32::NAN, f32::NEG_INFINITY] {
         let fade = cut(duration);
         assert_eq!(fade.weight(1.99), 0.0, "{duration}");
@@ -440,19 +458,19 @@ fn crossfade_edge_cases_are_defined() {
 #[test]
 fn a_change_mid_fade_starts_from_the_heavier_clip() {
     let attack = Quake2Player::Attack.clip();
-    let fade = Crossfade::new(run(), 0.0, attack.clone(), 1.0, 1.0);
-    let early = fade.then(death(), 1.2, 0.3);
+    let fade = Crossfade::new(run().started_at(0.0), attack.clone().started_at(1.0), 1.0);
+    let early = fade.then(death().started_at(1.2), 0.3);
     assert_eq!((early.from.name.as_str(), early.from_start), ("run", 0.0));
-    let late = fade.then(death(), 1.8, 0.3);
+    let late = fade.then(death().started_at(1.8), 0.3);
     assert_eq!((late.from.name.as_str(), late.from_start), ("attack", 1.0));
     assert_eq!(
         (late.to.name.as_str(), late.to_start, late.start),
         ("death1", 1.8, 1.8)
     );
-    let still = Crossfade::still(run(), 5.0);
+    let still = Crossfade::still(run().started_at(5.0));
     assert_eq!(still.pose(5.25).primary, still.pose(5.25).secondary);
     assert_eq!(still.pose(5.25).primary, run().sample(0.25));
-    assert_eq!(still.then(attack, 6.0, 0.2).from.name, "run");
+    assert_eq!(still.then(attack.started_at(6.0), 0.2).from.name, "run");
 }
 
 #[test]
@@ -484,7 +502,7 @@ fn decoding_is_position_times_scale_plus_translate() {
     for frame in [0, 45, 197] {
         decode_frame(&model, frame, &mut p, &mut n).unwrap();
         let f = &model.frames()[frame as usize];
-        for (i, v) in model.frame_vertices(frame as usize).iter().enumerate() {
+        for (i, v) in model.frame_vertices(frame).iter().enumerate() {
             let expected = [0, 1, 2].map(|k| v.position[k] as f32 * f.scale[k] + f.translate[k]);
             assert_eq!(p[i], expected);
             assert_eq!(n[i], ANORMS[v.normal_index as usize]);
@@ -780,7 +798,7 @@ fn reference_calls_allocate_nothing() {
         weight: 0.4,
     };
     let clip = run();
-    let fade = Crossfade::new(run(), 0.0, death(), 1.0, 0.3);
+    let fade = Crossfade::new(run().started_at(0.0), death().started_at(1.0), 0.3);
     let before = allocations();
     for i in 0..50 {
         decode_frame(&model, i, &mut p, &mut n).unwrap();
@@ -853,7 +871,7 @@ fn the_reference_agrees_with_an_independent_decoder_on_real_files() {
         };
         let model = Md2Model::from_bytes(&bytes).unwrap();
         let expected = decode_independently(&bytes);
-        assert_eq!(expected.len(), model.frame_count());
+        assert_eq!(expected.len(), model.frame_count() as usize);
         let (mut p, mut n) = buffers(&model);
         for (f, (ep, en)) in expected.iter().enumerate() {
             decode_frame(&model, f as u32, &mut p, &mut n).unwrap();
@@ -862,8 +880,8 @@ fn the_reference_agrees_with_an_independent_decoder_on_real_files() {
         // Interpolated halfway between neighbours, by the contract's formula.
         let (mut q, mut m) = buffers(&model);
         for f in 0..model.frame_count().saturating_sub(1) {
-            interpolate(&model, lerp(f as u32, f as u32 + 1, 0.5), &mut q, &mut m).unwrap();
-            let ((pa, na), (pb, nb)) = (&expected[f], &expected[f + 1]);
+            interpolate(&model, lerp(f, f + 1, 0.5), &mut q, &mut m).unwrap();
+            let ((pa, na), (pb, nb)) = (&expected[f as usize], &expected[f as usize + 1]);
             for i in 0..q.len() {
                 let mid = [0, 1, 2].map(|k| pa[i][k] + (pb[i][k] - pa[i][k]) * 0.5);
                 assert_eq!(q[i], mid, "{name} frame {f} vertex {i}");

@@ -26,10 +26,14 @@ fn shared(path: &str) -> Option<PathBuf> {
     }
 }
 
-fn names(paths: &[PathBuf]) -> Vec<String> {
+/// The file names of skin slots; `-` for a slot with no file.
+fn names(paths: &[Option<PathBuf>]) -> Vec<String> {
     paths
         .iter()
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .map(|p| match p {
+            Some(p) => p.file_name().unwrap().to_string_lossy().into_owned(),
+            None => "-".to_owned(),
+        })
         .collect()
 }
 
@@ -143,7 +147,9 @@ fn yohko_weapon_finds_its_skin_through_a_backslash_name() {
     assert_eq!(names(&search.paths), ["weapon.pcx"]);
     assert!(search.unresolved.is_empty());
     assert_eq!(
-        load_skin(&search.paths[0]).unwrap().dimensions(),
+        load_skin(search.paths[0].as_ref().unwrap())
+            .unwrap()
+            .dimensions(),
         (128, 128)
     );
 }
@@ -198,7 +204,7 @@ fn ogro_falls_back_to_the_image_of_its_skin_size() {
             && notes[0].ends_with("and 10 more"),
         "{notes:?}"
     );
-    let image = load_skin(&search.paths[0]).unwrap();
+    let image = load_skin(search.paths[0].as_ref().unwrap()).unwrap();
     assert_eq!(image.dimensions(), (256, 256));
 }
 
@@ -220,11 +226,15 @@ fn names_resolve_ignoring_case_backslashes_and_extension() {
 
     let search = search_skins(&path, &m);
     assert_eq!(search.source, SkinSource::Header);
-    assert_eq!(names(&search.paths), ["RED.png", "Blue.PCX"]);
+    // Green keeps its slot: skin i is the header's skin i.
+    assert_eq!(names(&search.paths), ["RED.png", "Blue.PCX", "-"]);
     assert_eq!(search.unresolved, ["players/hero/green.pcx"]);
 
     let loaded = load_skins(&path, &m);
     assert!(loaded.failed.is_empty());
+    assert_eq!(loaded.images.len(), 3);
+    assert_eq!(loaded.images[2].dimensions(), (0, 0));
+    assert_eq!(loaded.loaded_count(), 2);
     assert_eq!(
         *loaded.images[0].get_pixel(0, 0),
         image::Rgba([255, 0, 0, 255])
@@ -250,7 +260,8 @@ fn a_game_path_reaches_a_sibling_folder() {
     write_model(&path, &m);
     let found = find_skins(&path, &m);
     assert_eq!(found.len(), 1);
-    assert!(found[0].ends_with("players/Male/skin.png"), "{found:?}");
+    let skin = found[0].as_ref().expect("found");
+    assert!(skin.ends_with("players/Male/skin.png"), "{found:?}");
     fs::remove_dir_all(&root).unwrap();
 }
 
@@ -399,15 +410,30 @@ fn corrupt_and_absurd_images_are_refused_with_the_path() {
         Err(SkinError::Undecodable { .. })
     ));
 
-    // Found next to a model, the corrupt file is reported, not fatal.
+    // Found next to a model, a corrupt or missing file is reported, not
+    // fatal, and keeps its slot (an empty image: the default texture), so
+    // the good skin is still skin 2.
     png(&dir.join("good.png"), 4, 4, [5, 5, 5]);
-    let m = model(&["good.png", "cut.png"], (4, 4));
+    let m = model(&["cut.png", "gone.pcx", "good.png"], (4, 4));
     let path = dir.join("tris.md2");
     write_model(&path, &m);
     let loaded = load_skins(&path, &m);
-    assert_eq!(names(&loaded.paths), ["good.png"]);
+    assert_eq!(loaded.source, SkinSource::Header);
+    assert_eq!(names(&loaded.paths), ["cut.png", "-", "good.png"]);
+    let sizes: Vec<_> = loaded.images.iter().map(|i| i.dimensions()).collect();
+    assert_eq!(sizes, [(0, 0), (0, 0), (4, 4)]);
     assert_eq!(loaded.failed.len(), 1);
-    assert!(loaded.failed[0].path().ends_with("cut.png"));
+    assert_eq!(loaded.failed[0].index, 0);
+    assert!(loaded.failed[0].error.path().ends_with("cut.png"));
+    assert_eq!(loaded.unresolved, ["gone.pcx"]);
+    let notes = loaded.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("cut.png") && n.contains("skin 0")),
+        "{notes:?}"
+    );
+    assert!(!notes.iter().any(|n| n.contains("no skin")), "{notes:?}");
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -311,7 +311,7 @@ fn run(options: &Options) -> Result<(), String> {
     let per_vertex: Vec<(String, f64)> = models
         .iter()
         .map(|m| {
-            let cells = (m.model.vertex_count() * m.model.frame_count()) as f64;
+            let cells = m.model.vertex_count() as f64 * f64::from(m.model.frame_count());
             let gpu_bytes = rows
                 .iter()
                 .find(|r| r.model == m.label && r.strategy == "gpu")

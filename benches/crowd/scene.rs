@@ -128,7 +128,7 @@ impl Crowd {
             })
             .collect();
         if clips.is_empty() {
-            let last = model.frame_count().saturating_sub(1) as u32;
+            let last = model.frame_count().saturating_sub(1);
             clips.push(Clip::looping("all", 0, last));
         }
         let mut rng = Rng::new(seed);

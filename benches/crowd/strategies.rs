@@ -377,7 +377,7 @@ impl Baseline {
         let skins = upload_skins(gpu, &bench_model.skins);
         let info = BaselineInfo {
             num_xyz: num_xyz as u32,
-            num_frames: model.frame_count() as u32,
+            num_frames: model.frame_count(),
             pad: [0; 2],
         };
         let info = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -639,7 +639,7 @@ type FloatVertices = (Vec<[f32; 3]>, Vec<[f32; 3]>);
 /// Every frame of `model` decoded by the CPU reference, frame-major.
 fn decode_all_frames(model: &Md2Model) -> Result<FloatVertices, String> {
     let n = model.vertex_count();
-    let total = n * model.frame_count();
+    let total = n * model.frame_count() as usize;
     let mut positions = vec![[0.0; 3]; total];
     let mut normals = vec![[0.0; 3]; total];
     let frames = positions

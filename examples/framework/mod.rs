@@ -116,11 +116,8 @@ pub fn value(args: &mut impl Iterator<Item = String>, flag: &str) -> Result<Stri
 
 /// Reads a model, with an error message that names the file once.
 pub fn open_model(path: &std::path::Path) -> Result<md2_wgpu::Md2Model, String> {
-    md2_wgpu::Md2Model::open(path).map_err(|e| match e {
-        // Already says which file.
-        md2_wgpu::Md2Error::Io { .. } => e.to_string(),
-        _ => format!("{}: {e}", path.display()),
-    })
+    // Every error from `open` names the file.
+    md2_wgpu::Md2Model::open(path).map_err(|e| e.to_string())
 }
 
 fn parse_size(s: &str) -> Option<(u32, u32)> {

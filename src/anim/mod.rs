@@ -7,5 +7,5 @@ pub mod playback;
 pub mod reference;
 
 pub use clock::{ClipClock, Fade, MAX_FADE_SECONDS, Playback, TICKS_PER_SECOND};
-pub use playback::{Clip, Crossfade, FrameLerp, Pose, QUAKE2_FPS, Quake2Player};
+pub use playback::{Clip, Crossfade, FrameLerp, Playing, Pose, QUAKE2_FPS, Quake2Player};
 pub use reference::ReferenceError;

@@ -7,8 +7,9 @@
 //! - [`Quake2Player`] is the 198-frame Quake II player table as a preset,
 //!   usable on any player model whatever its frame names say.
 //! - A [`Crossfade`] blends two clips over a given time (a character going
-//!   from run to attack); [`Crossfade::pose`] gives a [`Pose`]: two
-//!   [`FrameLerp`]s and a weight.
+//!   from run to attack); each side is a [`Playing`], a clip with the time
+//!   it started ([`Clip::started_at`]). [`Crossfade::pose`] gives a
+//!   [`Pose`]: two [`FrameLerp`]s and a weight.
 //!
 //! Every function here is total: any time, any frame rate, any frame range
 //! gives a defined result inside the clip's frames, never NaN and never a
@@ -145,6 +146,12 @@ impl Clip {
         Clip { fps, ..self }
     }
 
+    /// The clip playing since `start` (seconds on the caller's clock): a
+    /// side of a [`Crossfade`].
+    pub fn started_at(self, start: f32) -> Playing {
+        Playing { clip: self, start }
+    }
+
     /// The clips of a model, one per [`Animation`] found from its frame
     /// names (see [`Md2Model::animations`]); looping as [`Clip::from`] an
     /// animation decides.
@@ -270,31 +277,40 @@ impl From<&Animation> for Clip {
     /// (deaths, pains, gestures, ...: see [`Quake2Player::looping`]), as
     /// monsters name theirs alike (`death1`, `pain2`), or otherwise names a
     /// death (`deatha`, `crdeath`, `die2`, `dead`): a body that falls and
-    /// then stands up to fall again is the bug this avoids.
+    /// then stands up to fall again is the bug this avoids. A name made
+    /// unique with a suffix (`pain1_2`, see
+    /// [the naming rule](crate::animations#names)) plays as the name without
+    /// it.
     fn from(animation: &Animation) -> Self {
-        let looping = match Quake2Player::from_name(&animation.name) {
+        let name = without_unique_suffix(&animation.name);
+        let looping = match Quake2Player::from_name(name) {
             Some(player) => player.looping(),
-            None => !names_a_death(&animation.name),
+            None => !names_a_death(name),
         };
         Clip {
             name: animation.name.clone(),
-            first: frame_u32(animation.first),
-            last: frame_u32(animation.last),
+            first: animation.first,
+            last: animation.last,
             fps: QUAKE2_FPS,
             looping,
         }
     }
 }
 
+/// `name` without a trailing `_` and digits: the form of the `_2`, `_3`
+/// suffix that makes repeated animation names unique. No player animation
+/// name has an `_`, and a death is one with or without it, so stripping
+/// such an ending from a name the frames gave changes nothing.
+fn without_unique_suffix(name: &str) -> &str {
+    match name.rsplit_once('_') {
+        Some((base, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => name,
+    }
+}
+
 fn names_a_death(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     name.contains("death") || name.starts_with("die") || name.starts_with("dead")
-}
-
-/// Frame indices of a loaded model fit in `u32` (the header's counts are
-/// `i32`); saturate rather than wrap for an `Animation` built by hand.
-fn frame_u32(frame: usize) -> u32 {
-    u32::try_from(frame).unwrap_or(u32::MAX)
 }
 
 /// The Quake II player's animations: the 198-frame table every player model
@@ -499,12 +515,34 @@ impl Quake2Player {
 
     /// Whether `model` has the player's 198 frames, so the table applies.
     pub fn fits(model: &Md2Model) -> bool {
-        model.frame_count() == Quake2Player::FRAME_COUNT as usize
+        model.frame_count() == Quake2Player::FRAME_COUNT
     }
+}
+
+/// A clip and the time it started, in seconds on the caller's clock: one
+/// side of a [`Crossfade`]. Made with [`Clip::started_at`], so that each
+/// time stands next to the clip it belongs to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Playing {
+    /// The clip.
+    pub clip: Clip,
+    /// When it started.
+    pub start: f32,
 }
 
 /// A character changing from one clip to another: the state a renderer
 /// samples each frame while, say, run turns into attack.
+///
+/// ```
+/// use md2_wgpu::{Crossfade, Quake2Player};
+///
+/// // Running since 1 s; at 3 s attack starts and takes over within 0.4 s.
+/// let run = Quake2Player::Run.clip().started_at(1.0);
+/// let attack = Quake2Player::Attack.clip().started_at(3.0);
+/// let fade = Crossfade::new(run, attack, 0.4);
+/// assert_eq!(fade.weight(3.0), 0.0);
+/// assert_eq!(fade.weight(4.0), 1.0);
+/// ```
 ///
 /// Each clip runs on its own clock (`from` started at `from_start`, `to` at
 /// `to_start`, all times in seconds on the caller's clock); the weight of
@@ -535,22 +573,23 @@ pub struct Crossfade {
 }
 
 impl Crossfade {
-    /// Fades from `from` (started at `from_start`) into `to`, which starts
-    /// at `at` as the fade does, over `duration` seconds.
-    pub fn new(from: Clip, from_start: f32, to: Clip, at: f32, duration: f32) -> Self {
+    /// Fades from `from` into `to` over `duration` seconds; the fade starts
+    /// as `to` does.
+    pub fn new(from: Playing, to: Playing, duration: f32) -> Self {
         Crossfade {
-            from,
-            from_start,
-            to,
-            to_start: at,
-            start: at,
+            from: from.clip,
+            from_start: from.start,
+            to: to.clip,
+            to_start: to.start,
+            start: to.start,
             duration,
         }
     }
 
-    /// Just `clip`, started at `start`: a state with no fade in progress,
-    /// ready for [`Crossfade::then`].
-    pub fn still(clip: Clip, start: f32) -> Self {
+    /// Just one clip playing: a state with no fade in progress, ready for
+    /// [`Crossfade::then`].
+    pub fn still(playing: Playing) -> Self {
+        let Playing { clip, start } = playing;
         Crossfade {
             from: clip.clone(),
             from_start: start,
@@ -585,18 +624,19 @@ impl Crossfade {
         }
     }
 
-    /// Starts a fade from this state into `next` at `at`, over `duration`.
+    /// Starts a fade from this state into `next`, as `next` starts, over
+    /// `duration` seconds.
     ///
     /// A pose blends two clips, not three: the new fade starts from
-    /// whichever of `from` and `to` weighs more at `at` (with its own
-    /// clock), so a change requested mid-fade drops the lighter clip.
-    pub fn then(&self, next: Clip, at: f32, duration: f32) -> Crossfade {
-        let (from, from_start) = if self.weight(at) >= 0.5 {
-            (self.to.clone(), self.to_start)
+    /// whichever of `from` and `to` weighs more when `next` starts (with its
+    /// own clock), so a change requested mid-fade drops the lighter clip.
+    pub fn then(&self, next: Playing, duration: f32) -> Crossfade {
+        let from = if self.weight(next.start) >= 0.5 {
+            self.to.clone().started_at(self.to_start)
         } else {
-            (self.from.clone(), self.from_start)
+            self.from.clone().started_at(self.from_start)
         };
-        Crossfade::new(from, from_start, next, at, duration)
+        Crossfade::new(from, next, duration)
     }
 }
 

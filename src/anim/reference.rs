@@ -42,7 +42,7 @@ pub enum ReferenceError {
         /// The index given.
         frame: u32,
         /// How many frames the model has.
-        frame_count: usize,
+        frame_count: u32,
     },
     /// An output slice does not have one entry per vertex.
     OutputLength {
@@ -125,7 +125,7 @@ fn frame<'a>(
             frame_count: model.frame_count(),
         })?;
     Ok(FrameRef {
-        vertices: model.frame_vertices(frame as usize),
+        vertices: model.frame_vertices(frame),
         scale: f.scale,
         translate: f.translate,
     })

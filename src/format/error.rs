@@ -1,7 +1,7 @@
 //! What can go wrong reading an MD2 file, and the quirks that load anyway.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A section of an MD2 file, as named by its header fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -50,13 +50,27 @@ impl fmt::Display for Section {
 /// Every variant says what was wrong and where: the section or field, the
 /// offset, index or count, and the file's length. Nothing is allocated for a
 /// section before its extent has been checked against the file.
+///
+/// Which file is one rule: [`Md2Model::open`](crate::Md2Model::open) wraps
+/// whatever went wrong in [`Md2Error::InFile`], which names the path, and
+/// nothing else names one ([`Md2Model::from_bytes`](crate::Md2Model::from_bytes)
+/// has none to name). So `{error}` prints the path exactly once where there
+/// is one; [`Md2Error::without_path`] gives the error itself to match on.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Md2Error {
-    /// The file could not be read.
-    Io {
+    /// An error in the file at `path`: what [`Md2Model::open`](crate::Md2Model::open)
+    /// returns. Displayed as `path: error`; [`source`](std::error::Error::source)
+    /// is `error`.
+    InFile {
         /// The path that was opened.
         path: PathBuf,
+        /// What was wrong: never another `InFile`.
+        error: Box<Md2Error>,
+    },
+    /// The file could not be read (inside [`Md2Error::InFile`], which names
+    /// it).
+    Io {
         /// What the operating system said.
         source: std::io::Error,
     },
@@ -125,7 +139,7 @@ pub enum Md2Error {
     /// A frame's scale or translate is NaN or infinite.
     NonFiniteFrame {
         /// Which frame.
-        frame: usize,
+        frame: u32,
         /// `scale` or `translate`.
         field: &'static str,
         /// The value found.
@@ -149,10 +163,43 @@ pub enum Md2Error {
     },
 }
 
+impl Md2Error {
+    /// `error` as an error in the file at `path` (an error that names a path
+    /// already keeps its own).
+    pub(crate) fn in_file(self, path: &Path) -> Md2Error {
+        match self {
+            Md2Error::InFile { .. } => self,
+            error => Md2Error::InFile {
+                path: path.to_path_buf(),
+                error: Box::new(error),
+            },
+        }
+    }
+
+    /// The file the error is in, where it came from one (see
+    /// [`Md2Error::InFile`]).
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Md2Error::InFile { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// What was wrong, without the file it was in: the error inside an
+    /// [`Md2Error::InFile`], any other error itself. Match on this.
+    pub fn without_path(&self) -> &Md2Error {
+        match self {
+            Md2Error::InFile { error, .. } => error,
+            other => other,
+        }
+    }
+}
+
 impl fmt::Display for Md2Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Md2Error::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            Md2Error::InFile { path, error } => write!(f, "{}: {error}", path.display()),
+            Md2Error::Io { source } => write!(f, "cannot read the file: {source}"),
             Md2Error::TruncatedHeader { length } => write!(
                 f,
                 "file is {length} bytes, shorter than the 68-byte MD2 header"
@@ -227,7 +274,8 @@ impl fmt::Display for Md2Error {
 impl std::error::Error for Md2Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Md2Error::Io { source, .. } => Some(source),
+            Md2Error::InFile { error, .. } => Some(error.as_ref()),
+            Md2Error::Io { source } => Some(source),
             _ => None,
         }
     }
@@ -235,8 +283,10 @@ impl std::error::Error for Md2Error {
 
 /// A quirk of a file that loaded anyway: real files from the 1990s have many.
 ///
-/// A file that loads with no warnings writes back byte for byte; one with
-/// warnings writes back as a valid, canonical file.
+/// A file that loads with no warnings (or only
+/// [`AnimationRenamed`](Md2Warning::AnimationRenamed), which is about names,
+/// not bytes) writes back byte for byte; one with other warnings writes back
+/// as a valid, canonical file.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Md2Warning {
@@ -258,7 +308,7 @@ pub enum Md2Warning {
         /// How many vertices, over all frames.
         count: usize,
         /// The first one: (frame, vertex, index).
-        first: (usize, usize, u8),
+        first: (u32, usize, u8),
     },
     /// A count is beyond what Quake II itself accepts; the file is otherwise
     /// consistent and loads.
@@ -297,6 +347,21 @@ pub enum Md2Warning {
     /// triangles, frames, glcmds) without gaps; a rewrite will lay them out
     /// that way.
     NonCanonicalLayout,
+    /// The frame names give an animation a name an earlier animation has
+    /// (the same stem comes back later in the file), so it was renamed to
+    /// keep [`Md2Model::animations`](crate::Md2Model::animations)' names
+    /// unique (see [the naming rule](crate::animations#names)). The frames
+    /// themselves are unchanged.
+    AnimationRenamed {
+        /// The name the frames give it, taken by an earlier animation.
+        name: String,
+        /// The name it has in [`Md2Model::animations`](crate::Md2Model::animations).
+        renamed: String,
+        /// Its first frame.
+        first: u32,
+        /// Its last frame, inclusive.
+        last: u32,
+    },
 }
 
 impl fmt::Display for Md2Warning {
@@ -342,6 +407,15 @@ impl fmt::Display for Md2Warning {
             Md2Warning::NonCanonicalLayout => write!(
                 f,
                 "sections are not in the usual order without gaps; a rewrite lays them out anew"
+            ),
+            Md2Warning::AnimationRenamed {
+                name,
+                renamed,
+                first,
+                last,
+            } => write!(
+                f,
+                "frames {first} to {last} are another animation named {name:?}; renamed {renamed:?}"
             ),
         }
     }

@@ -1,7 +1,7 @@
 //! The in-memory MD2 model: every section of the file, with the frames' packed
 //! vertices kept exactly as stored.
 
-use super::animations::{Animation, group_frames};
+use super::animations::{Animation, group};
 use super::anorms::normal_from_index;
 use super::error::Md2Warning;
 
@@ -218,6 +218,9 @@ pub struct Md2Model {
     /// All frames' vertices, frame-major: `vertices[frame * num_xyz + i]`.
     pub(crate) vertices: Vec<PackedVertex>,
     pub(crate) glcmds: Vec<GlCmd>,
+    /// The frames grouped by name: derived from `frames`, kept so that the
+    /// renames are reported once, when the model is made.
+    pub(crate) animations: Vec<Animation>,
     pub(crate) warnings: Vec<Md2Warning>,
 }
 
@@ -257,9 +260,11 @@ impl Md2Model {
         self.header.num_xyz as usize
     }
 
-    /// How many frames there are.
-    pub fn frame_count(&self) -> usize {
-        self.frames.len()
+    /// How many frames there are (at least 1).
+    pub fn frame_count(&self) -> u32 {
+        // Both constructors refuse a model too large for a 32-bit header,
+        // and every frame takes at least 40 bytes of it.
+        self.frames.len() as u32
     }
 
     /// Every frame's packed vertices, frame-major, exactly as in the file:
@@ -270,8 +275,9 @@ impl Md2Model {
 
     /// One frame's packed vertices. Panics if `frame` is out of range, like
     /// slice indexing; see [`Md2Model::frame_count`].
-    pub fn frame_vertices(&self, frame: usize) -> &[PackedVertex] {
+    pub fn frame_vertices(&self, frame: u32) -> &[PackedVertex] {
         let n = self.vertex_count();
+        let frame = frame as usize;
         &self.vertices[frame * n..(frame + 1) * n]
     }
 
@@ -282,21 +288,30 @@ impl Md2Model {
     }
 
     /// The quirks met while loading, in the order met. Empty for a clean file.
+    /// A model built with [`Md2Model::from_parts`] reports the one quirk its
+    /// parts can have, [`Md2Warning::AnimationRenamed`].
     pub fn warnings(&self) -> &[Md2Warning] {
         &self.warnings
     }
 
-    /// The frames grouped into named animations, by the rule documented in
-    /// [`animations`](crate::animations).
-    pub fn animations(&self) -> Vec<Animation> {
-        group_frames(self.frames.iter().map(|f| f.name()))
+    /// The frames grouped into named animations, in frame order, by the rule
+    /// documented in [`animations`](crate::animations): contiguous ranges
+    /// that cover every frame, with unique names.
+    pub fn animations(&self) -> &[Animation] {
+        &self.animations
+    }
+
+    /// The animation with this name (exactly as [`Md2Model::animations`]
+    /// gives it), if there is one.
+    pub fn animation(&self, name: &str) -> Option<&Animation> {
+        self.animations.iter().find(|a| a.name == name)
     }
 
     /// The axis-aligned bounds of one frame in model units: (min, max).
     /// Panics if `frame` is out of range, like
     /// [`frame_vertices`](Md2Model::frame_vertices).
-    pub fn frame_bounds(&self, frame: usize) -> ([f32; 3], [f32; 3]) {
-        let f = &self.frames[frame];
+    pub fn frame_bounds(&self, frame: u32) -> ([f32; 3], [f32; 3]) {
+        let f = &self.frames[frame as usize];
         let mut min = [f32::INFINITY; 3];
         let mut max = [f32::NEG_INFINITY; 3];
         for v in self.frame_vertices(frame) {
@@ -323,6 +338,25 @@ impl Md2Model {
         }
         (min, max)
     }
+}
+
+/// The animations of these frames, and a warning for each one renamed to
+/// keep the names unique.
+pub(crate) fn name_animations(frames: &[Frame]) -> (Vec<Animation>, Vec<Md2Warning>) {
+    let (animations, renamed) = group(frames.iter().map(Frame::name));
+    let warnings = renamed
+        .into_iter()
+        .map(|r| {
+            let a = &animations[r.index];
+            Md2Warning::AnimationRenamed {
+                name: r.name,
+                renamed: a.name.clone(),
+                first: a.first,
+                last: a.last,
+            }
+        })
+        .collect();
+    (animations, warnings)
 }
 
 /// A name as a NUL-padded fixed-size field, truncated so one NUL remains.

@@ -11,21 +11,22 @@ use super::layout::{
 };
 use super::model::{
     Frame, GlCmd, GlCmdKind, GlVertex, Md2Header, Md2Model, PackedVertex, SkinName, TexCoord,
-    Triangle,
+    Triangle, name_animations,
 };
 
 impl Md2Model {
-    /// Reads a model from a file.
+    /// Reads a model from a file. Any error is an [`Md2Error::InFile`]
+    /// naming `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Md2Model, Md2Error> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| Md2Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Md2Model::from_bytes(&bytes)
+        std::fs::read(path)
+            .map_err(|source| Md2Error::Io { source })
+            .and_then(|bytes| Md2Model::from_bytes(&bytes))
+            .map_err(|e| e.in_file(path))
     }
 
-    /// Reads a model from the bytes of an MD2 file.
+    /// Reads a model from the bytes of an MD2 file. Errors name no file
+    /// (see [`Md2Error`]).
     ///
     /// Validation is at least as strict as Q2PRO's: every section lies inside
     /// the file (in 64-bit arithmetic), `framesize` ≥ 40 + 4 · `num_xyz`,
@@ -247,6 +248,7 @@ impl<'a> Parser<'a> {
         let triangles = self.triangles(tris, num_xyz, num_st)?;
         let (frames, vertices) = self.frames(frames, num_xyz, framesize)?;
         let glcmds = self.glcmds(glcmds, num_xyz);
+        let (animations, renames) = name_animations(&frames);
 
         let mut model = Md2Model {
             header: h,
@@ -256,6 +258,7 @@ impl<'a> Parser<'a> {
             frames,
             vertices,
             glcmds,
+            animations,
             warnings: Vec::new(),
         };
         // A file laid out as the writer lays it out rewrites byte for byte;
@@ -287,6 +290,7 @@ impl<'a> Parser<'a> {
         if moved {
             self.warnings.push(Md2Warning::NonCanonicalLayout);
         }
+        self.warnings.extend(renames);
         model.warnings = self.warnings;
         Ok(model)
     }
@@ -387,7 +391,8 @@ impl<'a> Parser<'a> {
             {
                 if value.iter().any(|x| !x.is_finite()) {
                     return Err(Md2Error::NonFiniteFrame {
-                        frame: i,
+                        // i < num_frames, an i32.
+                        frame: i as u32,
                         field,
                         value,
                         offset,
@@ -405,7 +410,7 @@ impl<'a> Parser<'a> {
             for (j, c) in verts.chunks_exact(4).enumerate() {
                 if c[3] as usize >= super::anorms::ANORMS.len() {
                     bad_normals += 1;
-                    first_bad.get_or_insert((i, j, c[3]));
+                    first_bad.get_or_insert((i as u32, j, c[3]));
                 }
                 vertices.push(PackedVertex {
                     position: [c[0], c[1], c[2]],

@@ -5,6 +5,7 @@ use super::glcmds::generate_glcmds;
 use super::layout::{MAX_SKIN_SIDE, canonical_header};
 use super::model::{
     Frame, GlCmd, GlCmdKind, Md2Header, Md2Model, PackedVertex, SkinName, TexCoord, Triangle,
+    name_animations,
 };
 
 /// Everything needed to build a model in code; see [`Md2Model::from_parts`].
@@ -35,7 +36,9 @@ impl Md2Model {
     /// header. What the loader accepts with a warning (more frames than
     /// Quake II allows, normal indices past the table, a skin name with no
     /// NUL) is accepted here too, and the written file loads with that
-    /// warning.
+    /// warning. Frame names that repeat an animation's name later on are
+    /// reported here already, in [`Md2Model::warnings`], as
+    /// [`Md2Warning::AnimationRenamed`](crate::Md2Warning::AnimationRenamed).
     pub fn from_parts(parts: Md2Parts) -> Result<Md2Model, Md2Error> {
         let invalid = |reason: String| Err(Md2Error::InvalidParts { reason });
         let Md2Parts {
@@ -80,6 +83,7 @@ impl Md2Model {
                 return invalid(format!("frame {i} has a non-finite scale or translate"));
             }
         }
+        let (animations, warnings) = name_animations(&frames);
         let mut model = Md2Model {
             header: Md2Header {
                 ident: Md2Header::IDENT,
@@ -95,7 +99,8 @@ impl Md2Model {
             frames,
             vertices,
             glcmds: Vec::new(),
-            warnings: Vec::new(),
+            animations,
+            warnings,
         };
         model.glcmds = generate_glcmds(&model);
         model.header = model
@@ -144,7 +149,7 @@ impl Md2Model {
                 out.extend_from_slice(&i.to_le_bytes());
             }
         }
-        for (i, frame) in self.frames.iter().enumerate() {
+        for (i, frame) in (0..).zip(&self.frames) {
             for x in frame.scale.iter().chain(&frame.translate) {
                 out.extend_from_slice(&x.to_le_bytes());
             }

@@ -216,9 +216,9 @@ fn look_at_view(eye: Vec3, target: Vec3) -> Mat4 {
 pub fn stand_on_ground(model: &Md2Model, frames: RangeInclusive<u32>, feet: Vec3) -> Mat4 {
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    let count = u32::try_from(model.frame_count()).unwrap_or(u32::MAX);
+    let count = model.frame_count();
     for frame in frames.filter(|&f| f < count) {
-        let (a, b) = model.frame_bounds(frame as _);
+        let (a, b) = model.frame_bounds(frame);
         lo = lo.min(quake_to_y_up(a));
         hi = hi.max(quake_to_y_up(b));
     }

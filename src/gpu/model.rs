@@ -118,7 +118,7 @@ impl GpuModel {
         options: GpuModelOptions,
     ) -> Result<GpuModel, SetupError> {
         let cache = cache.as_ref();
-        let frame_count = u32::try_from(model.frame_count()).unwrap_or(u32::MAX);
+        let frame_count = model.frame_count();
         if frame_count > MAX_GPU_FRAMES {
             return Err(SetupError::TooManyFrames {
                 frames: frame_count,

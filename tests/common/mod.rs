@@ -503,7 +503,7 @@ pub fn srgb_byte(c: f32) -> u8 {
 
 /// A camera framing `model` in the given frames (three-quarter front view,
 /// default light).
-pub fn frames_camera(model: &Md2Model, frames: &[usize], aspect: f32) -> Camera {
+pub fn frames_camera(model: &Md2Model, frames: &[u32], aspect: f32) -> Camera {
     let mut lo = glam::Vec3::splat(f32::INFINITY);
     let mut hi = glam::Vec3::splat(f32::NEG_INFINITY);
     for &f in frames {

@@ -69,7 +69,7 @@ fn compare(gpu: &Gpu, capture: &PoseCapture, renderer: &Md2Renderer, name: &str,
     let n = model.vertex_count();
     let mut positions = vec![[0.0f32; 3]; n];
     let mut normals = vec![[0.0f32; 3]; n];
-    let poses = poses_for(model.frame_count() as u32);
+    let poses = poses_for(model.frame_count());
     let (mut worst_p, mut worst_n) = (0.0f32, 0.0f32);
     // Every pose plain, and pushed out as a powerup shell.
     let cases = poses.iter().flat_map(|p| [(p, 0.0), (p, SHELL_OFFSET)]);

@@ -263,10 +263,9 @@ fn culling_leaves_real_models_unchanged() {
 /// Frames with visible motion between them: run frames for a Quake II
 /// player, else the first and the middle frame.
 fn moving_frames(model: &Md2Model) -> (u32, u32) {
-    let run = model.animations().into_iter().find(|a| a.name == "run");
-    match run {
-        Some(run) if run.len() >= 4 => (run.first as u32, run.first as u32 + 3),
-        _ => (0, model.frame_count() as u32 / 2),
+    match model.animation("run") {
+        Some(run) if run.len() >= 4 => (run.first, run.first + 3),
+        _ => (0, model.frame_count() / 2),
     }
 }
 
@@ -277,7 +276,7 @@ fn t0_and_t1_show_frames_a_and_b_and_interpolation_moves_between() {
     for (name, model, skins) in animated_models() {
         let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &skins).unwrap();
         let (a, b) = moving_frames(&model);
-        let camera = frames_camera(&model, &[a as usize, b as usize], 1.0);
+        let camera = frames_camera(&model, &[a, b], 1.0);
         let lerp = |t| FrameLerp {
             frame_a: a,
             frame_b: b,
@@ -611,7 +610,7 @@ fn the_vertex_cache_order_draws_the_same_picture_as_the_file_order() {
         assert!(after.acmr() < before.acmr(), "{name}: {after} vs {before}");
         assert_eq!(file.corner_count(), ordered.corner_count());
         let (a, b) = moving_frames(&model);
-        let camera = frames_camera(&model, &[a as usize, b as usize], 1.0);
+        let camera = frames_camera(&model, &[a, b], 1.0);
         let pose = FrameLerp {
             frame_a: a,
             frame_b: b,
