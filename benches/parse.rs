@@ -7,9 +7,10 @@
 //! cargo bench --bench parse
 //! ```
 
-// The tests' generated meshes (the module allows what this leaves unused).
-#[path = "../tests/support/mod.rs"]
-mod support;
+// The tests' harness: the shared models folder and the generated meshes
+// (the module allows what this leaves unused).
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -49,10 +50,10 @@ fn median_seconds(mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let mut inputs: Vec<(String, Vec<u8>)> = support::real_files();
+    let mut inputs: Vec<(String, Vec<u8>)> = common::real_files();
     // A player-sized model: a closed sphere of 20 × 25 vertices (a texture
     // seam included), 198 frames, glcmds generated.
-    let generated = support::sphere(19, 25, 198).model();
+    let generated = common::sphere(19, 25, 198).model();
     assert_eq!(generated.vertex_count(), 500);
     inputs.push((
         format!(

@@ -3,16 +3,16 @@
 //! warning; none panics, and none makes the loader allocate more than the
 //! file's length justifies.
 
-mod support;
+mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use common::{Mesh, Tolerance, assert_glcmds_cover};
 use md2_wgpu::{
     Frame, Md2Error, Md2Model, Md2Parts, Md2Warning, PackedVertex, Section, SkinName, TexCoord,
     Triangle,
 };
-use support::{Mesh, Tolerance, assert_glcmds_cover};
 
 /// Records the largest single allocation made on each thread, so a test can
 /// see what parsing a hostile header asked the allocator for.
@@ -69,14 +69,14 @@ fn load(bytes: &[u8]) -> Result<Md2Model, Md2Error> {
 /// The small file every test mutates: a box with seams, two frames, one
 /// skin name.
 fn base() -> (Md2Model, Vec<u8>) {
-    let model = support::seamed_box(2).model();
+    let model = common::seamed_box(2).model();
     let bytes = model.to_bytes();
     (model, bytes)
 }
 
 /// A model like the base but with no skin names.
 fn base_without_skins() -> (Md2Model, Vec<u8>) {
-    let mut parts = support::seamed_box(2).parts();
+    let mut parts = common::seamed_box(2).parts();
     parts.skins.clear();
     let model = Md2Model::from_parts(parts).unwrap();
     let bytes = model.to_bytes();

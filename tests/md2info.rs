@@ -3,7 +3,7 @@
 //! checks need nothing built beforehand), and its exit codes through the
 //! built binary, which `cargo test` builds with the examples.
 
-mod support;
+mod common;
 
 #[allow(dead_code)] // its `main` is the binary's, not ours
 #[path = "../examples/md2info.rs"]
@@ -18,7 +18,7 @@ use md2_wgpu::Md2Model;
 /// A generated model (a closed sphere with a texture seam, five frames)
 /// written to a file of its own.
 fn sphere_file(name: &str) -> (Md2Model, PathBuf) {
-    let model = support::sphere(6, 8, 5).model();
+    let model = common::sphere(6, 8, 5).model();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("md2info");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
@@ -157,10 +157,10 @@ fn obj_has_a_line_per_vertex_normal_texcoord_and_triangle() {
             .iter()
             .map(|&(i, _)| [v[i - 1][0], v[i - 1][1], v[i - 1][2]])
             .collect();
-        let n = support::cross(support::sub(p[1], p[0]), support::sub(p[2], p[0]));
+        let n = common::cross(common::sub(p[1], p[0]), common::sub(p[2], p[0]));
         let stored: f32 = face
             .iter()
-            .map(|&(i, _)| support::dot(n, [vn[i - 1][0], vn[i - 1][1], vn[i - 1][2]]))
+            .map(|&(i, _)| common::dot(n, [vn[i - 1][0], vn[i - 1][1], vn[i - 1][2]]))
             .sum();
         assert!(stored > 0.0, "face {face:?} faces inwards");
     }

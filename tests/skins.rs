@@ -2,6 +2,8 @@
 //! the folder's images when the header names none, and decoding that refuses
 //! bad files with an error naming them instead of panicking.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -12,18 +14,7 @@ use md2_wgpu::skins::{
 use md2_wgpu::{Frame, Md2Model, Md2Parts, PackedVertex, SkinName, TexCoord, Triangle};
 
 fn shared(path: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/md2")
-        .join(path);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!(
-            "SKIPPED: {} is absent (a fresh clone has no ../shared)",
-            p.display()
-        );
-        None
-    }
+    common::shared_file(path)
 }
 
 /// The file names of skin slots; `-` for a slot with no file.

@@ -6,12 +6,12 @@
 //! saying why, where that folder is absent). `cargo test --test
 //! vertex_cache -- --nocapture` prints each model's figures.
 
-mod support;
+mod common;
 
 use std::collections::VecDeque;
 
+use common::real_files;
 use md2_wgpu::{Md2Model, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
-use support::real_files;
 
 /// The cache the issue measures with: a 16-entry FIFO.
 const CACHE: u32 = 16;

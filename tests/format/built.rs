@@ -3,23 +3,21 @@
 //! awkward meshes and for the real files' meshes alike. And what
 //! `Md2Model::from_parts` refuses.
 
-mod support;
-
+use crate::common::{Mesh, Tolerance, assert_glcmds_cover, parts_of, real_files};
 use md2_wgpu::{
     Frame, GlCmdKind, Md2Error, Md2Model, Md2Parts, Md2Warning, PackedVertex, TexCoord, Triangle,
 };
-use support::{Mesh, Tolerance, assert_glcmds_cover, parts_of, real_files};
 
 fn meshes() -> Vec<(&'static str, Mesh)> {
     vec![
-        ("single", support::single()),
-        ("ribbon1", support::ribbon(1, 2)),
-        ("ribbon", support::ribbon(40, 3)),
-        ("disc", support::disc(12, 2)),
-        ("disconnected", support::disconnected(5, 2)),
-        ("seamed_box", support::seamed_box(4)),
-        ("sphere", support::sphere(8, 12, 5)),
-        ("duplicated", support::duplicated(2)),
+        ("single", crate::common::single()),
+        ("ribbon1", crate::common::ribbon(1, 2)),
+        ("ribbon", crate::common::ribbon(40, 3)),
+        ("disc", crate::common::disc(12, 2)),
+        ("disconnected", crate::common::disconnected(5, 2)),
+        ("seamed_box", crate::common::seamed_box(4)),
+        ("sphere", crate::common::sphere(8, 12, 5)),
+        ("duplicated", crate::common::duplicated(2)),
     ]
 }
 
@@ -74,18 +72,18 @@ fn built_models_parse_back_equal_with_glcmds_covering_each_triangle_once() {
 
 #[test]
 fn a_ribbon_is_one_strip_and_a_disc_one_fan() {
-    let ribbon = support::ribbon(40, 1).model();
+    let ribbon = crate::common::ribbon(40, 1).model();
     assert_eq!(ribbon.glcmds().len(), 1, "{:?}", ribbon.glcmds());
     assert_eq!(ribbon.glcmds()[0].kind, GlCmdKind::Strip);
     assert_eq!(ribbon.glcmds()[0].vertices.len(), 80 + 2);
 
-    let disc = support::disc(12, 1).model();
+    let disc = crate::common::disc(12, 1).model();
     assert_eq!(disc.glcmds().len(), 1, "{:?}", disc.glcmds());
     assert_eq!(disc.glcmds()[0].kind, GlCmdKind::Fan);
     assert_eq!(disc.glcmds()[0].vertices.len(), 12 + 2);
 
     // Nothing joins disconnected triangles.
-    assert_eq!(support::disconnected(5, 1).model().glcmds().len(), 5);
+    assert_eq!(crate::common::disconnected(5, 1).model().glcmds().len(), 5);
 }
 
 #[test]
@@ -123,7 +121,7 @@ fn a_seam_stops_a_strip() {
 
 #[test]
 fn duplicated_triangles_are_each_drawn_once() {
-    let model = support::duplicated(1).model();
+    let model = crate::common::duplicated(1).model();
     let drawn: usize = model.glcmds().iter().map(|c| c.vertices.len() - 2).sum();
     assert_eq!(drawn, model.triangles().len());
     check_built("duplicated_once", &model);
@@ -232,7 +230,7 @@ fn repeated_animation_names_are_renamed_with_a_warning_built_or_loaded() {
 fn a_model_with_its_glcmds_dropped_writes_generated_ones() {
     // Loading a file whose glcmds are gone, then writing it: the writer
     // generates them, and the file reads back clean.
-    let model = support::sphere(6, 10, 2).model();
+    let model = crate::common::sphere(6, 10, 2).model();
     let mut bytes = model.to_bytes();
     let h = *model.header();
     // num_glcmds = 0 and ofs_end at the glcmds: a file without them.
@@ -249,7 +247,7 @@ fn a_model_with_its_glcmds_dropped_writes_generated_ones() {
 }
 
 fn valid_parts() -> Md2Parts {
-    support::seamed_box(2).parts()
+    crate::common::seamed_box(2).parts()
 }
 
 fn refused(parts: Md2Parts) -> String {

@@ -5,10 +5,8 @@
 //! A fresh clone has no ../shared: each test then prints why it checked
 //! nothing (the generated models in format_built.rs carry the core checks).
 
-mod support;
-
+use crate::common::{Tolerance, assert_glcmds_cover, real_files};
 use md2_wgpu::{GlCmdKind, Md2Model, Md2Warning, normal_from_index};
-use support::{Tolerance, assert_glcmds_cover, real_files};
 
 /// What ../shared/md2/README.md (and a reading of the headers) says each file
 /// holds.
@@ -272,10 +270,9 @@ const EXPECTED: &[Expected] = &[
 ];
 
 fn expected(path: &str) -> &'static Expected {
-    EXPECTED
-        .iter()
-        .find(|e| e.path == path)
-        .unwrap_or_else(|| panic!("{path} is in ../shared/md2 but not in this test's table"))
+    EXPECTED.iter().find(|e| e.path == path).unwrap_or_else(|| {
+        panic!("{path} is in the shared models folder but not in this test's table")
+    })
 }
 
 fn i32_at(b: &[u8], at: usize) -> i32 {
@@ -611,11 +608,14 @@ fn real_triangles_are_clockwise_seen_from_outside() {
         let (mut cw, mut ccw) = (0, 0);
         for tri in model.triangles() {
             let p = tri.xyz.map(|i| verts[i as usize].decode_position(frame));
-            let n = support::cross(support::sub(p[1], p[0]), support::sub(p[2], p[0]));
+            let n = crate::common::cross(
+                crate::common::sub(p[1], p[0]),
+                crate::common::sub(p[2], p[0]),
+            );
             let stored: f32 = tri
                 .xyz
                 .iter()
-                .map(|&i| support::dot(n, verts[i as usize].normal()))
+                .map(|&i| crate::common::dot(n, verts[i as usize].normal()))
                 .sum();
             if stored < 0.0 {
                 cw += 1;
@@ -671,7 +671,7 @@ fn a_file_with_trailing_bytes_writes_back_without_them() {
         assert_eq!(again.glcmds(), model.glcmds());
         assert_eq!(again.to_bytes(), written);
     }
-    if !seen && support::shared_md2_dir().is_some() {
-        panic!("thecrow_weapon_trailing1.md2 is missing from ../shared/md2");
+    if !seen && crate::common::shared_dir().is_some() {
+        panic!("thecrow_weapon_trailing1.md2 is missing from the shared models folder");
     }
 }

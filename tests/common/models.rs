@@ -1,59 +1,194 @@
-//! Shared by the format tests: the real files in ../shared/md2, generated
-//! models with awkward shapes, and an independent check that GL commands draw
-//! exactly a model's triangles.
+//! Models built in code: faces, cubes, squares, animated meshes of
+//! awkward shapes; and cameras that look at them.
 
-#![allow(dead_code)] // each test crate uses its own part of this module
-
-use std::path::{Path, PathBuf};
-
+use image::RgbaImage;
 use md2_wgpu::{
-    Frame, GlCmd, Md2Model, Md2Parts, PackedVertex, SkinName, TexCoord, Triangle,
+    Camera, Frame, Md2Model, Md2Parts, PackedVertex, SkinName, TexCoord, Triangle,
     nearest_normal_index,
 };
-
-/// `../shared/md2` beside the crate, or `None` with the reason printed.
-pub fn shared_md2_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/md2");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping the real-file checks: {} is absent (a fresh clone has no ../shared)",
-            dir.display()
-        );
-        None
-    }
+/// One triangle of a built model: three positions in Quake axes and their
+/// texels.
+pub struct Face {
+    pub corners: [[f32; 3]; 3],
+    pub texels: [(i16, i16); 3],
 }
 
-/// Every `*.md2` (any case) under `../shared/md2`, as (path relative to that
-/// folder with `/` separators, bytes), sorted by path. Empty where absent.
-pub fn real_files() -> Vec<(String, Vec<u8>)> {
-    let Some(dir) = shared_md2_dir() else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let mut stack = vec![dir.clone()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("read ../shared/md2") {
-            let path = entry.expect("read a directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("md2"))
-            {
-                let rel = path.strip_prefix(&dir).unwrap();
-                let rel = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect::<Vec<_>>()
-                    .join("/");
-                out.push((rel, std::fs::read(&path).expect("read an MD2 file")));
+/// A one-frame model of separate triangles (no shared vertices), each wound
+/// as real MD2 files are, clockwise seen from the side `outward` points to,
+/// with every vertex normal `outward`. Positions are quantised to the
+/// frame's 8-bit grid over their bounds.
+pub fn model_from_faces(faces: &[(Face, [f32; 3])], skin_size: (u32, u32)) -> Md2Model {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for (face, _) in faces {
+        for p in &face.corners {
+            for k in 0..3 {
+                lo[k] = lo[k].min(p[k]);
+                hi[k] = hi[k].max(p[k]);
             }
         }
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
+    let scale: [f32; 3] = std::array::from_fn(|k| ((hi[k] - lo[k]) / 255.0).max(1e-6));
+    let mut vertices = Vec::new();
+    let mut tex_coords = Vec::new();
+    let mut triangles = Vec::new();
+    for (face, outward) in faces {
+        let [a, mut b, mut c] = face.corners;
+        let [ta, mut tb, mut tc] = face.texels;
+        let e1 = sub(b, a);
+        let e2 = sub(c, a);
+        let cross = [
+            e1[1] * e2[2] - e1[2] * e2[1],
+            e1[2] * e2[0] - e1[0] * e2[2],
+            e1[0] * e2[1] - e1[1] * e2[0],
+        ];
+        if cross[0] * outward[0] + cross[1] * outward[1] + cross[2] * outward[2] > 0.0 {
+            std::mem::swap(&mut b, &mut c);
+            std::mem::swap(&mut tb, &mut tc);
+        }
+        let normal = nearest_normal_index(*outward);
+        let base = vertices.len() as u16;
+        for (p, (s, t)) in [(a, ta), (b, tb), (c, tc)] {
+            vertices.push(PackedVertex {
+                position: std::array::from_fn(|k| ((p[k] - lo[k]) / scale[k]).round() as u8),
+                normal_index: normal,
+            });
+            tex_coords.push(TexCoord { s, t });
+        }
+        triangles.push(Triangle {
+            xyz: [base, base + 1, base + 2],
+            st: [base, base + 1, base + 2],
+        });
+    }
+    Md2Model::from_parts(Md2Parts {
+        skin_size,
+        skins: Vec::new(),
+        tex_coords,
+        triangles,
+        frames: vec![Frame::new("still", scale, lo)],
+        vertices,
+    })
+    .expect("built model is valid")
+}
+
+/// The two triangles of the quadrilateral with these corners (in order
+/// around it) and their texels.
+pub fn quad(
+    corners: [[f32; 3]; 4],
+    texels: [(i16, i16); 4],
+    outward: [f32; 3],
+) -> [(Face, [f32; 3]); 2] {
+    let [p0, p1, p2, p3] = corners;
+    let [t0, t1, t2, t3] = texels;
+    [
+        (
+            Face {
+                corners: [p0, p1, p2],
+                texels: [t0, t1, t2],
+            },
+            outward,
+        ),
+        (
+            Face {
+                corners: [p0, p2, p3],
+                texels: [t0, t2, t3],
+            },
+            outward,
+        ),
+    ]
+}
+
+/// A cube of side 2 around the origin (Quake axes), each face one texel of
+/// a 6 × 1 skin: +X (the front) texel 0, −X texel 1, +Y 2, −Y 3, +Z 4,
+/// −Z 5.
+pub fn cube_model() -> Md2Model {
+    let mut faces = Vec::new();
+    for axis in 0..3 {
+        for (side, sign) in [1.0f32, -1.0].into_iter().enumerate() {
+            let u = (axis + 1) % 3;
+            let v = (axis + 2) % 3;
+            let corner = |a: f32, b: f32| {
+                let mut p = [0.0; 3];
+                p[axis] = sign;
+                p[u] = a;
+                p[v] = b;
+                p
+            };
+            let mut outward = [0.0; 3];
+            outward[axis] = sign;
+            let texel = ((2 * axis + side) as i16, 0);
+            faces.extend(quad(
+                [
+                    corner(-1.0, -1.0),
+                    corner(1.0, -1.0),
+                    corner(1.0, 1.0),
+                    corner(-1.0, 1.0),
+                ],
+                [texel; 4],
+                outward,
+            ));
+        }
+    }
+    model_from_faces(&faces, (6, 1))
+}
+
+/// Per-face colours of `cube_model`'s 6 × 1 skin: front red, back blue, the
+/// rest other colours.
+pub fn cube_skin() -> RgbaImage {
+    let colours = [
+        [255, 0, 0, 255],
+        [0, 0, 255, 255],
+        [0, 255, 0, 255],
+        [255, 255, 0, 255],
+        [0, 255, 255, 255],
+        [255, 0, 255, 255],
+    ];
+    RgbaImage::from_fn(6, 1, |x, _| image::Rgba(colours[x as usize]))
+}
+
+/// A unit square facing the front (+X in Quake axes, +Z in the Y-up world),
+/// from (y, z) = (−0.5, −0.5) to (0.5, 0.5), its corners mapped to texels
+/// (0, 0) at the top left as seen from the front, (`s`, `t`) at the bottom
+/// right. Seen from the front, Quake +Y (the square's left) is on the
+/// viewer's right.
+pub fn front_square(s: i16, t: i16, skin_size: (u32, u32)) -> Md2Model {
+    let c = |y: f32, z: f32| [0.0, y, z];
+    let faces = quad(
+        [c(-0.5, 0.5), c(0.5, 0.5), c(0.5, -0.5), c(-0.5, -0.5)],
+        [(0, 0), (s, 0), (s, t), (0, t)],
+        [1.0, 0.0, 0.0],
+    );
+    model_from_faces(&faces, skin_size)
+}
+
+/// A solid-colour skin.
+pub fn solid_skin(width: u32, height: u32, rgba: [u8; 4]) -> RgbaImage {
+    RgbaImage::from_pixel(width, height, image::Rgba(rgba))
+}
+
+/// An orthographic camera looking down −Z at the rectangle `x0..x1`,
+/// `y0..y1` of the Y-up world, with ambient light only (the skin's colours
+/// times `ambient`).
+pub fn ortho_camera(x0: f32, x1: f32, y0: f32, y1: f32, ambient: f32) -> Camera {
+    let proj = glam::camera::rh::proj::directx::orthographic(x0, x1, y0, y1, 0.0, 200.0);
+    let view = glam::Mat4::from_translation(glam::Vec3::new(0.0, 0.0, -100.0));
+    Camera {
+        view_proj: proj * view,
+        light: md2_wgpu::Light::ambient_only(ambient),
+    }
+}
+
+/// A camera framing `model` in the given frames (three-quarter front view,
+/// default light).
+pub fn frames_camera(model: &Md2Model, frames: &[u32], aspect: f32) -> Camera {
+    let mut lo = glam::Vec3::splat(f32::INFINITY);
+    let mut hi = glam::Vec3::splat(f32::NEG_INFINITY);
+    for &f in frames {
+        let (a, b) = model.frame_bounds(f);
+        lo = lo.min(md2_wgpu::quake_to_y_up(a));
+        hi = hi.max(md2_wgpu::quake_to_y_up(b));
+    }
+    Camera::framing(lo, hi, glam::Vec3::new(0.45, 0.3, 1.0), aspect)
 }
 
 /// The parts of a loaded model, ready for [`Md2Model::from_parts`]: its
@@ -66,105 +201,6 @@ pub fn parts_of(model: &Md2Model) -> Md2Parts {
         triangles: model.triangles().to_vec(),
         frames: model.frames().to_vec(),
         vertices: model.vertices().to_vec(),
-    }
-}
-
-/// How exactly a GL vertex's `s, t` must be `(texel + 0.5) / side`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tolerance {
-    /// Bit for bit, as this crate computes it.
-    Exact,
-    /// Within an ulp or so, as real files have it.
-    Ulp,
-}
-
-/// A triangle corner by value: vertex index and texel coordinate.
-pub type Corner = (u32, i16, i16);
-
-/// The rotation of a triangle that starts at its smallest corner: equal for
-/// two triangles exactly when they have the same corners in the same cyclic
-/// order (the same winding).
-pub fn rotation_normalised(t: [Corner; 3]) -> [Corner; 3] {
-    let k = (0..3).min_by_key(|&k| t[k]).unwrap();
-    [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
-}
-
-/// The model's triangles as rotation-normalised corners, sorted (a multiset).
-pub fn model_triangles(model: &Md2Model) -> Vec<[Corner; 3]> {
-    let st = model.tex_coords();
-    let mut out: Vec<_> = model
-        .triangles()
-        .iter()
-        .map(|tri| {
-            rotation_normalised(std::array::from_fn(|k| {
-                let c = st[tri.st[k] as usize];
-                (tri.xyz[k] as u32, c.s, c.t)
-            }))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// The triangles some GL commands draw, decoded with [`GlCmd::triangles`]
-/// and mapped back to texels: a GL vertex's `s` must be
-/// `(texel + 0.5) / skinwidth` for an integer texel (likewise `t`), within
-/// `tolerance`, else this says which command is off. Rotation-normalised and
-/// sorted.
-pub fn glcmd_triangles(
-    model: &Md2Model,
-    cmds: &[GlCmd],
-    tolerance: Tolerance,
-) -> Result<Vec<[Corner; 3]>, String> {
-    let (w, h) = model.skin_size();
-    let texel = |x: f32, side: u32, what: &str, cmd: usize| -> Result<i16, String> {
-        let guess = (x * side as f32 - 0.5).round();
-        if !(i16::MIN as f32..=i16::MAX as f32).contains(&guess) {
-            return Err(format!("command {cmd}: {what} {x} is no texel of {side}"));
-        }
-        let texel = guess as i16;
-        let exact = (texel as f32 + 0.5) / side as f32 == x;
-        // Quake II's tools divided in double precision and then rounded to
-        // float, which can land one ulp away from a float division.
-        let near = ((x as f64 * side as f64 - 0.5) - texel as f64).abs() < 1e-4;
-        if !(exact || (tolerance == Tolerance::Ulp && near)) {
-            return Err(format!(
-                "command {cmd}: {what} {x} is not half a texel past texel {texel} of {side}"
-            ));
-        }
-        Ok(texel)
-    };
-    let mut out = Vec::new();
-    for (i, cmd) in cmds.iter().enumerate() {
-        if cmd.vertices.len() < 3 {
-            return Err(format!("command {i} has {} vertices", cmd.vertices.len()));
-        }
-        for tri in cmd.triangles() {
-            let mut corners = [(0u32, 0i16, 0i16); 3];
-            for (k, v) in tri.iter().enumerate() {
-                corners[k] = (v.xyz, texel(v.s, w, "s", i)?, texel(v.t, h, "t", i)?);
-            }
-            out.push(rotation_normalised(corners));
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
-/// Asserts that `cmds` draw each of the model's triangles exactly once, with
-/// the same winding, and nothing else.
-pub fn assert_glcmds_cover(model: &Md2Model, cmds: &[GlCmd], tolerance: Tolerance, what: &str) {
-    let want = model_triangles(model);
-    let got = glcmd_triangles(model, cmds, tolerance).unwrap_or_else(|e| panic!("{what}: {e}"));
-    if got != want {
-        let missing: Vec<_> = want.iter().filter(|t| !got.contains(t)).take(5).collect();
-        let extra: Vec<_> = got.iter().filter(|t| !want.contains(t)).take(5).collect();
-        panic!(
-            "{what}: glcmds draw {} triangles, the model has {}; missing (first 5) {missing:?}, \
-             extra (first 5) {extra:?}",
-            got.len(),
-            want.len()
-        );
     }
 }
 

@@ -1,0 +1,217 @@
+//! A headless device (the crate's own helper), offscreen targets, and
+//! rendering with read-back.
+
+use image::RgbaImage;
+use md2_wgpu::support::Headless;
+use md2_wgpu::{Camera, Md2Batch, Md2Renderer};
+/// A device and its queue, on whatever adapter the machine has.
+pub struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub adapter: wgpu::AdapterInfo,
+    pub features: wgpu::Features,
+}
+
+/// No adapter: print why and skip, unless MD2_REQUIRE_GPU=1 makes it a
+/// failure.
+fn skip(reason: &str) -> Option<Gpu> {
+    if std::env::var("MD2_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+        panic!("MD2_REQUIRE_GPU=1 but no usable GPU: {reason}");
+    }
+    eprintln!("SKIPPING GPU test: {reason} (set MD2_REQUIRE_GPU=1 to make this a failure)");
+    None
+}
+
+/// A headless device with the limits the renderer says it needs.
+pub fn gpu() -> Option<Gpu> {
+    gpu_with(|_| md2_wgpu::required_limits(), wgpu::Features::empty())
+}
+
+/// A headless device with the limits `limits` picks from the adapter's, and
+/// those of `features` the adapter has.
+pub fn gpu_with(
+    limits: impl FnOnce(&wgpu::Adapter) -> wgpu::Limits,
+    features: wgpu::Features,
+) -> Option<Gpu> {
+    match Headless::new(limits, features) {
+        Ok(h) => Some(Gpu {
+            adapter: h.adapter.get_info(),
+            features: h.device.features(),
+            device: h.device,
+            queue: h.queue,
+        }),
+        Err(reason) => skip(&reason),
+    }
+}
+
+/// The colour the target is cleared to: transparent black, so alpha tells
+/// model pixels from background.
+pub const CLEAR: wgpu::Color = wgpu::Color::TRANSPARENT;
+
+/// Renders the batches with `renderer` into a fresh `width` × `height`
+/// target of the renderer's format (with depth and multisampling as its
+/// options say) and reads the pixels back.
+pub fn render(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    batches: &[Md2Batch<'_>],
+    width: u32,
+    height: u32,
+) -> RgbaImage {
+    renderer
+        .prepare(&gpu.device, &gpu.queue, camera, batches)
+        .expect("prepare");
+    draw_and_read(gpu, &[renderer], width, height)
+}
+
+/// An offscreen colour target (resolved, and multisampled where asked) with
+/// its depth buffer.
+pub struct Target {
+    pub color: wgpu::Texture,
+    pub msaa: Option<wgpu::Texture>,
+    pub depth: Option<wgpu::Texture>,
+}
+
+impl Target {
+    /// A target for `renderer`'s format and options.
+    pub fn for_renderer(gpu: &Gpu, renderer: &Md2Renderer, width: u32, height: u32) -> Target {
+        let format = renderer.color_format().expect("a colour renderer");
+        let options = renderer.options();
+        let samples = options.multisample.count;
+        let size = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let texture = |label, format, sample_count, usage| {
+            gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        use wgpu::TextureUsages as U;
+        Target {
+            color: texture(
+                "md2-wgpu test target",
+                format,
+                1,
+                U::RENDER_ATTACHMENT | U::COPY_SRC,
+            ),
+            msaa: (samples > 1).then(|| {
+                texture(
+                    "md2-wgpu test msaa target",
+                    format,
+                    samples,
+                    U::RENDER_ATTACHMENT,
+                )
+            }),
+            depth: options.depth.map(|d| {
+                texture(
+                    "md2-wgpu test depth",
+                    d.format,
+                    samples,
+                    U::RENDER_ATTACHMENT | U::COPY_SRC,
+                )
+            }),
+        }
+    }
+
+    /// Begins a pass that clears colour to [`CLEAR`], depth to the far
+    /// value of `depth` (0 for reverse-Z) and stencil to 0.
+    pub fn begin<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        depth: Option<md2_wgpu::DepthState>,
+    ) -> wgpu::RenderPass<'e> {
+        let resolved = self.color.create_view(&Default::default());
+        let msaa = self
+            .msaa
+            .as_ref()
+            .map(|t| t.create_view(&Default::default()));
+        let depth_view = self
+            .depth
+            .as_ref()
+            .map(|t| t.create_view(&Default::default()));
+        let (view, resolve_target) = match &msaa {
+            Some(msaa) => (msaa, Some(&resolved)),
+            None => (&resolved, None),
+        };
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("md2-wgpu test pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(CLEAR),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: depth_view.as_ref().map(|view| {
+                let state = depth.expect("a depth state for a depth target");
+                wgpu::RenderPassDepthStencilAttachment {
+                    view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(far_depth(state.compare)),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: state.has_stencil().then_some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                }
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// Reads the resolved colour back, submitting `encoder` first.
+    pub fn read(&self, gpu: &Gpu, encoder: wgpu::CommandEncoder) -> RgbaImage {
+        md2_wgpu::support::read_rgba8(&gpu.device, &gpu.queue, encoder, &self.color)
+            .expect("read the target back")
+    }
+}
+
+/// The depth a buffer is cleared to for this test: the far end.
+pub fn far_depth(compare: wgpu::CompareFunction) -> f32 {
+    use wgpu::CompareFunction as C;
+    if matches!(compare, C::Greater | C::GreaterEqual) {
+        0.0
+    } else {
+        1.0
+    }
+}
+
+/// Renders whatever the last `prepare` of each renderer left, one after
+/// the other into one pass of one target (the first renderer's format and
+/// options), and reads the pixels back.
+pub fn draw_and_read(gpu: &Gpu, renderers: &[&Md2Renderer], width: u32, height: u32) -> RgbaImage {
+    let target = Target::for_renderer(gpu, renderers[0], width, height);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = target.begin(&mut encoder, renderers[0].options().depth);
+        for renderer in renderers {
+            renderer.render(&mut pass);
+        }
+    }
+    target.read(gpu, encoder)
+}
+
+/// The built-in demo model with its skin, uploaded for `cache`'s renderers.
+pub fn demo_gpu_model(gpu: &Gpu, cache: &impl AsRef<md2_wgpu::Md2Cache>) -> md2_wgpu::GpuModel {
+    md2_wgpu::GpuModel::new(
+        &gpu.device,
+        &gpu.queue,
+        cache,
+        &md2_wgpu::demo::demo_model(),
+        &[md2_wgpu::demo::demo_skin()],
+    )
+    .expect("the demo model uploads")
+}

@@ -1,0 +1,48 @@
+//! Comparing pictures.
+
+use image::RgbaImage;
+/// Pixels covered by the model (alpha above zero).
+pub fn coverage(image: &RgbaImage) -> usize {
+    image.pixels().filter(|p| p.0[3] > 0).count()
+}
+
+/// Pixels whose colour differs by more than `tolerance` in any channel.
+pub fn differing_pixels(a: &RgbaImage, b: &RgbaImage, tolerance: u8) -> usize {
+    assert_eq!(a.dimensions(), b.dimensions());
+    a.pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| (0..4).any(|c| p.0[c].abs_diff(q.0[c]) > tolerance))
+        .count()
+}
+
+/// Mean absolute difference per channel, over every pixel (0..255).
+pub fn mean_difference(a: &RgbaImage, b: &RgbaImage) -> f64 {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let total: u64 = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(&x, &y)| u64::from(x.abs_diff(y)))
+        .sum();
+    total as f64 / a.as_raw().len() as f64
+}
+
+/// The sRGB byte the renderer writes for linear value `c`.
+pub fn srgb_byte(c: f32) -> u8 {
+    let c = c.clamp(0.0, 1.0);
+    let s = if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    };
+    (s * 255.0).round() as u8
+}
+
+/// How many different colours the covered pixels have: a lit, textured
+/// model has many, a black or flat silhouette one or two.
+pub fn distinct_colours(image: &RgbaImage) -> usize {
+    let mut colours: Vec<[u8; 4]> = image.pixels().filter(|p| p.0[3] > 0).map(|p| p.0).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    colours.len()
+}

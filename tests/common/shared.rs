@@ -1,0 +1,99 @@
+//! Where the community models and the test pictures are.
+
+use std::path::{Path, PathBuf};
+
+use image::RgbaImage;
+use md2_wgpu::Md2Model;
+/// Where the shared community models are: `$MD2_SHARED_MODELS`, else
+/// `../shared/md2` beside the crate; `None` (with the reason printed) where
+/// that folder is absent, as in a fresh clone.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("MD2_SHARED_MODELS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/md2"),
+    };
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping the part that needs the shared models: {} is absent (a fresh clone has \
+             no ../shared; set MD2_SHARED_MODELS to point elsewhere)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// `<shared models>/<relative>`, or `None` with the reason printed.
+pub fn shared_file(relative: &str) -> Option<PathBuf> {
+    let path = shared_dir()?.join(relative);
+    if path.is_file() {
+        Some(path)
+    } else {
+        eprintln!("skipping the part that needs {}: absent", path.display());
+        None
+    }
+}
+
+/// A real model from ../shared/md2 and (optionally) its skin, or `None`
+/// with the reason printed.
+pub fn shared_model(relative: &str, skin: Option<&str>) -> Option<(Md2Model, Vec<RgbaImage>)> {
+    let model = Md2Model::open(shared_file(relative)?).expect("real model parses");
+    let skins = match skin {
+        Some(skin) => vec![md2_wgpu::skins::load_skin(shared_file(skin)?).expect("skin decodes")],
+        None => Vec::new(),
+    };
+    Some((model, skins))
+}
+
+/// Every `*.md2` (any case) in the shared models folder, as (path relative to that
+/// folder with `/` separators, bytes), sorted by path. Empty where absent.
+pub fn real_files() -> Vec<(String, Vec<u8>)> {
+    let Some(dir) = shared_dir() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("read the shared models folder") {
+            let path = entry.expect("read a directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("md2"))
+            {
+                let rel = path.strip_prefix(&dir).unwrap();
+                let rel = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                out.push((rel, std::fs::read(&path).expect("read an MD2 file")));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Cargo's target directory (which `CARGO_TARGET_DIR` may move).
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+    }
+}
+
+/// Where test pictures go for people to look at: <target>/test-pictures.
+pub fn picture_dir() -> PathBuf {
+    let dir = target_dir().join("test-pictures");
+    std::fs::create_dir_all(&dir).expect("create target/test-pictures");
+    dir
+}
+
+/// Saves `image` under target/test-pictures for looking at.
+pub fn save_picture(image: &RgbaImage, name: &str) {
+    let path = picture_dir().join(name);
+    image.save(&path).expect("write test picture");
+}
