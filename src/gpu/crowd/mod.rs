@@ -64,7 +64,9 @@ static NEXT_CROWD: AtomicU64 = AtomicU64::new(1);
 /// the member's bounds (the union of every frame its clips can show,
 /// transformed; shells and shadows included) against the view's frustum,
 /// and appends the visible ones for `draw_indexed_indirect`. Nothing needs
-/// a wgpu feature beyond WebGPU's.
+/// a wgpu feature beyond WebGPU's. Times are seconds on the app's clock as
+/// `f64`, kept on the GPU as integer ticks, so a crowd samples as precisely
+/// after days (or centuries) as on its first frame: see [`clock`](crate::clock).
 ///
 /// ```no_run
 /// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, renderer: &mut md2_wgpu::Md2Renderer,
