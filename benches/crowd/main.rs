@@ -1,7 +1,8 @@
 //! Headless crowd benchmark: the crate's immediate and resident paths
 //! against the CPU-interpolation way and the decode-free limit, then what
-//! the resident crowd's culling saves and how its steady-state frame
-//! scales; in one run, on one adapter.
+//! the resident crowd's culling saves, how its steady-state frame scales,
+//! what the entity effects cost and how often the vertex shader runs; in
+//! one run, on one adapter.
 //!
 //! ```text
 //! cargo bench --bench crowd [-- --instances 1000,4000,16000 --frames 60 --json PATH]
@@ -36,8 +37,10 @@ mod baselines;
 mod clock;
 mod compare;
 mod culling;
+mod effects;
 mod gpu;
 mod measure;
+mod order;
 mod probe;
 mod report;
 mod scene;
@@ -65,9 +68,10 @@ usage: cargo bench --bench crowd [-- OPTIONS]
                        Yohko.pcx, skipped when absent) or MD2 paths, each
                        with --skin unless it is demo/yohko (default demo,yohko)
   --skin PATH          the skin for MD2 paths given to --models
-  --target N           the crowd size of the culling section, and of the main
-                       comparison's targets (default 4000)
-  --sections LIST      any of compare,culling,flat,probe
+  --target N           the crowd size of the culling and order sections, and
+                       of the main comparison's targets (default 4000)
+  --effects-instances N  the crowd size of the effects section (default 1000)
+  --sections LIST      any of compare,culling,flat,effects,order,probe
                        (default all)
   --flat-sizes LIST    crowd sizes of the steady-state section, first model
                        only (default 1000,1000000)
@@ -87,14 +91,18 @@ enum Section {
     Compare,
     Culling,
     Flat,
+    Effects,
+    Order,
     Probe,
 }
 
 impl Section {
-    const ALL: [Section; 4] = [
+    const ALL: [Section; 6] = [
         Section::Compare,
         Section::Culling,
         Section::Flat,
+        Section::Effects,
+        Section::Order,
         Section::Probe,
     ];
 
@@ -103,6 +111,8 @@ impl Section {
             Section::Compare => "compare",
             Section::Culling => "culling",
             Section::Flat => "flat",
+            Section::Effects => "effects",
+            Section::Order => "order",
             Section::Probe => "probe",
         }
     }
@@ -116,6 +126,7 @@ struct Options {
     models: Vec<String>,
     skin: Option<PathBuf>,
     target: usize,
+    effects_instances: usize,
     sections: Vec<Section>,
     flat_sizes: Vec<usize>,
     flat_frames: usize,
@@ -135,6 +146,7 @@ impl Default for Options {
             models: vec!["demo".into(), "yohko".into()],
             skin: None,
             target: 4000,
+            effects_instances: 1000,
             sections: Section::ALL.to_vec(),
             flat_sizes: vec![1000, 1_000_000],
             flat_frames: 8,
@@ -197,6 +209,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             "--models" => o.models = value()?.split(',').map(str::to_string).collect(),
             "--skin" => o.skin = Some(PathBuf::from(value()?)),
             "--target" => o.target = count(&value()?, "--target", MAX_INSTANCES)?,
+            "--effects-instances" => {
+                o.effects_instances = count(&value()?, "--effects-instances", MAX_INSTANCES)?;
+            }
             "--sections" => {
                 let all = Section::ALL.map(Section::name);
                 o.sections = names(value()?, "--sections", &all)?
@@ -389,6 +404,10 @@ fn run(options: &Options) -> Result<(), String> {
                 &options.flat_sizes,
                 options.flat_frames,
             )?),
+            Section::Effects => {
+                rows.extend(effects::run(&bench, &models, options.effects_instances)?);
+            }
+            Section::Order => rows.extend(order::run(&bench, &models, options.target)?),
             Section::Probe => {
                 let model = &models[0];
                 let result = probe::run(&bench, model, options.probe_max, options.probe_seconds);
@@ -424,7 +443,7 @@ fn reproduce(o: &Options) -> String {
     let sections: Vec<&str> = o.sections.iter().map(|s| s.name()).collect();
     format!(
         "--instances {} --frames {} --warmup {} --strategies {} --models {} --target {} \
-         --sections {} --flat-sizes {} --flat-frames {} --probe-max {} \
+         --effects-instances {} --sections {} --flat-sizes {} --flat-frames {} --probe-max {} \
          --probe-seconds {}",
         list(&o.instances),
         o.frames,
@@ -432,6 +451,7 @@ fn reproduce(o: &Options) -> String {
         strategies.join(","),
         o.models.join(","),
         o.target,
+        o.effects_instances,
         sections.join(","),
         list(&o.flat_sizes),
         o.flat_frames,

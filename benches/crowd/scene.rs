@@ -20,6 +20,8 @@ const VIEW_FROM: Vec3 = Vec3::new(0.25, 0.7, 1.0);
 /// The simulated clock runs at 60 frames a second, so successive frames
 /// show successive poses whatever the real frame time.
 pub const CLOCK_HZ: f64 = 60.0;
+/// Shells on a tenth of the crowd are quad damage's blue.
+const SHELL_BLUE: [f32; 3] = [0.0, 0.0, 1.0];
 
 /// The crowd's seed: the same crowd in every run and every strategy.
 pub const SEED: u64 = 0x6d64_325f_6372_6f77;
@@ -179,6 +181,27 @@ impl Scene {
     /// How wide the crowd's box is, in world units.
     pub fn extent(&self) -> f32 {
         self.bounds.1.x - self.bounds.0.x
+    }
+
+    /// The same scene with Quake II's planar shadows on the ground the
+    /// crowd stands on, cast by the camera's light.
+    pub fn with_shadows(&self) -> Scene {
+        Scene {
+            shadow: Some(PlanarShadow::on_ground(
+                self.bounds.0.y,
+                self.camera.light.towards_light,
+            )),
+            ..self.clone()
+        }
+    }
+
+    /// The same scene with a blue powerup shell on every `k`th member.
+    pub fn with_shells_every(&self, k: usize) -> Scene {
+        let mut scene = self.clone();
+        for m in scene.members.iter_mut().step_by(k.max(1)) {
+            m.effects = m.effects.with_shell(SHELL_BLUE);
+        }
+        scene
     }
 
     /// Whether any member wears an effect or the view casts shadows.
