@@ -10,49 +10,23 @@
 //! cargo bench --bench interpolate
 //! ```
 
+mod timing;
+
 use std::hint::black_box;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use md2_wgpu::reference::{blend, decode_frame, interpolate};
 use md2_wgpu::{Clip, Crossfade, Md2Model, Quake2Player};
+use timing::median_seconds;
 
 /// Batches per measurement; the median batch is reported.
 const SAMPLES: usize = 31;
-/// A batch runs at least this long, so the clock's resolution is noise.
-const BATCH: Duration = Duration::from_millis(20);
-
-/// Median seconds per call of `f`; `f` gets the call's index, so calls can
-/// walk through the frames.
-fn median_seconds(mut f: impl FnMut(usize)) -> f64 {
-    // Warm up, and find how many calls fill a batch.
-    let mut per_batch = 1usize;
-    loop {
-        let t = Instant::now();
-        for i in 0..per_batch {
-            f(i);
-        }
-        if t.elapsed() >= BATCH {
-            break;
-        }
-        per_batch *= 2;
-    }
-    let mut samples: Vec<f64> = (0..SAMPLES)
-        .map(|_| {
-            let t = Instant::now();
-            for i in 0..per_batch {
-                f(i);
-            }
-            t.elapsed().as_secs_f64() / per_batch as f64
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[SAMPLES / 2]
-}
 
 fn bench(name: &str, model: &Md2Model) {
     let n = model.vertex_count();
-    let frames = model.frame_count();
+    // `frames()`, not `frame_count()`: the slice's length is a usize
+    // whatever integer type the model counts frames in.
+    let frames = model.frames().len() as u32;
     let mut positions = vec![[0.0f32; 3]; n];
     let mut normals = vec![[0.0f32; 3]; n];
     // Times that walk through a looping clip over every frame, as a game
@@ -67,7 +41,7 @@ fn bench(name: &str, model: &Md2Model) {
         1e9,
     );
 
-    let decode = median_seconds(|i| {
+    let decode = median_seconds(SAMPLES, |i| {
         decode_frame(
             model,
             black_box(i as u32 % frames),
@@ -77,7 +51,7 @@ fn bench(name: &str, model: &Md2Model) {
         .unwrap();
         black_box(&positions);
     });
-    let lerp = median_seconds(|i| {
+    let lerp = median_seconds(SAMPLES, |i| {
         interpolate(
             model,
             black_box(clip.sample(time(i))),
@@ -87,7 +61,7 @@ fn bench(name: &str, model: &Md2Model) {
         .unwrap();
         black_box(&positions);
     });
-    let crossfade = median_seconds(|i| {
+    let crossfade = median_seconds(SAMPLES, |i| {
         // Half way into a fade that never ends: all four frames in play.
         let mut pose = fade.pose(time(i));
         pose.weight = 0.5;

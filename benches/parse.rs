@@ -12,42 +12,15 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+mod timing;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 use md2_wgpu::Md2Model;
+use timing::median_seconds;
 
 /// Batches per measurement; the median batch is reported.
 const SAMPLES: usize = 41;
-/// A batch runs at least this long, so the clock's resolution is noise.
-const BATCH: Duration = Duration::from_millis(20);
-
-/// Median seconds per call of `f`.
-fn median_seconds(mut f: impl FnMut()) -> f64 {
-    // Warm up, and find how many calls fill a batch.
-    let mut per_batch = 1usize;
-    loop {
-        let t = Instant::now();
-        for _ in 0..per_batch {
-            f();
-        }
-        if t.elapsed() >= BATCH {
-            break;
-        }
-        per_batch *= 2;
-    }
-    let mut samples: Vec<f64> = (0..SAMPLES)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..per_batch {
-                f();
-            }
-            t.elapsed().as_secs_f64() / per_batch as f64
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[SAMPLES / 2]
-}
 
 fn main() {
     let mut inputs: Vec<(String, Vec<u8>)> = common::real_files();
@@ -75,11 +48,11 @@ fn main() {
     );
     for (name, bytes) in &inputs {
         let model = Md2Model::from_bytes(bytes).expect("the inputs load");
-        let read = median_seconds(|| {
+        let read = median_seconds(SAMPLES, |_| {
             black_box(Md2Model::from_bytes(black_box(bytes)).unwrap());
         });
         let written_len = model.to_bytes().len();
-        let write = median_seconds(|| {
+        let write = median_seconds(SAMPLES, |_| {
             black_box(black_box(&model).to_bytes());
         });
         println!(

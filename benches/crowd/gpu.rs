@@ -1,7 +1,11 @@
-//! The headless device, the offscreen target every strategy draws into, and
-//! the timing of one frame.
+//! The device (the crate's headless helper, with the adapter's own limits
+//! so the largest crowds fit), the offscreen target every strategy draws
+//! into, and the pipeline-statistics query that counts vertex-shader runs.
 
 use std::sync::{Arc, Mutex, PoisonError};
+
+use md2_wgpu::support::{Headless, read_buffer, read_rgba8};
+use md2_wgpu::{DepthState, Md2RendererOptions};
 
 /// Offscreen target size: a 720p frame.
 pub const WIDTH: u32 = 1280;
@@ -10,69 +14,62 @@ pub const HEIGHT: u32 = 720;
 /// sRGB colour, as a window's surface usually is: every pipeline takes
 /// md2.wgsl's `fs_main` (the hardware encodes).
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
-/// What `Md2RendererOptions::WITH_DEPTH` asks for.
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// Planar shadows need a stencil aspect; every strategy draws with the same
+/// depth buffer, with or without them.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24PlusStencil8;
 
-/// The device, its queue, and what it reported.
+/// What every renderer of the benchmark is built with.
+pub const OPTIONS: Md2RendererOptions =
+    Md2RendererOptions::DEFAULT.with_depth(DepthState::standard(DEPTH_FORMAT));
+
+/// The device, and the errors no error scope caught.
 pub struct Gpu {
-    pub device: wgpu::Device,
-    pub queue: wgpu::Queue,
-    pub adapter: wgpu::AdapterInfo,
-    /// Errors no error scope caught (wgpu would panic on them otherwise).
+    pub headless: Headless,
     uncaptured: Arc<Mutex<Vec<String>>>,
 }
 
 impl Gpu {
     /// The first adapter wgpu offers (WGPU_BACKEND and friends apply), with
-    /// its own limits so the largest crowds fit.
+    /// its own limits, and pipeline statistics where it has them.
     pub fn new() -> Result<Gpu, String> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let options = wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            ..Default::default()
-        };
-        let adapter = pollster::block_on(instance.request_adapter(&options))
-            .map_err(|e| format!("no adapter: {e}"))?;
-        let info = adapter.get_info();
-        let needs = md2_wgpu::required_downlevel_flags();
-        if !adapter.get_downlevel_capabilities().flags.contains(needs) {
-            return Err(format!("adapter {} lacks {needs:?}", info.name));
-        }
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("md2-wgpu crowd bench device"),
-            required_limits: adapter.limits(),
-            ..Default::default()
-        }))
-        .map_err(|e| format!("adapter {} gave no device: {e}", info.name))?;
+        let headless = Headless::new(
+            |adapter| adapter.limits(),
+            wgpu::Features::PIPELINE_STATISTICS_QUERY,
+        )?;
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&uncaptured);
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            sink.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(e.to_string());
-        }));
+        // wgpu panics on an error nothing catches; a failed strategy should
+        // be a row that says why instead.
+        headless
+            .device
+            .on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+                sink.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(e.to_string());
+            }));
         Ok(Gpu {
-            device,
-            queue,
-            adapter: info,
+            headless,
             uncaptured,
         })
     }
 
-    /// "name (backend, device type)".
-    pub fn adapter_label(&self) -> String {
-        format!(
-            "{} ({:?}, {:?}{})",
-            self.adapter.name,
-            self.adapter.backend,
-            self.adapter.device_type,
-            if self.adapter.driver_info.is_empty() {
-                String::new()
-            } else {
-                format!(", {}", self.adapter.driver_info)
-            }
-        )
+    pub fn device(&self) -> &wgpu::Device {
+        &self.headless.device
+    }
+
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.headless.queue
+    }
+
+    pub fn info(&self) -> wgpu::AdapterInfo {
+        self.headless.adapter.get_info()
+    }
+
+    /// Whether vertex-shader invocations can be counted.
+    pub fn has_statistics(&self) -> bool {
+        self.device()
+            .features()
+            .contains(wgpu::Features::PIPELINE_STATISTICS_QUERY)
     }
 
     /// The uncaptured errors since the last call, as one message.
@@ -90,7 +87,7 @@ impl Gpu {
 
     /// Blocks until the GPU has finished submission `index`.
     pub fn wait(&self, index: wgpu::SubmissionIndex) -> Result<(), String> {
-        self.device
+        self.device()
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(index),
                 timeout: None,
@@ -98,23 +95,25 @@ impl Gpu {
             .map(drop)
             .map_err(|e| format!("waiting for the GPU: {e}"))
     }
-
-    /// Submits `commands` and blocks until the GPU has finished them.
-    pub fn submit_and_wait(&self, commands: wgpu::CommandBuffer) -> Result<(), String> {
-        let index = self.queue.submit([commands]);
-        self.wait(index)
-    }
 }
 
-/// The offscreen colour and depth attachments.
+/// The offscreen colour and depth-stencil attachments, and the query that
+/// counts a pass's vertex-shader invocations.
 pub struct Target {
     color_texture: wgpu::Texture,
     color: wgpu::TextureView,
     depth: wgpu::TextureView,
+    statistics: Option<Statistics>,
+}
+
+struct Statistics {
+    queries: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
 }
 
 impl Target {
-    pub fn new(device: &wgpu::Device) -> Target {
+    pub fn new(gpu: &Gpu) -> Target {
+        let device = gpu.device();
         let texture = |label, format, usage| {
             device.create_texture(&wgpu::TextureDescriptor {
                 label: Some(label),
@@ -138,58 +137,31 @@ impl Target {
             attachment | wgpu::TextureUsages::COPY_SRC,
         );
         let depth = texture("md2-wgpu crowd bench depth", DEPTH_FORMAT, attachment);
+        let statistics = gpu.has_statistics().then(|| Statistics {
+            queries: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("md2-wgpu crowd bench statistics"),
+                ty: wgpu::QueryType::PipelineStatistics(
+                    wgpu::PipelineStatisticsTypes::VERTEX_SHADER_INVOCATIONS,
+                ),
+                count: 1,
+            }),
+            resolved: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("md2-wgpu crowd bench statistics resolved"),
+                size: size_of::<u64>() as u64,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+        });
         Target {
             color: color_texture.create_view(&Default::default()),
             color_texture,
             depth: depth.create_view(&Default::default()),
+            statistics,
         }
     }
 
-    /// The colour target's pixels (after the last submitted frame).
-    pub fn read(&self, gpu: &Gpu) -> Result<image::RgbaImage, String> {
-        // 1280 × 4 bytes is a multiple of COPY_BYTES_PER_ROW_ALIGNMENT.
-        let row = 4 * WIDTH;
-        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("md2-wgpu crowd bench readback"),
-            size: u64::from(row * HEIGHT),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        encoder.copy_texture_to_buffer(
-            self.color_texture.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row),
-                    rows_per_image: Some(HEIGHT),
-                },
-            },
-            self.color_texture.size(),
-        );
-        gpu.submit_and_wait(encoder.finish())?;
-        let (sender, receiver) = std::sync::mpsc::channel();
-        buffer.map_async(wgpu::MapMode::Read, .., move |result| {
-            let _ = sender.send(result);
-        });
-        gpu.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| format!("reading the frame back: {e}"))?;
-        receiver
-            .recv()
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("reading the frame back: {e}"))?;
-        let pixels = buffer
-            .get_mapped_range(..)
-            .map_err(|e| format!("reading the frame back: {e}"))?
-            .to_vec();
-        image::RgbaImage::from_raw(WIDTH, HEIGHT, pixels)
-            .ok_or_else(|| "reading the frame back: wrong size".to_string())
-    }
-
-    /// A pass that clears both attachments (the state every frame starts
-    /// from), for the strategies to record into.
+    /// A pass that clears every attachment (the state every frame starts
+    /// from; shadows need the stencil at 0).
     pub fn begin<'e>(&self, encoder: &'e mut wgpu::CommandEncoder) -> wgpu::RenderPass<'e> {
         encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("md2-wgpu crowd bench pass"),
@@ -213,9 +185,53 @@ impl Target {
                     load: wgpu::LoadOp::Clear(1.0),
                     store: wgpu::StoreOp::Discard,
                 }),
-                stencil_ops: None,
+                stencil_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(0),
+                    store: wgpu::StoreOp::Discard,
+                }),
             }),
             ..Default::default()
         })
+    }
+
+    /// Records `draw` into a pass of its own, counting its vertex-shader
+    /// invocations where the adapter can, then submits `encoder` and
+    /// returns the count (`None` without pipeline statistics).
+    pub fn count_vertex_invocations(
+        &self,
+        gpu: &Gpu,
+        mut encoder: wgpu::CommandEncoder,
+        draw: impl FnOnce(&mut wgpu::RenderPass<'_>),
+    ) -> Result<Option<u64>, String> {
+        {
+            let mut pass = self.begin(&mut encoder);
+            if let Some(s) = &self.statistics {
+                pass.begin_pipeline_statistics_query(&s.queries, 0);
+            }
+            draw(&mut pass);
+            if self.statistics.is_some() {
+                pass.end_pipeline_statistics_query();
+            }
+        }
+        let Some(s) = &self.statistics else {
+            let index = gpu.queue().submit([encoder.finish()]);
+            return gpu.wait(index).map(|()| None);
+        };
+        encoder.resolve_query_set(&s.queries, 0..1, &s.resolved, 0);
+        let bytes = read_buffer(
+            gpu.device(),
+            gpu.queue(),
+            encoder,
+            &s.resolved,
+            0,
+            size_of::<u64>() as u64,
+        )?;
+        Ok(Some(bytemuck::pod_read_unaligned(&bytes)))
+    }
+
+    /// The colour target's pixels (after the last submitted frame).
+    pub fn read(&self, gpu: &Gpu) -> Result<image::RgbaImage, String> {
+        let encoder = gpu.device().create_command_encoder(&Default::default());
+        read_rgba8(gpu.device(), gpu.queue(), encoder, &self.color_texture)
     }
 }

@@ -4,9 +4,15 @@
 
 use std::time::Instant;
 
-use crate::gpu::{Gpu, Target};
-use crate::scene::{BenchModel, Crowd};
-use crate::strategies::{GpuStrategy, RENDERER_INSTANCE_BYTES, Strategy};
+use md2_wgpu::support::{InstanceRecord, block_on};
+
+use crate::Bench;
+use crate::measure;
+use crate::scene::BenchModel;
+use crate::strategies::{Immediate, upload};
+
+/// Bytes of one instance record.
+pub const RECORD: u64 = size_of::<InstanceRecord>() as u64;
 
 /// One probed count that rendered.
 #[derive(Clone, Debug)]
@@ -56,20 +62,11 @@ pub fn counts(max: usize) -> Vec<usize> {
     out
 }
 
-/// Probes with `model`, one renderer and one target throughout (the
-/// instance buffer grows as an application's would).
-pub fn run(gpu: &Gpu, target: &Target, model: &BenchModel, max: usize, seconds: f64) -> Probe {
+/// Probes with `model`: a renderer per count, one frame each, every member
+/// in view.
+pub fn run(bench: &Bench, model: &BenchModel, max: usize, seconds: f64) -> Probe {
+    let (gpu, cache) = (&bench.gpu, &bench.cache);
     let mut steps = Vec::new();
-    let mut strategy = match GpuStrategy::new(gpu, model) {
-        Ok(s) => s,
-        Err(e) => {
-            return Probe {
-                steps,
-                end: End::Failed(0, e),
-            };
-        }
-    };
-    let skins = model.skins.len().max(1) as u32;
     for n in counts(max) {
         if steps
             .last()
@@ -81,34 +78,100 @@ pub fn run(gpu: &Gpu, target: &Target, model: &BenchModel, max: usize, seconds: 
             };
         }
         eprintln!("probe: {n} instances ...");
-        let crowd = Crowd::new(&model.model, skins, n, crate::SEED);
-        let validation = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let oom = gpu.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let start = Instant::now();
-        let drawn = strategy
-            .frame(gpu, target, &crowd, 0)
-            .and_then(|commands| gpu.submit_and_wait(commands));
-        let elapsed = start.elapsed().as_secs_f64() * 1000.0;
-        let scoped = pollster::block_on(oom.pop())
-            .or_else(|| pollster::block_on(validation.pop()))
+        let validation = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let oom = gpu
+            .device()
+            .push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let mut drawn = model
+            .crowd(n)
+            .and_then(|scene| {
+                upload(gpu, cache, model).and_then(|m| Immediate::new(gpu, cache, m, &scene))
+            })
+            .and_then(|mut strategy| {
+                let start = Instant::now();
+                measure::draw_once(gpu, &bench.target, &mut strategy, 0)?;
+                Ok((strategy, start.elapsed().as_secs_f64() * 1000.0))
+            });
+        let scoped = block_on(oom.pop())
+            .or_else(|| block_on(validation.pop()))
             .map(|e| e.to_string());
-        let error = drawn.err().or(scoped).or_else(|| gpu.take_uncaptured());
-        if let Some(e) = error {
-            return Probe {
-                steps,
-                end: End::Failed(n, e),
-            };
+        if let Some(e) = scoped.or_else(|| gpu.take_uncaptured()) {
+            drawn = Err(e);
         }
-        steps.push(Step {
-            instances: n,
-            frame_ms: elapsed,
-            instance_buffer_bytes: strategy.renderer().instance_capacity()
-                * RENDERER_INSTANCE_BYTES,
-            model_bytes: strategy.model().gpu_bytes(),
-        });
+        match drawn {
+            Ok((strategy, frame_ms)) => steps.push(Step {
+                instances: n,
+                frame_ms,
+                instance_buffer_bytes: strategy.renderer().instance_capacity() * RECORD,
+                model_bytes: strategy.model().gpu_bytes(),
+            }),
+            Err(e) => {
+                return Probe {
+                    steps,
+                    end: End::Failed(n, e),
+                };
+            }
+        }
     }
     Probe {
         steps,
         end: End::ReachedCap,
+    }
+}
+
+/// Prints the probe's table and how it ended.
+pub fn print(probe: &Probe, model: &str, max: usize, max_seconds: f64) {
+    println!("## Scale probe ({model}, gpu strategy, one frame per count)\n");
+    println!(
+        "Doubling from 1,000 up to {}; each count draws one frame, errors caught by \
+         error scopes and the uncaptured-error handler.\n",
+        max
+    );
+    println!(
+        "| instances | frame (CPU + GPU) ms | instance data | instance buffer | model (all GPU bytes) \
+         | total GPU bytes |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for s in &probe.steps {
+        println!(
+            "| {} | {:.0} | {} | {} | {} | {} |",
+            s.instances,
+            s.frame_ms,
+            crate::report::bytes(s.instances as u64 * RECORD),
+            crate::report::bytes(s.instance_buffer_bytes),
+            crate::report::bytes(s.model_bytes),
+            crate::report::bytes(s.gpu_bytes())
+        );
+    }
+    println!();
+    let largest = probe.steps.last();
+    match (&probe.end, largest) {
+        (End::ReachedCap, Some(s)) => println!(
+            "Largest count rendered: {} (the cap), using {} of GPU memory \
+             ({} instance buffer + {} model).",
+            s.instances,
+            crate::report::bytes(s.gpu_bytes()),
+            crate::report::bytes(s.instance_buffer_bytes),
+            crate::report::bytes(s.model_bytes)
+        ),
+        (End::Failed(n, e), _) => {
+            println!("Failed at {n} instances: {e}");
+            if let Some(s) = largest {
+                println!(
+                    "Largest count rendered: {}, using {} of GPU memory.",
+                    s.instances,
+                    crate::report::bytes(s.gpu_bytes())
+                );
+            }
+        }
+        (End::OutOfTime(n), Some(s)) => println!(
+            "Largest count rendered: {} (using {} of GPU memory); stopped before {n}: \
+             the last frame took over {} s (--probe-seconds) and the next is twice \
+             the work. Raise --probe-seconds to go further.",
+            s.instances,
+            crate::report::bytes(s.gpu_bytes()),
+            max_seconds
+        ),
+        (_, None) => println!("Nothing rendered."),
     }
 }

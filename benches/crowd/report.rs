@@ -1,4 +1,4 @@
-//! Summaries of the measured frames, the markdown table, the targets, and
+//! Summaries of the measured frames, the markdown tables, verdicts, and
 //! the JSON rows.
 
 use std::fmt::Write as _;
@@ -30,9 +30,13 @@ impl Summary {
             max: sorted[n - 1],
         })
     }
+
+    fn json(&self) -> serde_json::Value {
+        json!({ "median": self.median, "min": self.min, "max": self.max })
+    }
 }
 
-/// What one (model, strategy, instance count) run measured.
+/// What one run of one strategy measured.
 #[derive(Clone, Debug)]
 pub struct Measured {
     /// Submit to GPU done.
@@ -41,81 +45,119 @@ pub struct Measured {
     /// submit included (the thread's own clock: time it was preempted does
     /// not count; wall-clock time where the platform has no such clock).
     pub cpu_ms: Summary,
-    /// The same span in wall-clock time.
+    /// The renderer's part of it: `prepare` and `draw` (for the crate's
+    /// strategies: `prepare`, `prepare_crowds` and `render`), without the
+    /// application's animation, the encoder, the pass, `finish` and submit.
+    pub renderer_cpu_ms: Summary,
+    /// The whole span in wall-clock time.
     pub cpu_wall_ms: Summary,
-    /// The submit call alone, wall-clock (part of `cpu_wall_ms`).
+    /// `CommandEncoder::finish` alone (part of `cpu_ms`): wgpu validates
+    /// the recorded passes and encodes them for the driver here.
+    pub finish_ms: Summary,
+    /// The submit call alone (part of `cpu_ms`).
     pub submit_ms: Summary,
     /// CPU time all of the process's threads ran from the submit to GPU
     /// done: on a software adapter, the rasteriser's work, which (unlike
     /// the frame time) a busy machine does not inflate.
     pub frame_cpu_ms: Option<Summary>,
-    pub upload_bytes_per_frame: u64,
+    /// The most bytes any measured frame wrote to the GPU.
+    pub upload_bytes: u64,
     pub gpu_model_bytes: u64,
+    /// Vertex-shader invocations of one frame's render pass, where the
+    /// adapter has pipeline statistics.
+    pub vs_invocations: Option<u64>,
+    /// Members in view, where the strategy culls.
+    pub visible: Option<u32>,
 }
 
-/// One row of the table.
+/// One row of a table.
 #[derive(Clone, Debug)]
 pub struct Row {
+    pub section: &'static str,
     pub model: String,
-    pub strategy: &'static str,
     pub instances: usize,
+    pub strategy: String,
     pub outcome: Result<Measured, String>,
 }
 
 impl Row {
-    fn measured(&self) -> Option<&Measured> {
+    pub fn measured(&self) -> Option<&Measured> {
         self.outcome.as_ref().ok()
     }
+}
+
+/// The row of `strategy` at (`model`, `instances`) in `rows`, if it ran.
+pub fn find<'a>(
+    rows: &'a [Row],
+    model: &str,
+    instances: usize,
+    strategy: &str,
+) -> Option<&'a Measured> {
+    rows.iter()
+        .find(|r| r.model == model && r.instances == instances && r.strategy == strategy)
+        .and_then(Row::measured)
 }
 
 /// The rows, as the JSON list `--json` writes.
 pub fn json(rows: &[Row], adapter: &str) -> serde_json::Value {
     let list = rows
         .iter()
-        .map(|row| match &row.outcome {
-            Ok(m) => json!({
-                "strategy": row.strategy,
-                "instances": row.instances,
-                "frame_ms_median": m.frame_ms.median,
-                "frame_ms_min": m.frame_ms.min,
-                "frame_ms_max": m.frame_ms.max,
-                "cpu_ms_median": m.cpu_ms.median,
-                "upload_bytes_per_frame": m.upload_bytes_per_frame,
-                "gpu_model_bytes": m.gpu_model_bytes,
-                "cpu_wall_ms_median": m.cpu_wall_ms.median,
-                "submit_ms_median": m.submit_ms.median,
-                "frame_cpu_ms_median": m.frame_cpu_ms.map(|s| s.median),
+        .map(|row| {
+            let mut value = json!({
+                "section": row.section,
                 "model": row.model,
-                "adapter": adapter,
-            }),
-            Err(e) => json!({
-                "strategy": row.strategy,
                 "instances": row.instances,
-                "model": row.model,
+                "strategy": row.strategy,
                 "adapter": adapter,
-                "error": e,
-            }),
+            });
+            let fields = match &row.outcome {
+                Ok(m) => json!({
+                    "frame_ms": m.frame_ms.json(),
+                    "cpu_ms": m.cpu_ms.json(),
+                    "renderer_cpu_ms": m.renderer_cpu_ms.json(),
+                    "cpu_wall_ms": m.cpu_wall_ms.json(),
+                    "finish_ms": m.finish_ms.json(),
+                    "submit_ms": m.submit_ms.json(),
+                    "frame_cpu_ms": m.frame_cpu_ms.map(|s| s.json()),
+                    "upload_bytes_per_frame": m.upload_bytes,
+                    "gpu_model_bytes": m.gpu_model_bytes,
+                    "vs_invocations_per_frame": m.vs_invocations,
+                    "visible_members": m.visible,
+                }),
+                Err(e) => json!({ "error": e }),
+            };
+            if let (Some(v), serde_json::Value::Object(f)) = (value.as_object_mut(), fields) {
+                v.extend(f);
+            }
+            value
         })
         .collect();
     serde_json::Value::Array(list)
 }
 
-/// What the columns mean, printed under the tables.
+/// What the columns mean, printed once.
 pub const LEGEND: &str = "\
-- frame ms: from the submit to the GPU having finished (wall clock), median, \
-min and max over the measured frames.
-- CPU ms: the application thread's CPU time for the frame: animation sampling, \
-the CPU decode and interpolation (cpu), packing, buffer writes, encoding, submit. \
-CPU wall ms: the same span by the wall clock.
-- frame CPU-work ms: CPU time of all the process's threads during the frame time: \
-on a software adapter the rasteriser's own work (steadier than the frame time on \
-a busy machine); on a hardware GPU only driver overhead.
-- upload / frame: bytes written to the GPU per frame (the camera, unchanged, is \
-written once).
-- GPU vertex data: gpu, the file's packed frames (4 bytes per vertex per frame); \
-static, float position and normal (24 bytes per vertex per frame); cpu, the \
-posed float positions and normals of every instance (24 bytes per vertex per \
-instance), with as much again in the staging memory it uploads them from.
+- frame ms: from the submit to the GPU having finished (wall clock), median \
+(min–max) over the measured frames.
+- CPU ms: the application thread's CPU time for the frame, from animating the \
+crowd to the return of `queue.submit`. renderer CPU ms: the renderer's part of \
+it (for gpu and resident the crate's `prepare`, `prepare_crowds` and `render` \
+recording; for the baselines their equivalent: CPU interpolation, uploads, \
+draw recording), without the application's clock sampling, the encoder, the \
+pass, `finish` and the submit. CPU wall ms: the whole span by the wall clock.
+- frame CPU-work ms: CPU time of all the process's threads during the frame \
+time: on a software adapter the rasteriser's own work (steadier than the frame \
+time on a busy machine); on a hardware GPU only driver overhead.
+- upload / frame: the most bytes any measured frame wrote to the GPU \
+(`uploaded_bytes()`, plus the cpu baseline's vertices).
+- VS / frame: vertex-shader invocations of one frame's render pass (pipeline \
+statistics; — where the adapter has none). visible: members the resident \
+crowd's compute pass found in view.
+- GPU vertex data: gpu and resident, the file's packed frames (4 bytes per \
+vertex per frame); static, float position and normal (24 bytes per vertex per \
+frame); cpu, the posed float positions and normals of every instance (24 bytes \
+per vertex per instance), with as much again in the staging memory it uploads \
+them from.
 ";
 
 /// "1.23 MiB".
@@ -134,7 +176,8 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
-fn ms(x: f64) -> String {
+/// Milliseconds with three significant digits or so.
+pub fn ms(x: f64) -> String {
     if x >= 100.0 {
         format!("{x:.0}")
     } else if x >= 10.0 {
@@ -142,11 +185,12 @@ fn ms(x: f64) -> String {
     } else if x >= 0.1 {
         format!("{x:.2}")
     } else {
-        format!("{x:.3}")
+        format!("{x:.4}")
     }
 }
 
-fn ratio(a: f64, b: f64) -> String {
+/// "1.23×", or — where the divisor is not positive.
+pub fn ratio(a: f64, b: f64) -> String {
     if b > 0.0 {
         format!("{:.2}×", a / b)
     } else {
@@ -154,165 +198,65 @@ fn ratio(a: f64, b: f64) -> String {
     }
 }
 
-/// The measurements table and, per (model, instances), the ratios.
+/// A count with thousands separated: "1,234,567".
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// "met" or "MISSED".
+pub fn verdict(ok: bool) -> &'static str {
+    if ok { "met" } else { "MISSED" }
+}
+
+/// The measurements table of `rows`.
 pub fn markdown(rows: &[Row]) -> String {
     let mut out = String::new();
     out.push_str(
-        "| model | instances | strategy | frame ms median | frame ms min | frame ms max \
-         | CPU ms median | CPU wall ms median | frame CPU-work ms median | upload / frame \
+        "| model | instances | strategy | frame ms median (min–max) | CPU ms | renderer CPU ms \
+         | CPU wall ms | frame CPU-work ms | upload / frame | VS / frame | visible \
          | GPU vertex data |\n\
-         |---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         |---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for row in rows {
         match &row.outcome {
             Ok(m) => {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} | {} | {} | {} |",
                     row.model,
-                    row.instances,
+                    count(row.instances as u64),
                     row.strategy,
                     ms(m.frame_ms.median),
                     ms(m.frame_ms.min),
                     ms(m.frame_ms.max),
                     ms(m.cpu_ms.median),
+                    ms(m.renderer_cpu_ms.median),
                     ms(m.cpu_wall_ms.median),
                     m.frame_cpu_ms.map_or("—".into(), |s| ms(s.median)),
-                    bytes(m.upload_bytes_per_frame),
+                    bytes(m.upload_bytes),
+                    m.vs_invocations.map_or("—".into(), count),
+                    m.visible.map_or("—".into(), |v| count(v.into())),
                     bytes(m.gpu_model_bytes),
                 );
             }
             Err(e) => {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | failed: {} | | | | | | | |",
+                    "| {} | {} | {} | failed: {} | | | | | | | | |",
                     row.model,
-                    row.instances,
+                    count(row.instances as u64),
                     row.strategy,
                     e.replace('|', "/")
                 );
             }
-        }
-    }
-
-    out.push_str(
-        "\n| model | instances | CPU time cpu/gpu | frame time cpu/gpu | frame time gpu/static \
-         | frame CPU-work gpu/static | vertex data static/gpu | upload cpu/gpu |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for (model, instances) in groups(rows) {
-        let find = |strategy| find(rows, &model, instances, strategy);
-        let (gpu, cpu, stat) = (find("gpu"), find("cpu"), find("static"));
-        let pair = |a: Option<&Measured>,
-                    b: Option<&Measured>,
-                    f: &dyn Fn(&Measured, &Measured) -> String| {
-            a.zip(b).map_or_else(|| "—".to_string(), |(a, b)| f(a, b))
-        };
-        let _ = writeln!(
-            out,
-            "| {model} | {instances} | {} | {} | {} | {} | {} | {} |",
-            pair(cpu, gpu, &|c, g| ratio(c.cpu_ms.median, g.cpu_ms.median)),
-            pair(cpu, gpu, &|c, g| ratio(
-                c.frame_ms.median,
-                g.frame_ms.median
-            )),
-            pair(gpu, stat, &|g, s| ratio(
-                g.frame_ms.median,
-                s.frame_ms.median
-            )),
-            pair(gpu, stat, &|g, s| match (g.frame_cpu_ms, s.frame_cpu_ms) {
-                (Some(g), Some(s)) => ratio(g.median, s.median),
-                _ => "—".into(),
-            }),
-            pair(stat, gpu, &|s, g| ratio(
-                s.gpu_model_bytes as f64,
-                g.gpu_model_bytes as f64
-            )),
-            pair(cpu, gpu, &|c, g| ratio(
-                c.upload_bytes_per_frame as f64,
-                g.upload_bytes_per_frame as f64
-            )),
-        );
-    }
-    out
-}
-
-/// The issue's targets at `instances` instances, each met or missed.
-pub fn targets(rows: &[Row], instances: usize, bytes_per_vertex_frame: &[(String, f64)]) -> String {
-    let mut out = String::new();
-    let mut any = false;
-    for (model, n) in groups(rows) {
-        if n != instances {
-            continue;
-        }
-        any = true;
-        let find = |strategy| find(rows, &model, n, strategy);
-        let (gpu, cpu, stat) = (find("gpu"), find("cpu"), find("static"));
-        let _ = writeln!(out, "Targets at {n} instances, {model}:");
-        let verdict = |ok: bool| if ok { "met" } else { "MISSED" };
-        if let Some((c, g)) = cpu.zip(gpu) {
-            let r = c.cpu_ms.median / g.cpu_ms.median;
-            let _ = writeln!(
-                out,
-                "- CPU time per frame >= 50× below cpu: {r:.1}× ({} ms vs {} ms): {}",
-                ms(g.cpu_ms.median),
-                ms(c.cpu_ms.median),
-                verdict(r >= 50.0)
-            );
-        }
-        if let Some((g, s)) = gpu.zip(stat) {
-            let r = g.frame_ms.median / s.frame_ms.median;
-            let _ = writeln!(
-                out,
-                "- frame time within 1.25× of static: {r:.2}× ({} ms vs {} ms): {}",
-                ms(g.frame_ms.median),
-                ms(s.frame_ms.median),
-                verdict(r <= 1.25)
-            );
-        }
-        if let Some((g, s)) = gpu.zip(stat) {
-            let per = bytes_per_vertex_frame
-                .iter()
-                .find(|(m, _)| *m == model)
-                .map_or(f64::NAN, |(_, b)| *b);
-            let r = s.gpu_model_bytes as f64 / g.gpu_model_bytes as f64;
-            let _ = writeln!(
-                out,
-                "- vertex data 4 bytes per vertex per frame, 6× less than static: \
-                 {per} bytes, {r:.2}× less ({} vs {}): {}",
-                bytes(g.gpu_model_bytes),
-                bytes(s.gpu_model_bytes),
-                verdict(per == 4.0 && r >= 6.0)
-            );
-        }
-    }
-    if !any {
-        let _ = writeln!(
-            out,
-            "Targets: not evaluated, {instances} instances was not among the measured counts."
-        );
-    }
-    out
-}
-
-fn find<'a>(
-    rows: &'a [Row],
-    model: &str,
-    instances: usize,
-    strategy: &str,
-) -> Option<&'a Measured> {
-    rows.iter()
-        .find(|r| r.model == model && r.instances == instances && r.strategy == strategy)
-        .and_then(Row::measured)
-}
-
-/// The (model, instances) pairs in the order they were measured.
-fn groups(rows: &[Row]) -> Vec<(String, usize)> {
-    let mut out: Vec<(String, usize)> = Vec::new();
-    for row in rows {
-        let key = (row.model.clone(), row.instances);
-        if !out.contains(&key) {
-            out.push(key);
         }
     }
     out

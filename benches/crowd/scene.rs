@@ -1,12 +1,14 @@
 //! What is drawn: the models, and a crowd in which every member has its own
-//! animation, phase, place, heading, skin and tint, drawn from a seeded
-//! generator so every run and every strategy draws the same crowd.
+//! animation, phase, speed, place, heading, skin and tint, drawn from a
+//! seeded generator so every run and every strategy draws the same crowd;
+//! the cameras that see all of it or part of it; the effects it wears.
 
 use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3};
 use image::RgbaImage;
-use md2_wgpu::{Camera, Clip, Md2Model, Pose, QUAKE_TO_Y_UP, demo, quake_to_y_up};
+use md2_wgpu::support::Rng;
+use md2_wgpu::{Camera, Clip, ClipClock, Effects, Md2Model, PlanarShadow, demo, quake_to_y_up};
 
 /// Distance between neighbours on the crowd's grid, in model units (a
 /// Quake II player is 32 wide and 56 tall).
@@ -17,7 +19,17 @@ const JITTER: f32 = 12.0;
 const VIEW_FROM: Vec3 = Vec3::new(0.25, 0.7, 1.0);
 /// The simulated clock runs at 60 frames a second, so successive frames
 /// show successive poses whatever the real frame time.
-pub const CLOCK_HZ: f32 = 60.0;
+pub const CLOCK_HZ: f64 = 60.0;
+/// Shells on a tenth of the crowd are quad damage's blue.
+const SHELL_BLUE: [f32; 3] = [0.0, 0.0, 1.0];
+
+/// The crowd's seed: the same crowd in every run and every strategy.
+pub const SEED: u64 = 0x6d64_325f_6372_6f77;
+
+/// Seconds on the simulated clock at frame `frame`.
+pub fn time(frame: u64) -> f64 {
+    frame as f64 / CLOCK_HZ
+}
 
 /// A model to draw, with its skins.
 pub struct BenchModel {
@@ -48,7 +60,12 @@ impl BenchModel {
         })
     }
 
-    /// "588 verts, 1116 tris, 198 frames".
+    /// `count` members of this model (see [`Scene::crowd`]).
+    pub fn crowd(&self, count: usize) -> Result<Scene, String> {
+        Scene::crowd(&self.model, self.skins.len() as u32, count)
+    }
+
+    /// "demo: 588 vertices, 1116 triangles, 198 frames, 21 animations".
     pub fn describe(&self) -> String {
         format!(
             "{}: {} vertices, {} triangles, {} frames, {} animations",
@@ -61,66 +78,37 @@ impl BenchModel {
     }
 }
 
-/// A small, fast, seeded generator (SplitMix64): the crowd is the same on
-/// every run and for every strategy.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    pub fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    /// Uniform in `lo..hi`.
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
-
 /// One member of the crowd.
+#[derive(Clone)]
 pub struct Member {
     /// Model (Y-up) to world.
     pub transform: Mat4,
-    /// The same transform with the Quake-to-Y-up change folded in: what the
-    /// baselines send.
-    pub quake_to_world: Mat4,
-    pub clip: usize,
-    /// Seconds into its clip at clock 0.
-    pub phase: f32,
+    /// What it plays, from when, how fast: the immediate strategies sample
+    /// it on the CPU, the resident one hands it to the GPU.
+    pub clock: ClipClock,
     pub skin: u32,
     pub tint: [f32; 4],
+    pub effects: Effects,
 }
 
-/// Everyone, their clips, and a camera that sees them all.
-pub struct Crowd {
+/// Everyone, the camera, and the view's shadow.
+#[derive(Clone)]
+pub struct Scene {
     pub members: Vec<Member>,
-    pub clips: Vec<Clip>,
     pub camera: Camera,
+    pub shadow: Option<PlanarShadow>,
+    /// The world box the crowd stands in (feet to head), for cameras that
+    /// frame part of it.
+    bounds: (Vec3, Vec3),
 }
 
-impl Crowd {
-    /// `count` members of `model` with `skin_count` skins, on a square grid
+impl Scene {
+    /// `count` members of `model` with `skin_count` skins on a square grid
     /// with jitter, each playing one of the model's animations (looped, so
-    /// everyone keeps moving) from its own phase.
-    pub fn new(model: &Md2Model, skin_count: u32, count: usize, seed: u64) -> Crowd {
-        let mut clips: Vec<Clip> = Clip::for_model(model)
+    /// everyone keeps moving) from its own phase at its own speed; the
+    /// camera frames them all.
+    pub fn crowd(model: &Md2Model, skin_count: u32, count: usize) -> Result<Scene, String> {
+        let clips: Vec<Clip> = Clip::for_model(model)
             .into_iter()
             .map(|clip| Clip {
                 looping: true,
@@ -128,10 +116,9 @@ impl Crowd {
             })
             .collect();
         if clips.is_empty() {
-            let last = model.frame_count().saturating_sub(1);
-            clips.push(Clip::looping("all", 0, last));
+            return Err("the model has no animations".into());
         }
-        let mut rng = Rng::new(seed);
+        let mut rng = Rng::new(SEED);
         let side = (count as f64).sqrt().ceil().max(1.0) as usize;
         let half = (side - 1) as f32 * SPACING * 0.5;
         let members = (0..count)
@@ -143,8 +130,9 @@ impl Crowd {
                     Quat::from_rotation_y(yaw),
                     Vec3::new(x, 0.0, z),
                 );
-                let clip = rng.below(clips.len());
-                let phase = rng.range(0.0, clips[clip].duration().max(1.0));
+                let clip = clips[rng.below(clips.len())].clone();
+                let phase = f64::from(rng.range(0.0, clip.duration().max(1.0)));
+                let speed = rng.range(0.8, 1.25);
                 let skin = rng.below(skin_count.max(1) as usize) as u32;
                 let tint = [
                     rng.range(0.6, 1.0),
@@ -154,11 +142,11 @@ impl Crowd {
                 ];
                 Member {
                     transform,
-                    quake_to_world: transform * QUAKE_TO_Y_UP,
-                    clip,
-                    phase,
+                    // Started `phase` seconds before the clock's zero.
+                    clock: ClipClock::new(clip, -phase).with_speed(speed),
                     skin,
                     tint,
+                    effects: Effects::NONE,
                 }
             })
             .collect();
@@ -166,33 +154,69 @@ impl Crowd {
         let (lo, hi) = model.bounds();
         let (lo, hi) = (quake_to_y_up(lo), quake_to_y_up(hi));
         let reach = lo.x.abs().max(hi.x.abs()).max(lo.z.abs()).max(hi.z.abs()) + JITTER;
-        let min = Vec3::new(-half - reach, lo.y, -half - reach);
-        let max = Vec3::new(half + reach, hi.y, half + reach);
-        let camera = fit_camera(
-            min,
-            max,
-            crate::gpu::WIDTH as f32 / crate::gpu::HEIGHT as f32,
+        let bounds = (
+            Vec3::new(-half - reach, lo.y, -half - reach),
+            Vec3::new(half + reach, hi.y, half + reach),
         );
-        Crowd {
+        Ok(Scene {
             members,
-            clips,
-            camera,
+            camera: fit_camera(bounds.0, bounds.1),
+            shadow: None,
+            bounds,
+        })
+    }
+
+    /// The same crowd seen through a camera that frames only the middle of
+    /// it: the square `side` world units across around the centre (and
+    /// whatever else the frustum catches behind it).
+    pub fn framing_middle(&self, side: f32) -> Scene {
+        let (lo, hi) = self.bounds;
+        let r = side * 0.5;
+        Scene {
+            camera: fit_camera(Vec3::new(-r, lo.y, -r), Vec3::new(r, hi.y, r)),
+            ..self.clone()
         }
     }
 
-    /// Member `m`'s pose at simulated frame `frame`.
-    #[inline]
-    pub fn pose(&self, m: &Member, frame: u64) -> Pose {
-        let seconds = f64::from(m.phase) + frame as f64 / f64::from(CLOCK_HZ);
-        self.clips[m.clip].sample_f64(seconds).into()
+    /// How wide the crowd's box is, in world units.
+    pub fn extent(&self) -> f32 {
+        self.bounds.1.x - self.bounds.0.x
+    }
+
+    /// The same scene with Quake II's planar shadows on the ground the
+    /// crowd stands on, cast by the camera's light.
+    pub fn with_shadows(&self) -> Scene {
+        Scene {
+            shadow: Some(PlanarShadow::on_ground(
+                self.bounds.0.y,
+                self.camera.light.towards_light,
+            )),
+            ..self.clone()
+        }
+    }
+
+    /// The same scene with a blue powerup shell on every `k`th member.
+    pub fn with_shells_every(&self, k: usize) -> Scene {
+        let mut scene = self.clone();
+        for m in scene.members.iter_mut().step_by(k.max(1)) {
+            m.effects = m.effects.with_shell(SHELL_BLUE);
+        }
+        scene
+    }
+
+    /// Whether any member wears an effect or the view casts shadows.
+    pub fn has_effects(&self) -> bool {
+        self.shadow.is_some() || self.members.iter().any(|m| m.effects != Effects::NONE)
     }
 }
 
 /// A perspective camera looking at the box `min..max` from [`VIEW_FROM`],
-/// as close as it can get with every corner of the box in view: the crowd
-/// fills the frame whatever its size.
-fn fit_camera(min: Vec3, max: Vec3, aspect: f32) -> Camera {
+/// as close as it can get with every corner of the box in view, so the
+/// crowd fills the frame whatever its size (`Camera::framing` fits the
+/// box's bounding sphere instead, which leaves a flat crowd small).
+fn fit_camera(min: Vec3, max: Vec3) -> Camera {
     const FOV_Y: f32 = 0.8;
+    let aspect = crate::gpu::WIDTH as f32 / crate::gpu::HEIGHT as f32;
     let center = (min + max) * 0.5;
     let radius = ((max - min).length() * 0.5).max(1.0);
     let dir = VIEW_FROM.normalize();

@@ -671,6 +671,14 @@ impl Md2Renderer {
     pub fn view_bind_group(&self) -> &wgpu::BindGroup {
         &self.view_group
     }
+
+    /// The records the last `prepare` wrote, batch after batch (a batch of
+    /// opaque, unmirrored, shell-less instances in the order given), for the
+    /// crowd benchmark's baselines, which draw the crate's own records.
+    #[doc(hidden)]
+    pub fn instance_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.instance_buffer.as_ref()
+    }
 }
 
 /// One instanced draw of `count` records from `first`; returns how many

@@ -1,0 +1,342 @@
+//! The two baselines, drawn with as much of the crate as they can share:
+//!
+//! - `cpu`: the Quake II / Yamagi / vkQuake2 way. Per frame every vertex of
+//!   every instance is decoded and interpolated by the crate's CPU reference
+//!   ([`md2_wgpu::reference::blend`], which also renormalises the normals,
+//!   as the GPU does and Quake II did not) and uploaded as float positions
+//!   and normals through reused staging memory; one instanced draw reads
+//!   them (`vs_posed`).
+//! - `static`: the limit. Every frame decoded once at load into float
+//!   positions and normals; each instance draws its frame a (`vs_static`),
+//!   no decode, no interpolation.
+//!
+//! They get every advantage the crate has, by construction rather than by
+//! copying: one instanced draw for the whole crowd (Quake II issued a draw
+//! per entity); the crate's own corner and index buffers, skins, sampler,
+//! camera and light (groups 0 and 1 of md2.wgsl, bound as the renderer
+//! binds them); the crate's instance records, packed and uploaded by
+//! `Md2Renderer::prepare`; md2.wgsl's transform, lighting and fragment
+//! code (see baselines.wgsl.part). Only the float vertices are their own.
+
+use std::borrow::Cow;
+
+use md2_wgpu::support::{InstanceRecord, MD2_WGSL, block_on, vertex_buffers};
+use md2_wgpu::{Camera, GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Model, Md2Renderer};
+use wgpu::util::DeviceExt;
+
+use crate::gpu::{COLOR_FORMAT, DEPTH_FORMAT, Gpu};
+use crate::scene::{Member, Scene};
+use crate::strategies::{Strategy, instance, pose_all, renderer};
+
+/// Where a baseline's float vertices come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Every frame decoded once, at load.
+    Static,
+    /// Every instance decoded and interpolated on the CPU, every frame.
+    Posed,
+}
+
+/// `static` and `cpu`: float vertices read by a vertex stage of their own.
+pub struct Baseline {
+    source: Source,
+    model: Md2Model,
+    /// Packs and uploads the instance records and the camera, and holds the
+    /// view group the draw binds; it draws nothing itself.
+    renderer: Md2Renderer,
+    gpu_model: GpuModel,
+    pipeline: wgpu::RenderPipeline,
+    vertices: wgpu::BindGroup,
+    positions: wgpu::Buffer,
+    normals: wgpu::Buffer,
+    camera: Camera,
+    members: Vec<Member>,
+    instances: Vec<Md2Instance>,
+    posed_positions: Vec<[f32; 3]>,
+    posed_normals: Vec<[f32; 3]>,
+    /// `cpu`'s upload path: staging memory reused from frame to frame, as a
+    /// renderer streaming vertices keeps a persistently mapped ring
+    /// (`queue.write_buffer` would take fresh staging memory every frame,
+    /// and faulting in ~50 MB of new pages costs as much as the
+    /// interpolation itself).
+    belt: Option<wgpu::util::StagingBelt>,
+    uploaded: u64,
+}
+
+impl Baseline {
+    pub fn new(
+        gpu: &Gpu,
+        cache: &Md2Cache,
+        model: &Md2Model,
+        gpu_model: GpuModel,
+        scene: &Scene,
+        source: Source,
+    ) -> Result<Baseline, String> {
+        // Their draw reads the records in the order given, which holds
+        // only while `prepare` puts none in another bucket.
+        if scene.has_effects() {
+            return Err("the baselines draw no effects".into());
+        }
+        let device = gpu.device();
+        let count = scene.members.len();
+        let num_xyz = model.vertex_count();
+        let renderer = renderer(gpu, cache, scene)?;
+
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+
+        let (positions, normals, posed_positions, posed_normals) = match source {
+            Source::Static => {
+                let (p, n) = decode_all_frames(model)?;
+                let init = |label, floats: &[[f32; 3]]| {
+                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(label),
+                        contents: bytemuck::cast_slice(floats),
+                        usage: wgpu::BufferUsages::STORAGE,
+                    })
+                };
+                (
+                    init("md2-wgpu crowd bench static positions", &p),
+                    init("md2-wgpu crowd bench static normals", &n),
+                    Vec::new(),
+                    Vec::new(),
+                )
+            }
+            Source::Posed => {
+                let floats = count * num_xyz;
+                let bytes = (floats * size_of::<[f32; 3]>()).max(4) as u64;
+                let limit = device.limits().max_storage_buffer_binding_size;
+                if bytes > limit {
+                    return Err(format!(
+                        "cpu: {bytes} bytes of posed positions exceed this adapter's \
+                         max_storage_buffer_binding_size ({limit})"
+                    ));
+                }
+                let make = |label| {
+                    device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(label),
+                        size: bytes,
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
+                };
+                (
+                    make("md2-wgpu crowd bench posed positions"),
+                    make("md2-wgpu crowd bench posed normals"),
+                    vec![[0.0; 3]; floats],
+                    vec![[0.0; 3]; floats],
+                )
+            }
+        };
+        let (pipeline, layout) = pipeline(device, cache, source);
+        let vertices = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("md2-wgpu crowd bench float vertices"),
+            layout: &layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: positions.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: normals.as_entire_binding(),
+                },
+            ],
+        });
+
+        let oom = block_on(oom.pop());
+        let validation = block_on(validation.pop());
+        if let Some(e) = oom.or(validation) {
+            return Err(format!("setting up a baseline: {e}"));
+        }
+        let belt = (source == Source::Posed)
+            .then(|| wgpu::util::StagingBelt::new(device.clone(), 2 * positions.size().max(4)));
+        Ok(Baseline {
+            source,
+            model: model.clone(),
+            renderer,
+            gpu_model,
+            pipeline,
+            vertices,
+            positions,
+            normals,
+            camera: scene.camera,
+            members: scene.members.clone(),
+            instances: scene.members.iter().map(instance).collect(),
+            posed_positions,
+            posed_normals,
+            belt,
+            uploaded: 0,
+        })
+    }
+}
+
+/// md2.wgsl with the baselines appended, its groups 0 and 1 as the crate
+/// lays them out, a group 2 of their own for the float vertices, and the
+/// crate's vertex buffers; depth, culling and winding as the crate's opaque
+/// pipeline has them.
+fn pipeline(
+    device: &wgpu::Device,
+    cache: &Md2Cache,
+    source: Source,
+) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
+    let floats = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("md2-wgpu crowd bench float vertices layout"),
+        entries: &[floats(2), floats(3)],
+    });
+    let [view, model] = cache.render_layouts();
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("md2-wgpu crowd bench baseline pipeline layout"),
+        bind_group_layouts: &[Some(view), Some(model), Some(&layout)],
+        immediate_size: 0,
+    });
+    let source_text = format!("{MD2_WGSL}\n{}", include_str!("baselines.wgsl.part"));
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("md2-wgpu crowd bench baselines"),
+        source: wgpu::ShaderSource::Wgsl(Cow::Owned(source_text)),
+    });
+    let buffers = vertex_buffers();
+    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("md2-wgpu crowd bench baseline pipeline"),
+        layout: Some(&pipeline_layout),
+        vertex: wgpu::VertexState {
+            module: &shader,
+            entry_point: Some(match source {
+                Source::Static => "vs_static",
+                Source::Posed => "vs_posed",
+            }),
+            compilation_options: Default::default(),
+            buffers: &buffers,
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            front_face: wgpu::FrontFace::Cw,
+            cull_mode: Some(wgpu::Face::Back),
+            ..Default::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &shader,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: COLOR_FORMAT,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    });
+    (pipeline, layout)
+}
+
+impl Strategy for Baseline {
+    fn animate(&mut self, frame: u64) {
+        pose_all(&mut self.instances, &self.members, frame);
+    }
+
+    fn prepare(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        _: u64,
+    ) -> Result<(), String> {
+        let mut uploaded = 0;
+        if let (Source::Posed, Some(belt)) = (self.source, &mut self.belt) {
+            let num_xyz = self.model.vertex_count();
+            let outputs = self
+                .posed_positions
+                .chunks_exact_mut(num_xyz)
+                .zip(self.posed_normals.chunks_exact_mut(num_xyz));
+            for (instance, (positions, normals)) in self.instances.iter().zip(outputs) {
+                md2_wgpu::reference::blend(&self.model, &instance.pose, positions, normals)
+                    .map_err(|e| e.to_string())?;
+            }
+            for (buffer, floats) in [
+                (&self.positions, &self.posed_positions),
+                (&self.normals, &self.posed_normals),
+            ] {
+                let bytes: &[u8] = bytemuck::cast_slice(floats);
+                let Some(size) = wgpu::BufferSize::new(bytes.len() as u64) else {
+                    continue;
+                };
+                belt.write_buffer(encoder, buffer, 0, size)
+                    .copy_from_slice(bytes);
+                uploaded += size.get();
+            }
+            belt.finish_and_recall_on_submit(encoder);
+        }
+        self.renderer
+            .prepare(
+                gpu.device(),
+                gpu.queue(),
+                &self.camera,
+                &[Md2Batch::new(&self.gpu_model, &self.instances)],
+            )
+            .map_err(|e| e.to_string())?;
+        self.uploaded = uploaded + self.renderer.uploaded_bytes();
+        Ok(())
+    }
+
+    fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        let Some(records) = self.renderer.instance_buffer() else {
+            return;
+        };
+        let count = self.instances.len() as u32;
+        let (indices, format, index_count) = self.gpu_model.index_buffer();
+        let record_bytes = u64::from(count) * size_of::<InstanceRecord>() as u64;
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, self.renderer.view_bind_group(), &[]);
+        pass.set_bind_group(1, self.gpu_model.bind_group(), &[]);
+        pass.set_bind_group(2, &self.vertices, &[]);
+        pass.set_vertex_buffer(0, self.gpu_model.corner_buffer().slice(..));
+        pass.set_vertex_buffer(1, records.slice(..record_bytes));
+        pass.set_index_buffer(indices.slice(..), format);
+        pass.draw_indexed(0..index_count, 0, 0..count);
+    }
+
+    fn uploaded_bytes(&self) -> u64 {
+        self.uploaded
+    }
+
+    fn gpu_model_bytes(&self) -> u64 {
+        self.positions.size() + self.normals.size()
+    }
+}
+
+/// Float positions and normals, one triple per vertex each.
+type FloatVertices = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
+/// Every frame of `model` decoded by the CPU reference, frame-major.
+fn decode_all_frames(model: &Md2Model) -> Result<FloatVertices, String> {
+    let n = model.vertex_count().max(1);
+    // Every frame's packed vertices: vertices × frames.
+    let total = model.vertices().len();
+    let mut positions = vec![[0.0; 3]; total];
+    let mut normals = vec![[0.0; 3]; total];
+    let frames = positions
+        .chunks_exact_mut(n)
+        .zip(normals.chunks_exact_mut(n));
+    for (frame, (p, nrm)) in (0u32..).zip(frames) {
+        md2_wgpu::reference::decode_frame(model, frame, p, nrm).map_err(|e| e.to_string())?;
+    }
+    Ok((positions, normals))
+}

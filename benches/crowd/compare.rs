@@ -1,0 +1,265 @@
+//! The main comparison: the crate's two paths against the CPU-interpolation
+//! way and the decode-free limit, every member in view, at each crowd size.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::Bench;
+use crate::baselines::{Baseline, Source};
+use crate::measure::{self, Entry, Table};
+use crate::report::{self, Measured, Row, find, ms, ratio, verdict};
+use crate::scene::{BenchModel, Scene};
+use crate::strategies::{Immediate, Resident, ResidentDraw, upload};
+
+/// Which strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Gpu,
+    Resident,
+    Cpu,
+    Static,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Gpu, Kind::Resident, Kind::Cpu, Kind::Static];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Gpu => "gpu",
+            Kind::Resident => "resident",
+            Kind::Cpu => "cpu",
+            Kind::Static => "static",
+        }
+    }
+
+    fn entry(self, bench: &Bench, model: &BenchModel, scene: &Scene) -> Entry {
+        let (gpu, cache) = (&bench.gpu, &bench.cache);
+        let gpu_model = || upload(gpu, cache, model);
+        // Every picture shows the same crowd in the same poses, except
+        // static's (frame a, not interpolated): compared all the same, it
+        // shows what a strategy that drew less would look like.
+        let look = Some("every member");
+        match self {
+            Kind::Gpu => Entry::new(
+                self.name(),
+                look,
+                gpu_model().and_then(|m| Immediate::new(gpu, cache, m, scene)),
+            ),
+            Kind::Resident => Entry::new(
+                self.name(),
+                look,
+                gpu_model()
+                    .and_then(|m| Resident::new(gpu, cache, m, scene, true, ResidentDraw::All)),
+            ),
+            Kind::Cpu | Kind::Static => {
+                let source = if self == Kind::Cpu {
+                    Source::Posed
+                } else {
+                    Source::Static
+                };
+                Entry::new(
+                    self.name(),
+                    look,
+                    gpu_model()
+                        .and_then(|m| Baseline::new(gpu, cache, &model.model, m, scene, source)),
+                )
+            }
+        }
+    }
+}
+
+/// Measures `kinds` at every crowd size for every model; prints the table,
+/// the ratios and the targets at `target` instances.
+pub fn run(
+    bench: &Bench,
+    models: &[BenchModel],
+    instances: &[usize],
+    kinds: &[Kind],
+    target: usize,
+    png: Option<&Path>,
+) -> Result<Vec<Row>, String> {
+    let mut table = Table::default();
+    for model in models {
+        for &n in instances {
+            eprintln!("compare: {} × {n} ...", model.label);
+            let scene = model.crowd(n)?;
+            let entries = kinds
+                .iter()
+                .map(|k| k.entry(bench, model, &scene))
+                .collect();
+            let runs = measure::measure(
+                &bench.gpu,
+                &bench.target,
+                entries,
+                bench.warmup,
+                bench.frames,
+            );
+            if let Some(dir) = png {
+                save_pictures(dir, &format!("{}-{n}", model.label), &runs)?;
+            }
+            table.add("compare", &model.label, n, runs);
+        }
+    }
+    let Table { rows, checks } = table;
+    println!("## Every member in view: the crate's paths against the baselines\n");
+    println!("{}", report::markdown(&rows));
+    println!("{}", ratios(&rows));
+    println!("Picture check (each strategy's last frame against the first strategy's):\n");
+    for line in &checks {
+        println!("{line}");
+    }
+    println!();
+    println!("{}", targets(&rows, models, target));
+    Ok(rows)
+}
+
+/// Writes each run's last frame into `dir`.
+pub fn save_pictures(dir: &Path, name: &str, runs: &[measure::Run]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for run in runs {
+        if let Some(picture) = &run.picture {
+            let file = format!("crowd-{name}-{}.png", run.label.replace([' ', ','], "-"));
+            let path = dir.join(file);
+            picture
+                .save(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The ratios between strategies, per (model, instances).
+fn ratios(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| model | instances | CPU cpu/gpu | frame cpu/gpu | frame gpu/static \
+         | frame CPU-work gpu/static | frame resident/gpu | CPU resident/gpu \
+         | renderer CPU resident/gpu | upload cpu/gpu | vertex data static/gpu |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    for row in rows {
+        let key = (row.model.as_str(), row.instances);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let find = |s| find(rows, key.0, key.1, s);
+        let (gpu, resident, cpu, stat) =
+            (find("gpu"), find("resident"), find("cpu"), find("static"));
+        let pair = |a: Option<&Measured>, b: Option<&Measured>, f: fn(&Measured) -> f64| {
+            a.zip(b)
+                .map_or_else(|| "—".to_string(), |(a, b)| ratio(f(a), f(b)))
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            key.0,
+            key.1,
+            pair(cpu, gpu, |m| m.cpu_ms.median),
+            pair(cpu, gpu, |m| m.frame_ms.median),
+            pair(gpu, stat, |m| m.frame_ms.median),
+            pair(gpu, stat, |m| m.frame_cpu_ms.map_or(f64::NAN, |s| s.median)),
+            pair(resident, gpu, |m| m.frame_ms.median),
+            pair(resident, gpu, |m| m.cpu_ms.median),
+            pair(resident, gpu, |m| m.renderer_cpu_ms.median),
+            pair(cpu, gpu, |m| m.upload_bytes as f64),
+            pair(stat, gpu, |m| m.gpu_model_bytes as f64),
+        );
+    }
+    out
+}
+
+/// The issues' targets with every member in view, at `n` instances.
+fn targets(rows: &[Row], models: &[BenchModel], n: usize) -> String {
+    let mut out = String::new();
+    for model in models {
+        let label = model.label.as_str();
+        let find = |s| find(rows, label, n, s);
+        let (gpu, resident, cpu, stat) =
+            (find("gpu"), find("resident"), find("cpu"), find("static"));
+        if gpu.is_none() {
+            let _ = writeln!(
+                out,
+                "Targets, {label}: not evaluated ({n} instances was not measured with gpu).\n"
+            );
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "Targets at {n} instances, every member in view, {label}:"
+        );
+        if let Some((c, g)) = cpu.zip(gpu) {
+            let r = c.cpu_ms.median / g.cpu_ms.median;
+            let _ = writeln!(
+                out,
+                "- gpu: CPU time per frame >= 50× below cpu: {r:.1}× ({} ms vs {} ms): {}",
+                ms(g.cpu_ms.median),
+                ms(c.cpu_ms.median),
+                verdict(r >= 50.0)
+            );
+            // The frame's CPU time also holds the application's clock
+            // sampling and wgpu's fixed cost per frame (finish, submit):
+            // the renderers' own parts say what each way of drawing costs.
+            let _ = writeln!(
+                out,
+                "  renderer parts alone: {} (gpu's prepare + render {} ms, cpu's interpolation \
+                 + upload + draw {} ms); gpu's frame also holds finish {} ms and submit {} ms",
+                ratio(c.renderer_cpu_ms.median, g.renderer_cpu_ms.median),
+                ms(g.renderer_cpu_ms.median),
+                ms(c.renderer_cpu_ms.median),
+                ms(g.finish_ms.median),
+                ms(g.submit_ms.median),
+            );
+        }
+        if let Some((g, s)) = gpu.zip(stat) {
+            let r = g.frame_ms.median / s.frame_ms.median;
+            let _ = writeln!(
+                out,
+                "- gpu: frame time within 1.25× of static: {r:.2}× ({} ms vs {} ms): {}",
+                ms(g.frame_ms.median),
+                ms(s.frame_ms.median),
+                verdict(r <= 1.25)
+            );
+            // Both run the vertex shader equally often: any gap is the
+            // work per invocation (the decode and the blend of two frames).
+            let _ = writeln!(
+                out,
+                "  VS invocations gpu/static {}, frame CPU-work gpu/static {}",
+                g.vs_invocations
+                    .zip(s.vs_invocations)
+                    .map_or("—".into(), |(a, b)| ratio(a as f64, b as f64)),
+                g.frame_cpu_ms
+                    .zip(s.frame_cpu_ms)
+                    .map_or("—".into(), |(a, b)| ratio(a.median, b.median)),
+            );
+            // Every frame of every vertex, packed as the file has it.
+            let cells = model.model.vertices().len() as f64;
+            let per = g.gpu_model_bytes as f64 / cells;
+            let r = s.gpu_model_bytes as f64 / g.gpu_model_bytes as f64;
+            let _ = writeln!(
+                out,
+                "- gpu: vertex data 4 bytes per vertex per frame, 6× less than static: \
+                 {per} bytes, {r:.2}× less ({} vs {}): {}",
+                report::bytes(g.gpu_model_bytes),
+                report::bytes(s.gpu_model_bytes),
+                verdict(per == 4.0 && r >= 6.0)
+            );
+        }
+        if let Some((r, g)) = resident.zip(gpu) {
+            let x = r.frame_ms.median / g.frame_ms.median;
+            let _ = writeln!(
+                out,
+                "- resident: frame time within 1.1× of gpu: {x:.2}× ({} ms vs {} ms; frame \
+                 CPU-work {}): {}",
+                ms(r.frame_ms.median),
+                ms(g.frame_ms.median),
+                r.frame_cpu_ms
+                    .zip(g.frame_cpu_ms)
+                    .map_or("—".into(), |(a, b)| ratio(a.median, b.median)),
+                verdict(x <= 1.1)
+            );
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,85 @@
+//! Vertex-shader runs per frame against the triangle order the model was
+//! uploaded in: an instance runs the vertex shader once per corner at best
+//! (a perfect post-transform cache) and once per index at worst.
+
+use std::fmt::Write as _;
+
+use md2_wgpu::GpuModel;
+
+use crate::Bench;
+use crate::measure::{self, Entry, Table};
+use crate::report::{self, Row, ms};
+use crate::scene::BenchModel;
+use crate::strategies::{Immediate, upload};
+
+/// The triangle orders measured, each with the model uploaded in it.
+fn uploads(bench: &Bench, model: &BenchModel) -> Vec<(&'static str, Result<GpuModel, String>)> {
+    vec![("file order", upload(&bench.gpu, &bench.cache, model))]
+}
+
+/// The gpu path at `n` instances for every model, once per triangle order.
+pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, String> {
+    let (gpu, cache) = (&bench.gpu, &bench.cache);
+    let mut table = Table::default();
+    let mut shapes = Vec::new();
+    for model in models {
+        eprintln!("order: {} × {n} ...", model.label);
+        let scene = model.crowd(n)?;
+        let mut entries = Vec::new();
+        for (order, gpu_model) in uploads(bench, model) {
+            if let Ok(m) = &gpu_model {
+                shapes.push((
+                    model.label.clone(),
+                    order,
+                    m.corner_count(),
+                    m.triangle_count(),
+                ));
+            }
+            entries.push(Entry::new(
+                format!("gpu, {order}"),
+                Some("every member"),
+                gpu_model.and_then(|m| Immediate::new(gpu, cache, m, &scene)),
+            ));
+        }
+        let runs = measure::measure(gpu, &bench.target, entries, bench.warmup, bench.frames);
+        table.add("order", &model.label, n, runs);
+    }
+    let Table { rows, checks } = table;
+    println!("## Triangle order and the post-transform vertex cache\n");
+    let mut out = String::from(
+        "| model | order | corners | triangles | VS / frame | VS per instance \
+         | per instance per corner | per triangle | frame ms median |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (label, order, corners, triangles) in &shapes {
+        let Some(m) = report::find(&rows, label, n, &format!("gpu, {order}")) else {
+            continue;
+        };
+        let per_instance = m.vs_invocations.map(|v| v as f64 / n as f64);
+        let cell = |x: Option<f64>| x.map_or("—".into(), |x| format!("{x:.3}"));
+        let _ = writeln!(
+            out,
+            "| {label} | {order} | {corners} | {triangles} | {} | {} | {} | {} | {} |",
+            m.vs_invocations.map_or("—".into(), report::count),
+            cell(per_instance),
+            cell(per_instance.map(|v| v / f64::from(*corners))),
+            cell(per_instance.map(|v| v / f64::from(*triangles))),
+            ms(m.frame_ms.median),
+        );
+    }
+    println!(
+        "The gpu path, every member in view, {n} instances. Per corner 1.0 is a perfect \
+         cache; per triangle is the ACMR (average cache miss ratio): 0.5 at best for a closed \
+         mesh, 3.0 without a cache.\n"
+    );
+    println!("{out}");
+    println!("{}", report::markdown(&rows));
+    if !checks.is_empty() {
+        println!("Picture check (the order must not change the picture):\n");
+        for line in &checks {
+            println!("{line}");
+        }
+        println!();
+    }
+    Ok(rows)
+}
