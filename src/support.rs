@@ -8,6 +8,16 @@ pub use crate::gpu::{
     CapturedPose, Headless, PoseCapture, block_on, read_buffer, read_rgba8, read_texture,
 };
 
+/// Where the community test models are: `$MD2_SHARED_MODELS`, else
+/// `../shared/md2` beside the crate (whether or not it exists). The tests and
+/// the benchmarks look there, and only there.
+pub fn shared_models_dir() -> std::path::PathBuf {
+    match std::env::var_os("MD2_SHARED_MODELS") {
+        Some(dir) => dir.into(),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/md2"),
+    }
+}
+
 /// SplitMix64: small, fast, and the same sequence on every machine, so
 /// seeded scenes (test crowds, benchmark crowds) agree run to run.
 #[derive(Clone, Debug)]

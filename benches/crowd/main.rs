@@ -64,13 +64,17 @@ usage: cargo bench --bench crowd [-- OPTIONS]
   --warmup N           frames drawn before measuring (default 2)
   --strategies LIST    any of gpu,resident,cpu,static for the main comparison
                        (default all four)
-  --models LIST        demo, yohko (../shared/md2/yohko/tris.md2 with
-                       Yohko.pcx, skipped when absent) or MD2 paths, each
+  --models LIST        demo, yohko (yohko/tris.md2 with Yohko.pcx in the
+                       shared models folder, $MD2_SHARED_MODELS or
+                       ../shared/md2; skipped when absent) or MD2 paths, each
                        with --skin unless it is demo/yohko (default demo,yohko)
   --skin PATH          the skin for MD2 paths given to --models
   --target N           the crowd size of the culling and order sections, and
                        of the main comparison's targets (default 4000)
   --effects-instances N  the crowd size of the effects section (default 1000)
+  --order LIST         triangle orders of the order section: file,optimised
+                       (default both; every other section uploads the
+                       library's default, optimised)
   --sections LIST      any of compare,culling,flat,effects,order,probe
                        (default all)
   --flat-sizes LIST    crowd sizes of the steady-state section, first model
@@ -127,6 +131,7 @@ struct Options {
     skin: Option<PathBuf>,
     target: usize,
     effects_instances: usize,
+    orders: Vec<md2_wgpu::TriangleOrder>,
     sections: Vec<Section>,
     flat_sizes: Vec<usize>,
     flat_frames: usize,
@@ -147,6 +152,10 @@ impl Default for Options {
             skin: None,
             target: 4000,
             effects_instances: 1000,
+            orders: vec![
+                md2_wgpu::TriangleOrder::File,
+                md2_wgpu::TriangleOrder::VertexCache,
+            ],
             sections: Section::ALL.to_vec(),
             flat_sizes: vec![1000, 1_000_000],
             flat_frames: 8,
@@ -212,6 +221,16 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             "--effects-instances" => {
                 o.effects_instances = count(&value()?, "--effects-instances", MAX_INSTANCES)?;
             }
+            "--order" => {
+                o.orders = value()?
+                    .split(',')
+                    .map(|name| match name.trim() {
+                        "file" => Ok(md2_wgpu::TriangleOrder::File),
+                        "optimised" => Ok(md2_wgpu::TriangleOrder::VertexCache),
+                        other => Err(format!("--order wants file or optimised, not {other:?}")),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
             "--sections" => {
                 let all = Section::ALL.map(Section::name);
                 o.sections = names(value()?, "--sections", &all)?
@@ -271,7 +290,7 @@ pub struct Bench {
 }
 
 fn load_models(options: &Options) -> Result<Vec<BenchModel>, String> {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/md2");
+    let shared = md2_wgpu::support::shared_models_dir();
     let mut models = Vec::new();
     for name in &options.models {
         match name.as_str() {
@@ -407,7 +426,12 @@ fn run(options: &Options) -> Result<(), String> {
             Section::Effects => {
                 rows.extend(effects::run(&bench, &models, options.effects_instances)?);
             }
-            Section::Order => rows.extend(order::run(&bench, &models, options.target)?),
+            Section::Order => rows.extend(order::run(
+                &bench,
+                &models,
+                options.target,
+                &options.orders,
+            )?),
             Section::Probe => {
                 let model = &models[0];
                 let result = probe::run(&bench, model, options.probe_max, options.probe_seconds);
@@ -441,10 +465,18 @@ fn reproduce(o: &Options) -> String {
     let list = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
     let strategies: Vec<&str> = o.strategies.iter().map(|k| k.name()).collect();
     let sections: Vec<&str> = o.sections.iter().map(|s| s.name()).collect();
+    let orders: Vec<&str> = o
+        .orders
+        .iter()
+        .map(|&order| match order {
+            md2_wgpu::TriangleOrder::File => "file",
+            _ => "optimised",
+        })
+        .collect();
     format!(
         "--instances {} --frames {} --warmup {} --strategies {} --models {} --target {} \
-         --effects-instances {} --sections {} --flat-sizes {} --flat-frames {} --probe-max {} \
-         --probe-seconds {}",
+         --effects-instances {} --order {} --sections {} --flat-sizes {} --flat-frames {} \
+         --probe-max {} --probe-seconds {}",
         list(&o.instances),
         o.frames,
         o.warmup,
@@ -452,6 +484,7 @@ fn reproduce(o: &Options) -> String {
         o.models.join(","),
         o.target,
         o.effects_instances,
+        orders.join(","),
         sections.join(","),
         list(&o.flat_sizes),
         o.flat_frames,

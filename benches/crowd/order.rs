@@ -4,21 +4,44 @@
 
 use std::fmt::Write as _;
 
-use md2_wgpu::GpuModel;
+use md2_wgpu::{GpuModel, TriangleOrder};
 
 use crate::Bench;
 use crate::measure::{self, Entry, Table};
 use crate::report::{self, Row, ms};
 use crate::scene::BenchModel;
-use crate::strategies::{Immediate, upload};
+use crate::strategies::{Immediate, upload_in};
+
+/// The name of a triangle order in the tables and on the command line.
+pub fn order_name(order: TriangleOrder) -> &'static str {
+    match order {
+        TriangleOrder::File => "file order",
+        _ => "optimised order",
+    }
+}
 
 /// The triangle orders measured, each with the model uploaded in it.
-fn uploads(bench: &Bench, model: &BenchModel) -> Vec<(&'static str, Result<GpuModel, String>)> {
-    vec![("file order", upload(&bench.gpu, &bench.cache, model))]
+fn uploads(
+    bench: &Bench,
+    model: &BenchModel,
+    orders: &[TriangleOrder],
+) -> Vec<(&'static str, Result<GpuModel, String>)> {
+    orders
+        .iter()
+        .map(|&order| {
+            let uploaded = upload_in(&bench.gpu, &bench.cache, model, order);
+            (order_name(order), uploaded)
+        })
+        .collect()
 }
 
 /// The gpu path at `n` instances for every model, once per triangle order.
-pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, String> {
+pub fn run(
+    bench: &Bench,
+    models: &[BenchModel],
+    n: usize,
+    orders: &[TriangleOrder],
+) -> Result<Vec<Row>, String> {
     let (gpu, cache) = (&bench.gpu, &bench.cache);
     let mut table = Table::default();
     let mut shapes = Vec::new();
@@ -26,13 +49,15 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
         eprintln!("order: {} × {n} ...", model.label);
         let scene = model.crowd(n)?;
         let mut entries = Vec::new();
-        for (order, gpu_model) in uploads(bench, model) {
+        for (order, gpu_model) in uploads(bench, model, orders) {
             if let Ok(m) = &gpu_model {
+                let simulated = m.vertex_cache_stats(16).map_err(|e| e.to_string())?;
                 shapes.push((
                     model.label.clone(),
                     order,
                     m.corner_count(),
                     m.triangle_count(),
+                    simulated.acmr(),
                 ));
             }
             entries.push(Entry::new(
@@ -48,10 +73,10 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
     println!("## Triangle order and the post-transform vertex cache\n");
     let mut out = String::from(
         "| model | order | corners | triangles | VS / frame | VS per instance \
-         | per instance per corner | per triangle | frame ms median |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+         | per instance per corner | per triangle | simulated ACMR (16 FIFO) | frame ms median |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
-    for (label, order, corners, triangles) in &shapes {
+    for (label, order, corners, triangles, simulated) in &shapes {
         let Some(m) = report::find(&rows, label, n, &format!("gpu, {order}")) else {
             continue;
         };
@@ -59,7 +84,7 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
         let cell = |x: Option<f64>| x.map_or("—".into(), |x| format!("{x:.3}"));
         let _ = writeln!(
             out,
-            "| {label} | {order} | {corners} | {triangles} | {} | {} | {} | {} | {} |",
+            "| {label} | {order} | {corners} | {triangles} | {} | {} | {} | {} | {simulated:.3} | {} |",
             m.vs_invocations.map_or("—".into(), report::count),
             cell(per_instance),
             cell(per_instance.map(|v| v / f64::from(*corners))),

@@ -10,7 +10,8 @@
 //! - `cpu` and `static`: the baselines (see `baselines.rs`).
 
 use md2_wgpu::{
-    CrowdMember, GpuModel, Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Renderer, Pose,
+    CrowdMember, GpuModel, GpuModelOptions, Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Renderer,
+    Pose, TriangleOrder,
 };
 
 use crate::gpu::{COLOR_FORMAT, Gpu, OPTIONS};
@@ -52,8 +53,26 @@ pub trait Strategy {
 
 /// `model` uploaded by the crate for renderers of `cache`.
 pub fn upload(gpu: &Gpu, cache: &Md2Cache, model: &BenchModel) -> Result<GpuModel, String> {
-    GpuModel::new(gpu.device(), gpu.queue(), cache, &model.model, &model.skins)
-        .map_err(|e| e.to_string())
+    upload_in(gpu, cache, model, TriangleOrder::default())
+}
+
+/// `model` uploaded with its triangles in `order`.
+pub fn upload_in(
+    gpu: &Gpu,
+    cache: &Md2Cache,
+    model: &BenchModel,
+    triangle_order: TriangleOrder,
+) -> Result<GpuModel, String> {
+    let options = GpuModelOptions { triangle_order };
+    GpuModel::with_options(
+        gpu.device(),
+        gpu.queue(),
+        cache,
+        &model.model,
+        &model.skins,
+        options,
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// A renderer of `cache` for the benchmark's target, with `scene`'s shadow.

@@ -8,10 +8,7 @@ use md2_wgpu::Md2Model;
 /// `../shared/md2` beside the crate; `None` (with the reason printed) where
 /// that folder is absent, as in a fresh clone.
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("MD2_SHARED_MODELS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/md2"),
-    };
+    let dir = md2_wgpu::support::shared_models_dir();
     if dir.is_dir() {
         Some(dir)
     } else {
