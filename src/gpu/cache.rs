@@ -195,13 +195,6 @@ impl Md2Cache {
         &self.0.layouts
     }
 
-    /// The shader's skin sampler (the crowd benchmark's baselines sample
-    /// with it, so they texture alike).
-    #[doc(hidden)]
-    pub fn sampler(&self) -> &wgpu::Sampler {
-        &self.0.sampler
-    }
-
     /// Group 0 of every pipeline for a view whose uniform is `view`: the
     /// view, the normal table, the sampler.
     pub(crate) fn view_group(&self, device: &wgpu::Device, view: &wgpu::Buffer) -> wgpu::BindGroup {

@@ -194,8 +194,8 @@ fn half_to_f32(h: u32) -> f32 {
     return bitcast<f32>(((e + 112u) << 23u) | (m << 13u));
 }
 
-fn shaded_vertex(corner: CornerIn, inst: InstanceIn, push: f32) -> VsOut {
-    let v = pose_vertex(corner.xyz, inst.frames, inst.lerp, push);
+// The colour stages' output for corner `corner` of `inst` in pose `v`.
+fn shaded(corner: CornerIn, inst: InstanceIn, v: Posed) -> VsOut {
     var out: VsOut;
     out.clip = view.view_proj * vec4<f32>(world_position(inst, v.position), 1.0);
     out.normal = world_normal(inst, v.normal);
@@ -205,6 +205,10 @@ fn shaded_vertex(corner: CornerIn, inst: InstanceIn, push: f32) -> VsOut {
     out.tint = vec4<f32>(inst.tint.rgb * intensity, inst.tint.a);
     out.effects = inst.effects;
     return out;
+}
+
+fn shaded_vertex(corner: CornerIn, inst: InstanceIn, push: f32) -> VsOut {
+    return shaded(corner, inst, pose_vertex(corner.xyz, inst.frames, inst.lerp, push));
 }
 
 @vertex

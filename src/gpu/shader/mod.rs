@@ -568,6 +568,25 @@ mod tests {
         assert_eq!(locations, ours);
     }
 
+    /// The crowd benchmark's baselines are md2.wgsl with vertex stages
+    /// appended (so they shade with md2.wgsl's own code): validated here, so
+    /// a change to md2.wgsl that breaks them fails `cargo test`, not only a
+    /// benchmark run.
+    #[test]
+    fn the_benchmark_baselines_validate_appended_to_md2() {
+        let source = format!(
+            "{MD2_WGSL}\n{}",
+            include_str!("../../../benches/crowd/baselines.wgsl.part")
+        );
+        let module = parse("md2.wgsl + baselines.wgsl.part", &source);
+        for name in ["vs_static", "vs_posed"] {
+            assert!(
+                has_entry_point(&module, name, naga::ShaderStage::Vertex),
+                "{name}"
+            );
+        }
+    }
+
     fn has_entry_point(module: &naga::Module, name: &str, stage: naga::ShaderStage) -> bool {
         module
             .entry_points
