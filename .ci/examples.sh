@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Runs the windowed examples unattended (lavapipe in CI) and checks that their
-# last frames show the model: each saves a screenshot and, with
-# --check-screenshot, exits 1 when it is one colour or no model pixel differs
-# from the background drawn alone. Also checks that a model that does not load
-# ends the viewer with exit code 1 and an error, before any window opens.
+# Runs the windowed examples (hello, viewer, crowd) unattended (lavapipe in
+# CI) and checks that their last frames show the model: each saves a
+# screenshot and, with --check-screenshot, exits 1 when it is one colour or no
+# model pixel differs from the background drawn alone. Also checks that a
+# model that does not load ends the viewer with exit code 1 and an error,
+# before any window opens.
 #
-#   .ci/examples.sh          check; PNGs go to examples-check/ in cargo's
-#                            target directory (CARGO_TARGET_DIR respected)
-#   .ci/examples.sh --docs   also (re)make docs/viewer.png and docs/crowd.png,
-#                            the README's screenshots, from the demo model
+#   .ci/examples.sh          check; PNGs go to examples-check/ in the target
+#                            directory
+#   .ci/examples.sh --docs   also (re)make the README's pictures from the demo
+#                            model: docs/viewer.png, docs/crowd.png (windowed),
+#                            docs/shells.png and docs/shadow.png (render)
 #
 # Without DISPLAY (or WAYLAND_DISPLAY) it starts its own Xvfb; with neither a
 # display nor Xvfb it skips, or fails when MD2_REQUIRE_GPU=1.
@@ -48,17 +50,16 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "examples: Xvfb on $DISPLAY"
 fi
 
-cargo build --release --example viewer --example crowd
-# Cargo's own answer, so CARGO_TARGET_DIR and .cargo/config.toml count. The
-# JSON is one line; sed keeps this free of jq and python.
-target_dir=$(cargo metadata --format-version 1 --no-deps |
+cargo build --release --example hello --example viewer --example crowd --example render
+# Wherever cargo puts it (CARGO_TARGET_DIR, a workspace, .cargo/config.toml).
+target=$(cargo metadata --format-version 1 --no-deps |
   sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
-if [ -z "$target_dir" ] || [ ! -d "$target_dir" ]; then
-  echo "examples: cargo metadata gave no target directory (got '$target_dir')" >&2
+if [ -z "$target" ]; then
+  echo "examples: cargo metadata named no target directory" >&2
   exit 1
 fi
-bin=$target_dir/release/examples
-out=$target_dir/examples-check
+bin=$target/release/examples
+out=$target/examples-check
 mkdir -p "$out"
 
 # name, then arguments
@@ -69,8 +70,12 @@ run() {
   timeout 600 "$bin/$name" "$@" --check-screenshot
 }
 
+run hello --frames 20 --size 640x400 --screenshot "$out/hello.png"
 run viewer --frames 20 --size 640x400 --screenshot "$out/viewer.png"
 run crowd --instances 500 --frames 20 --size 640x400 --screenshot "$out/crowd.png"
+# The headless one needs no display, only that it draws every effect.
+echo "examples: render --shell blue --shadow"
+"$bin/render" --shell blue --shadow --out "$out/render.png"
 
 # A file that does not load: exit code 1, the error on stderr, no window.
 for bad in "$out/no-such-model.md2" Cargo.toml; do
@@ -90,5 +95,7 @@ if $docs; then
   mkdir -p docs
   run viewer --frames 40 --size 640x400 --screenshot docs/viewer.png
   run crowd --frames 40 --size 640x400 --screenshot docs/crowd.png
+  "$bin/render" --shell blue --anim run --t 0.25 --size 320x320 --out docs/shells.png
+  "$bin/render" --shadow --anim run --t 0.25 --size 320x320 --out docs/shadow.png
 fi
 echo "examples: ok"

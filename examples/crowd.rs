@@ -1,30 +1,44 @@
-//! Thousands of independently animated models in one instanced draw call:
-//! each with its own animation, phase, speed, skin and tint, the walkers
-//! walking, all animated by the GPU from frames uploaded once.
+//! A resident crowd: thousands (or a hundred thousand) of models that live on
+//! the GPU, each with its own animation, phase, speed, skin, tint and
+//! effects, animated and culled by a compute pass from clocks set once.
 //!
 //! ```text
 //! cargo run --release --example crowd [-- FILE] [--instances N]
 //! ```
 //!
 //! Without FILE the crowd is the crate's built-in demo model.
+//!
+//! The point of a resident crowd is that the CPU does not touch every member
+//! every frame: a member is added once with its clock, and each frame the CPU
+//! writes the time and whatever changed. So the walking is bounded: a third
+//! of the crowd but at most [`MAX_WALKERS`] members (in a large crowd, those
+//! nearest its middle) walk in circles about the middle, and only they are
+//! moved each frame (one contiguous upload, as they were added first);
+//! everyone else stands, waves, salutes or crouches where they were put, and
+//! costs the CPU nothing. Nor does the GPU draw what is out of view: the far
+//! plane bounds a frame's work, so a hundred thousand cost about what two
+//! thousand do.
 
 mod framework;
 
 use std::f32::consts::TAU;
-use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
-use glam::{Mat4, Vec2, Vec3};
-use md2_wgpu::skins::load_skins;
-use md2_wgpu::{
-    Camera, Clip, GpuModel, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions, Quake2Player,
-    demo,
+use md2_wgpu::glam::{Mat4, Vec2, Vec3};
+use md2_wgpu::quake_flags::{
+    RF_SHELL_BLUE, RF_SHELL_DOUBLE, RF_SHELL_GREEN, RF_SHELL_HALF_DAM, RF_SHELL_RED,
 };
-use winit::event::{ElementState, MouseButton, WindowEvent};
+use md2_wgpu::support::Rng;
+use md2_wgpu::{
+    Camera, Clip, ClipClock, CrowdHandle, CrowdMember, Effects, GpuModel, Light, Md2Crowd,
+    Md2Model, Md2Renderer, PlanarShadow, Quake2Player, stand_on_ground, wgpu,
+};
+use winit::event::{ElementState, WindowEvent};
 use winit::keyboard::{Key, NamedKey};
 
 use framework::ground::{Ground, GroundParams};
-use framework::{App, FrameStats, Gpu};
+use framework::{App, Drag, FrameStats, Gpu, Loaded};
 
 const USAGE: &str = "\
 usage: crowd [FILE] [--instances N] [options]
@@ -38,114 +52,65 @@ keys:
   W A S D      fly (arrows too), Q / E down / up, Shift faster
   mouse        drag to look around
   Space        hand the camera back to the automatic fly-over
+  V            a second view in a corner: a drone following a walker (a second renderer)
+  G            planar shadows on / off
+  C            culling on / off (the title counts the members in view)
   Esc          quit";
 
 const DEFAULT_INSTANCES: usize = 2000;
 const MAX_INSTANCES: usize = 1_000_000;
-/// Share of the crowd that walks (or runs) instead of standing about.
+/// Share of the crowd that walks (or runs) instead of standing about...
 const WALKER_SHARE: f32 = 0.35;
+/// ...up to this many, so the CPU's work per frame does not grow with the
+/// crowd.
+const MAX_WALKERS: usize = 1000;
+/// Share of the crowd that wears a powerup shell.
+const SHELL_SHARE: f32 = 0.1;
+/// The shells they wear, as Quake II's `renderfx` flags.
+const SHELLS: [u32; 5] = [
+    RF_SHELL_RED,
+    RF_SHELL_GREEN,
+    RF_SHELL_BLUE,
+    RF_SHELL_DOUBLE,
+    RF_SHELL_HALF_DAM,
+];
 const FOV_Y: f32 = 0.9;
+/// How far the camera sees, in member heights: as far as a crowd of a few
+/// thousand reaches from the fly-over.
+const VIEW_DISTANCE: f32 = 50.0;
+/// How far the drone (the second view) is from the walker it follows, in
+/// member heights, and how steeply it looks down (radians).
+const DRONE_DISTANCE: f32 = 5.0;
+const DRONE_PITCH: f32 = 1.0;
+/// How often the title's count of members in view is read back from the
+/// GPU (which waits for it).
+const VISIBLE_INTERVAL: Duration = Duration::from_secs(1);
 
 fn main() -> ExitCode {
-    let (common, rest) = match framework::parse_common(std::env::args().skip(1)) {
-        Ok(parsed) => parsed,
-        Err(e) => return usage_error(&e),
-    };
-    let mut file = None;
     let mut instances = DEFAULT_INSTANCES;
-    let mut args = rest.into_iter();
-    while let Some(arg) = args.next() {
-        let parsed = match arg.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}\n\n{}\n\n{KEYS}", framework::COMMON_USAGE);
-                return ExitCode::SUCCESS;
-            }
-            "--instances" => framework::value(&mut args, "--instances").and_then(|v| {
-                instances = v
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| (1..=MAX_INSTANCES).contains(n))
-                    .ok_or_else(|| format!("--instances wants 1 to {MAX_INSTANCES}, not {v:?}"))?;
-                Ok(())
-            }),
-            flag if flag.starts_with("--") => Err(format!("unknown option {flag}")),
-            _ if file.is_some() => Err(format!("one model at a time (got {arg:?} too)")),
-            _ => {
-                file = Some(PathBuf::from(arg));
-                Ok(())
-            }
-        };
-        if let Err(e) = parsed {
-            return usage_error(&e);
+    let common = match framework::parse_args(USAGE, KEYS, |flag, args| {
+        if flag != "--instances" {
+            return Ok(false);
         }
-    }
-
-    let (name, model, skins) = match &file {
-        Some(path) => match framework::open_model(path) {
-            Ok(model) => {
-                let found = load_skins(path, &model);
-                for note in found.notes() {
-                    println!("note: {}: {note}", path.display());
-                }
-                let name = path.file_name().map_or_else(
-                    || path.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                );
-                (name, model, found.images)
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
-        None => (
-            "demo model".to_owned(),
-            demo::demo_model(),
-            vec![demo::demo_skin()],
-        ),
+        let v = framework::value(args, flag)?;
+        instances = v
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=MAX_INSTANCES).contains(n))
+            .ok_or_else(|| format!("--instances wants 1 to {MAX_INSTANCES}, not {v:?}"))?;
+        Ok(true)
+    }) {
+        Ok(common) => common,
+        Err(code) => return code,
     };
-    println!("{KEYS}");
-    let setup = framework::Setup {
-        title: format!("md2-wgpu crowd — {name}"),
-        required_limits: md2_wgpu::required_limits(),
-        required_downlevel_flags: md2_wgpu::required_downlevel_flags(),
+    let loaded = match framework::load(common.file.as_deref(), None) {
+        Ok(loaded) => loaded,
+        Err(e) => return framework::fail(&e),
     };
-    framework::run(setup, common, move |gpu| {
-        Crowd::new(gpu, name, &model, &skins, instances)
+    let title = format!("md2-wgpu crowd — {}", loaded.name);
+    framework::run(title, KEYS, common, move |gpu| {
+        Crowd::new(gpu, loaded, instances)
     })
-}
-
-fn usage_error(message: &str) -> ExitCode {
-    eprintln!("error: {message}\n\n{USAGE}\n\n{}", framework::COMMON_USAGE);
-    ExitCode::from(2)
-}
-
-/// SplitMix64: a few good random bits from an index, so that member `i` of
-/// the crowd is the same whatever the crowd's size.
-fn random(seed: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// A number in [0, 1) from member `index`'s stream `stream`.
-fn unit(index: usize, stream: u64) -> f32 {
-    (random((index as u64) << 8 | stream) >> 40) as f32 / (1u64 << 24) as f32
-}
-
-/// One member of the crowd.
-#[derive(Clone, Copy)]
-struct Member {
-    position: Vec2,
-    heading: f32,
-    clip: usize,
-    /// Seconds added to the clock: no two members in step.
-    phase: f32,
-    /// Playback (and walking) speed, around 1.
-    speed: f32,
-    skin: u32,
-    tint: [f32; 4],
 }
 
 /// The camera: flies over the crowd on its own until steered.
@@ -154,10 +119,9 @@ struct Flight {
     position: Vec3,
     yaw: f32,
     pitch: f32,
-    keys: [bool; 8],
+    keys: [bool; 6],
     shift: bool,
-    dragging: bool,
-    cursor: Option<(f64, f64)>,
+    drag: Drag,
 }
 
 const FORWARD: usize = 0;
@@ -203,33 +167,25 @@ impl Flight {
     }
 
     fn input(&mut self, event: &WindowEvent) {
-        match event {
-            WindowEvent::MouseInput {
-                state,
-                button: MouseButton::Left,
-                ..
-            } => self.dragging = *state == ElementState::Pressed,
-            WindowEvent::CursorMoved { position, .. } => {
-                if let (true, Some((x, y))) = (self.dragging, self.cursor) {
-                    self.auto = false;
-                    self.yaw -= (position.x - x) as f32 * 0.004;
-                    self.pitch = (self.pitch - (position.y - y) as f32 * 0.004).clamp(-1.5, 1.5);
-                }
-                self.cursor = Some((position.x, position.y));
-            }
-            _ => {}
+        if let Some((dx, dy)) = self.drag.input(event) {
+            self.auto = false;
+            self.yaw -= dx * 0.004;
+            self.pitch = (self.pitch - dy * 0.004).clamp(-1.5, 1.5);
         }
     }
 
     /// Moves the camera: steered by the keys, or circling over the crowd
     /// (`field` is its radius, `height` a member's), looking down across it
-    /// towards the middle: the near members large, the rest a mass.
+    /// towards the middle: the near members large, the rest a mass. Over a
+    /// large crowd it circles inside it, no higher or further out than over
+    /// a crowd of a few thousand, so that it sees as many members.
     fn update(&mut self, dt: f32, clock: f32, field: f32, height: f32) {
         if self.auto {
             let angle = clock * 0.05 + 0.6;
-            let reach = field * 0.55 + height * 4.0;
+            let reach = (field * 0.55 + height * 4.0).min(height * 20.0);
+            let altitude = (height * 4.0 + field * 0.12).min(height * 7.5);
             let around = Vec3::new(angle.sin(), 0.0, angle.cos());
-            self.position = around * reach + Vec3::Y * (height * 4.0 + field * 0.12);
+            self.position = around * reach + Vec3::Y * altitude;
             let look = around * reach * 0.2 - self.position;
             self.yaw = look.x.atan2(look.z);
             self.pitch = look.y.atan2(Vec2::new(look.x, look.z).length());
@@ -262,63 +218,54 @@ impl Flight {
     }
 }
 
-struct Crowd {
-    name: String,
-    renderer: Md2Renderer,
-    model: GpuModel,
-    ground: Ground,
+/// What the crowd's members can play.
+struct Clips {
     clips: Vec<Clip>,
     /// Per clip: how fast it moves a member along the ground (model units
     /// a second), or `None` for standing about.
     ground_speed: Vec<Option<f32>>,
+    /// Per clip: the transform that stands the model on the ground at the
+    /// origin, whatever frame of the clip it shows.
+    stand: Vec<Mat4>,
     walking: Vec<usize>,
     standing: Vec<usize>,
-    members: Vec<Member>,
-    instances: Vec<Md2Instance>,
-    /// Distance between neighbours on the field.
-    spacing: f32,
-    /// A member's height (standing, in its first frame) and how far its feet
-    /// are below its origin.
-    height: f32,
-    foot: f32,
-    clock: f32,
-    flight: Flight,
 }
 
-impl Crowd {
-    fn new(
-        gpu: &Gpu,
-        name: String,
-        model: &Md2Model,
-        skins: &[image::RgbaImage],
-        count: usize,
-    ) -> Result<Crowd, String> {
-        let options = Md2RendererOptions::WITH_DEPTH.with_sample_count(gpu.sample_count);
-        let renderer = Md2Renderer::new(&gpu.device, gpu.color_format, options)
-            .map_err(|e| format!("cannot build the renderer: {e}"))?;
-        let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, model, skins)
-            .map_err(|e| format!("{name}: {e}"))?;
-        if gpu_model.uses_default_skin() {
-            println!("note: {name} has no skin: drawn with the default checker texture");
-        }
-        // Quake's z is the world's y.
-        let foot = model.bounds().0[2];
-        let (first_lo, first_hi) = model.frame_bounds(0);
-        let height = (first_hi[2] - first_lo[2]).max(1e-3);
-
-        let mut clips: Vec<Clip> = if Quake2Player::fits(model) {
-            Quake2Player::clips()
+impl Clips {
+    fn new(model: &Md2Model, height: f32) -> Clips {
+        let clips: Vec<Clip> = if Quake2Player::fits(model) {
+            // The game loops only stand, run, crstand and crwalk; a crowd
+            // also salutes, taunts, waves and points, over and over.
+            use Quake2Player::*;
+            [
+                Stand,
+                Run,
+                Salute,
+                Taunt,
+                Wave,
+                Point,
+                CrouchStand,
+                CrouchWalk,
+            ]
+            .map(|p| Clip {
+                looping: true,
+                ..p.clip()
+            })
+            .into()
         } else {
-            Clip::for_model(model)
+            // One-shot animations (deaths) would leave bodies lying about.
+            let looping: Vec<Clip> = Clip::for_model(model)
+                .into_iter()
+                .filter(|c| c.looping)
+                .collect();
+            if looping.is_empty() {
+                let last = model.frame_count().saturating_sub(1);
+                vec![Clip::looping("all", 0, last)]
+            } else {
+                looping
+            }
         };
-        // A crowd keeps moving: one-shot animations (deaths) would leave
-        // bodies lying about, so only looping ones are used.
-        clips.retain(|c| c.looping);
-        if clips.is_empty() {
-            let last = model.frame_count().saturating_sub(1);
-            clips.push(Clip::looping("all", 0, last));
-        }
-        // Ground speed in heights per second: a brisk walk, a run.
+        // Ground speed in heights per second: a crouching walk, a run.
         let ground_speed: Vec<Option<f32>> = clips
             .iter()
             .map(|clip| {
@@ -337,82 +284,289 @@ impl Crowd {
         if standing.is_empty() {
             standing.push(0);
         }
+        let stand = clips
+            .iter()
+            .map(|c| stand_on_ground(model, c.frames(), Vec3::ZERO))
+            .collect();
+        Clips {
+            clips,
+            ground_speed,
+            stand,
+            walking,
+            standing,
+        }
+    }
+}
+
+/// A member that walks in a circle about the middle of the field.
+struct Walker {
+    clip: usize,
+    radius: f32,
+    /// Where on the circle it starts, and how fast it goes round (radians a
+    /// second; negative is clockwise seen from above).
+    angle: f32,
+    turn: f32,
+}
+
+impl Walker {
+    /// Where the walker stands at `time`, and which way it walks.
+    fn place(&self, time: f64) -> (Vec3, Vec3) {
+        // In f64: an f32 clock would make walkers jitter after some hours.
+        let turned = (f64::from(self.turn) * time).rem_euclid(std::f64::consts::TAU);
+        let angle = self.angle + turned as f32;
+        let position = Vec3::new(angle.cos(), 0.0, angle.sin()) * self.radius;
+        let forward = Vec3::new(-angle.sin(), 0.0, angle.cos()) * self.turn.signum();
+        (position, forward)
+    }
+
+    /// Its transform at `time`: standing there, facing the way it walks.
+    fn transform(&self, clips: &Clips, time: f64) -> Mat4 {
+        let (position, forward) = self.place(time);
+        // The model faces +Z; turned by h about Y it faces (sin h, cos h).
+        let heading = forward.x.atan2(forward.z);
+        Mat4::from_translation(position) * Mat4::from_rotation_y(heading) * clips.stand[self.clip]
+    }
+}
+
+struct Crowd {
+    name: String,
+    renderer: Md2Renderer,
+    /// The drone's view: a second renderer on the first one's cache.
+    drone: Md2Renderer,
+    show_drone: bool,
+    model: GpuModel,
+    crowd: Md2Crowd,
+    walkers: Vec<(CrowdHandle, Walker)>,
+    ground: Ground,
+    /// The drone view's ground, which also resets the depth in its
+    /// corner of the frame.
+    drone_ground: Ground,
+    clips: Clips,
+    /// How many members the crowd has.
+    count: usize,
+    /// Distance between neighbours on the field.
+    spacing: f32,
+    /// A member's height (standing, in its first frame).
+    height: f32,
+    /// The crowd's clock, in seconds.
+    time: f64,
+    shadows: bool,
+    /// Members in the main view and the drone's at the last count,
+    /// and when it was taken.
+    visible: Option<(u32, u32)>,
+    counted_at: Instant,
+    /// The corner the drone's view is drawn in: x, y, width, height, in
+    /// pixels.
+    drone_viewport: [f32; 4],
+    flight: Flight,
+    failed: bool,
+}
+
+impl Crowd {
+    fn new(gpu: &Gpu, loaded: Loaded, count: usize) -> Result<Crowd, String> {
+        let Loaded { name, model, skins } = loaded;
+        let options = gpu.renderer_options();
+        let mut renderer = Md2Renderer::new(&gpu.device, gpu.color_format, options)
+            .map_err(|e| format!("cannot build the renderer: {e}"))?;
+        // A second view costs a uniform and an instance buffer: the shaders
+        // and pipelines are the first one's.
+        let drone = Md2Renderer::with_cache(
+            &gpu.device,
+            renderer.cache(),
+            Some(gpu.color_format),
+            options,
+        )
+        .map_err(|e| format!("cannot build the second view: {e}"))?;
+        let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &skins)
+            .map_err(|e| format!("{name}: {e}"))?;
+        if gpu_model.uses_default_skin() {
+            println!("note: {name} has no skin: drawn with the default checker texture");
+        }
+        let crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model)
+            .map_err(|e| format!("cannot make the crowd: {e}"))?;
+        renderer
+            .set_shadow(Some(shadow()))
+            .map_err(|e| e.to_string())?;
+        // Quake's z is the world's y.
+        let (first_lo, first_hi) = model.frame_bounds(0);
+        let height = (first_hi[2] - first_lo[2]).max(1e-3);
+        let clips = Clips::new(&model, height);
+        let names: Vec<&str> = clips.clips.iter().map(|c| c.name.as_str()).collect();
         println!(
-            "{name}: {} animations for the crowd ({} walking), {} skin(s), {} bytes on the GPU",
-            clips.len(),
-            walking.len(),
+            "{name}: the crowd plays {} ({} walking), {} skin(s), {} bytes on the GPU; \
+             at most {} members on this device",
+            names.join(" "),
+            clips.walking.len(),
             gpu_model.skin_count(),
-            gpu_model.gpu_bytes()
+            gpu_model.gpu_bytes(),
+            crowd.max_members()
         );
         let mut crowd = Crowd {
             name,
             renderer,
+            drone,
+            show_drone: false,
             model: gpu_model,
-            ground: Ground::new(gpu),
+            crowd,
+            walkers: Vec::new(),
+            ground: Ground::new(gpu, wgpu::CompareFunction::Less),
+            drone_ground: Ground::new(gpu, wgpu::CompareFunction::Always),
             clips,
-            ground_speed,
-            walking,
-            standing,
-            members: Vec::new(),
-            instances: Vec::new(),
+            count: 0,
             // Sunflower points this far apart stand about a height apart.
             spacing: height * 0.6,
             height,
-            foot,
-            clock: 0.0,
+            time: 0.0,
+            shadows: true,
+            visible: None,
+            counted_at: Instant::now(),
+            drone_viewport: [0.0; 4],
             flight: Flight {
                 auto: true,
                 position: Vec3::ZERO,
                 yaw: 0.0,
                 pitch: 0.0,
-                keys: [false; 8],
+                keys: [false; 6],
                 shift: false,
-                dragging: false,
-                cursor: None,
+                drag: Drag::default(),
             },
+            failed: false,
         };
-        crowd.resize_crowd(count);
+        crowd.populate(count)?;
         Ok(crowd)
     }
 
     /// The radius of the field the crowd stands on.
     fn field(&self) -> f32 {
-        self.spacing * (self.members.len() as f32).sqrt() + self.height
+        self.spacing * (self.count as f32).sqrt() + self.height
     }
 
-    /// Grows or shrinks the crowd to `count`, keeping the members it has.
-    fn resize_crowd(&mut self, count: usize) {
-        let count = count.clamp(1, MAX_INSTANCES);
-        self.members.truncate(count);
+    /// Fills the crowd with `count` members, the walkers first, so that
+    /// moving them each frame rewrites one contiguous run of the crowd's
+    /// buffer. Member `i` is the same whatever the count: it stands in the
+    /// same place and does the same thing.
+    fn populate(&mut self, count: usize) -> Result<(), String> {
+        let count = count.clamp(1, MAX_INSTANCES.min(self.crowd.max_members()));
+        self.crowd.clear();
+        self.walkers.clear();
+        self.count = count;
+        let skins = self.model.skin_count().max(1) as usize;
+        let mut standing = Vec::with_capacity(count);
         // Vogel's sunflower spiral: evenly spread at any count, and member i
         // stands in the same place however many follow.
         let golden = TAU * (1.0 - 1.0 / 1.618_034);
-        for i in self.members.len()..count {
-            let r = self.spacing * (i as f32 + 0.5).sqrt();
-            let a = i as f32 * golden;
-            let jitter = Vec2::new(unit(i, 1) - 0.5, unit(i, 2) - 0.5) * self.spacing * 0.5;
-            let walks = !self.walking.is_empty() && unit(i, 3) < WALKER_SHARE;
+        for i in 0..count {
+            let mut rng = Rng::new(i as u64);
+            let radius = self.spacing * (i as f32 + 0.5).sqrt();
+            let angle = i as f32 * golden;
+            let jitter = Vec2::new(rng.unit() - 0.5, rng.unit() - 0.5) * self.spacing * 0.5;
+            let position = Vec2::from_angle(angle) * radius + jitter;
+            // Walkers circle the middle; those right in it would spin.
+            let walks = !self.clips.walking.is_empty()
+                && self.walkers.len() < MAX_WALKERS
+                && radius > self.spacing * 3.0
+                && rng.chance(WALKER_SHARE);
             let clip = if walks {
-                self.walking[(unit(i, 4) * self.walking.len() as f32) as usize % self.walking.len()]
+                self.clips.walking[rng.below(self.clips.walking.len())]
             } else {
-                self.standing
-                    [(unit(i, 4) * self.standing.len() as f32) as usize % self.standing.len()]
+                self.clips.standing[rng.below(self.clips.standing.len())]
             };
-            let hue = unit(i, 7);
-            self.members.push(Member {
-                position: Vec2::new(a.cos(), a.sin()) * r + jitter,
-                heading: unit(i, 5) * TAU,
-                clip,
-                phase: unit(i, 6) * 10.0,
-                speed: 0.8 + 0.4 * unit(i, 8),
-                skin: (unit(i, 9) * self.model.skin_count() as f32) as u32
-                    % self.model.skin_count().max(1),
-                tint: tint(hue),
-            });
+            let speed = rng.range(0.8, 1.2);
+            // Started up to ten seconds ago: no two members in step.
+            let clock = ClipClock::new(self.clips.clips[clip].clone(), -rng.unit_f64() * 10.0)
+                .with_speed(speed);
+            let effects = if rng.chance(SHELL_SHARE) {
+                Effects::from_quake_flags(SHELLS[rng.below(SHELLS.len())])
+            } else {
+                Effects::NONE
+            };
+            let heading = rng.unit() * TAU;
+            let member = CrowdMember::new(Mat4::IDENTITY, clock)
+                .with_skin(rng.below(skins) as u32)
+                .with_tint(tint(rng.unit()))
+                .with_effects(effects);
+            if walks {
+                let ground_speed = self.clips.ground_speed[clip].unwrap_or(0.0) * speed;
+                let direction = if rng.chance(0.5) { 1.0 } else { -1.0 };
+                let walker = Walker {
+                    clip,
+                    radius: position.length(),
+                    angle: position.y.atan2(position.x),
+                    turn: direction * ground_speed / position.length(),
+                };
+                let transform = walker.transform(&self.clips, self.time);
+                let handle = self
+                    .crowd
+                    .add(CrowdMember {
+                        transform,
+                        ..member
+                    })
+                    .map_err(|e| e.to_string())?;
+                self.walkers.push((handle, walker));
+            } else {
+                let transform = Mat4::from_translation(Vec3::new(position.x, 0.0, position.y))
+                    * Mat4::from_rotation_y(heading)
+                    * self.clips.stand[clip];
+                standing.push(CrowdMember {
+                    transform,
+                    ..member
+                });
+            }
         }
-        self.instances = Vec::with_capacity(count);
-        println!("crowd: {count} instances");
+        for member in standing {
+            self.crowd.add(member).map_err(|e| e.to_string())?;
+        }
+        self.recount();
+        println!(
+            "crowd: {count} members, {} of them walking",
+            self.walkers.len()
+        );
+        Ok(())
     }
+
+    /// Forgets the count of members in view until the next is taken, a
+    /// second from now, of frames drawn since.
+    fn recount(&mut self) {
+        self.visible = None;
+        self.counted_at = Instant::now();
+    }
+
+    fn report(&mut self, result: Result<(), String>) {
+        // Say what went wrong once, not every frame.
+        if let Err(e) = result
+            && !self.failed
+        {
+            eprintln!("error: {e}");
+            self.failed = true;
+        }
+    }
+
+    /// The drone's camera, following the walker halfway out (or looking
+    /// at the middle of the field when nobody walks), steeply from above
+    /// and behind so that no sky shows: its ground fills its corner.
+    fn drone_camera(&self) -> (Camera, Vec3) {
+        let halfway = self.field() * 0.5;
+        let (at, forward) = self
+            .walkers
+            .iter()
+            .map(|(_, w)| w)
+            .min_by(|a, b| {
+                (a.radius - halfway)
+                    .abs()
+                    .total_cmp(&(b.radius - halfway).abs())
+            })
+            .map_or((Vec3::ZERO, Vec3::Z), |w| w.place(self.time));
+        let distance = self.height * DRONE_DISTANCE;
+        let (down, back) = DRONE_PITCH.sin_cos();
+        let eye = at + (Vec3::Y * down - forward * back) * distance;
+        let target = at + Vec3::Y * self.height * 0.5;
+        let camera = Camera::look_at(eye, target, FOV_Y, 1.0, distance * 0.1, distance * 4.0);
+        (camera, at)
+    }
+}
+/// Shadows fall away from the camera's default light.
+fn shadow() -> PlanarShadow {
+    PlanarShadow::on_ground(0.0, Light::default().towards_light)
 }
 
 /// A light colour of the given hue: the skin shows through, each member a
@@ -429,35 +583,35 @@ fn tint(hue: f32) -> [f32; 4] {
 impl App for Crowd {
     fn update(&mut self, gpu: &Gpu, dt: f32) {
         let dt = dt.min(0.25);
-        self.clock += dt;
-        let field = self.field();
-        self.instances.clear();
-        for member in &mut self.members {
-            if let Some(speed) = self.ground_speed[member.clip] {
-                // The model faces +Z; a heading turns it about Y.
-                let step = Vec2::new(member.heading.sin(), member.heading.cos())
-                    * speed
-                    * member.speed
-                    * dt;
-                member.position += step;
-                // Off the field: come back in on the far side.
-                if member.position.length() > field {
-                    member.position = -member.position.normalize_or_zero() * (field * 0.98);
-                }
+        self.time += f64::from(dt);
+        // The only members the CPU touches this frame.
+        let mut moved = Ok(());
+        for (handle, walker) in &self.walkers {
+            let transform = walker.transform(&self.clips, self.time);
+            if let Err(e) = self.crowd.set_transform(*handle, transform) {
+                moved = Err(e.to_string());
             }
-            let transform =
-                Mat4::from_translation(Vec3::new(member.position.x, 0.0, member.position.y))
-                    * Mat4::from_rotation_y(member.heading);
-            let clip = &self.clips[member.clip];
-            let time = self.clock * member.speed + member.phase;
-            self.instances.push(
-                Md2Instance::from_clip(transform, clip, time)
-                    .with_skin(member.skin)
-                    .with_tint(member.tint),
-            );
         }
-        self.flight.update(dt, self.clock, field, self.height);
-        let far = field * 4.0 + self.height * 20.0;
+        self.report(moved);
+        // The count of the frame last submitted: reading it waits for the
+        // GPU, so not every frame.
+        if self.counted_at.elapsed() >= VISIBLE_INTERVAL {
+            let count = |view: &Md2Renderer| {
+                view.visible_members(&gpu.device, &gpu.queue)
+                    .map(|counts| counts.first().copied().unwrap_or(0))
+            };
+            match count(&self.renderer).and_then(|main| Ok((main, count(&self.drone)?))) {
+                Ok(counts) => self.visible = Some(counts),
+                Err(e) => self.report(Err(e.to_string())),
+            }
+            self.counted_at = Instant::now();
+        }
+
+        let field = self.field();
+        self.flight.update(dt, self.time as f32, field, self.height);
+        // Only what is in view is drawn: the far plane bounds a frame's
+        // work, however large the crowd.
+        let far = (field * 2.0 + self.height * 10.0).min(self.height * VIEW_DISTANCE);
         let camera = Camera::look_at(
             self.flight.position,
             self.flight.position + self.flight.direction(),
@@ -466,25 +620,57 @@ impl App for Crowd {
             (self.height * 0.05).max(0.01),
             far,
         );
-        if let Err(e) = self.renderer.prepare(
-            &gpu.device,
-            &gpu.queue,
-            &camera,
-            &[(&self.model, &self.instances)],
-        ) {
-            eprintln!("error: {e}");
+        let prepared = self.renderer.prepare(&gpu.device, &gpu.queue, &camera, &[]);
+        self.report(prepared.map(drop).map_err(|e| e.to_string()));
+        // Fading out towards the far plane, where the crowd ends.
+        let ground = GroundParams {
+            center: self.flight.position * Vec3::new(1.0, 0.0, 1.0),
+            radius: far,
+            cell: self.height,
+            background: self.clear_color(),
+            inset: None,
+        };
+        self.ground.prepare(&gpu.queue, camera.view_proj, &ground);
+        if self.show_drone {
+            let (drone, at) = self.drone_camera();
+            let prepared = self.drone.prepare(&gpu.device, &gpu.queue, &drone, &[]);
+            self.report(prepared.map(drop).map_err(|e| e.to_string()));
+            let (width, height) = (gpu.size.0 as f32, gpu.size.1 as f32);
+            let side = (width.min(height) * 0.4).floor();
+            let margin = (side * 0.04).floor();
+            self.drone_viewport = [width - side - margin, margin, side, side];
+            // Centred on the view and large enough to cover all of it (its
+            // rim fades out), so its depth replaces the main view's there.
+            let drone_ground = GroundParams {
+                center: at,
+                radius: self.height * DRONE_DISTANCE * 8.0,
+                inset: Some(self.drone_viewport),
+                ..ground
+            };
+            self.drone_ground
+                .prepare(&gpu.queue, drone.view_proj, &drone_ground);
         }
-        self.ground.prepare(
-            &gpu.queue,
-            camera.view_proj,
-            &GroundParams {
-                center: Vec3::new(0.0, self.foot, 0.0),
-                radius: field * 1.6,
-                cell: self.height,
-                background: self.clear_color(),
-                shadow: None,
-            },
-        );
+    }
+
+    fn encode(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        // Each view culls the crowd against its own camera.
+        let mut views = vec![&mut self.renderer];
+        if self.show_drone {
+            views.push(&mut self.drone);
+        }
+        let mut result = Ok(());
+        for view in views {
+            if let Err(e) = view.prepare_crowds(
+                &gpu.device,
+                &gpu.queue,
+                encoder,
+                self.time,
+                &mut [&mut self.crowd],
+            ) {
+                result = Err(e.to_string());
+            }
+        }
+        self.report(result);
     }
 
     fn render_background(&mut self, pass: &mut wgpu::RenderPass<'_>) {
@@ -493,6 +679,15 @@ impl App for Crowd {
 
     fn render(&mut self, pass: &mut wgpu::RenderPass<'_>) {
         self.renderer.render(pass);
+        if self.show_drone {
+            // The same pass, a corner of it: the ground replaces the depth
+            // the main view left there, then the second view draws.
+            let [x, y, width, height] = self.drone_viewport;
+            pass.set_viewport(x, y, width, height, 0.0, 1.0);
+            pass.set_scissor_rect(x as u32, y as u32, width as u32, height as u32);
+            self.drone_ground.render(pass);
+            self.drone.render(pass);
+        }
     }
 
     fn input(&mut self, event: &WindowEvent) {
@@ -501,31 +696,61 @@ impl App for Crowd {
             if self.flight.key(&event.logical_key, pressed) || !pressed {
                 return;
             }
-            match &event.logical_key {
-                Key::Named(NamedKey::Space) => self.flight.auto = true,
-                Key::Character(c) => match c.as_str() {
-                    "+" | "=" => self.resize_crowd(self.members.len() * 2),
-                    "-" | "_" => self.resize_crowd(self.members.len() / 2),
-                    _ => {}
+            let result = match &event.logical_key {
+                Key::Named(NamedKey::Space) => {
+                    self.flight.auto = true;
+                    Ok(())
+                }
+                Key::Character(c) => match c.to_lowercase().as_str() {
+                    "+" | "=" => self.populate(self.count * 2),
+                    "-" | "_" => self.populate(self.count / 2),
+                    "v" => {
+                        self.show_drone = !self.show_drone;
+                        self.recount();
+                        Ok(())
+                    }
+                    "g" => {
+                        self.shadows = !self.shadows;
+                        self.renderer
+                            .set_shadow(self.shadows.then(shadow))
+                            .map_err(|e| e.to_string())
+                    }
+                    "c" => {
+                        self.crowd.set_culling(!self.crowd.culling());
+                        self.recount();
+                        Ok(())
+                    }
+                    _ => Ok(()),
                 },
-                _ => {}
-            }
+                _ => Ok(()),
+            };
+            self.report(result);
         }
         self.flight.input(event);
     }
 
     fn title(&self, stats: &FrameStats) -> String {
+        let visible = match self.visible {
+            Some((main, drone)) if self.show_drone => {
+                format!("{main} in view, {drone} in the drone's")
+            }
+            Some((main, _)) => format!("{main} in view"),
+            None => "counting".to_owned(),
+        };
+        let mut notes = String::new();
+        if !self.crowd.culling() {
+            notes += " — culling off";
+        }
+        if !self.flight.auto {
+            notes += " — steering";
+        }
         format!(
-            "md2-wgpu crowd — {} — {} instances, 1 draw call — {} fps — {:.2} ms CPU/frame{}",
+            "md2-wgpu crowd — {} — {} members ({visible}), {} walking — {} fps — {:.2} ms CPU/frame{notes}",
             self.name,
-            self.members.len(),
+            self.count,
+            self.walkers.len(),
             stats.fps_text(),
             stats.cpu_ms,
-            if self.flight.auto {
-                ""
-            } else {
-                " — steering"
-            }
         )
     }
 }

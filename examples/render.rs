@@ -1,39 +1,64 @@
 //! Renders an MD2 model offscreen and writes a PNG: a thumbnail, or a
-//! contact sheet with one pose of every animation.
+//! contact sheet with one pose of every animation; with a powerup shell or
+//! a planar shadow if asked.
 //!
 //! ```text
 //! cargo run --release --example render -- [FILE] [--skin PATH]
-//!     [--frame N | --anim NAME [--t T]] [--size WxH] [--out PATH] [--sheet]
+//!     [--frame N | --anim NAME [--t T]] [--shell COLOUR] [--shadow]
+//!     [--size WxH] [--out PATH] [--sheet]
 //! ```
 //!
 //! Without FILE it draws the built-in demo model.
 
+// The examples' pass and its depth and multisampled targets, without the
+// window the rest of the framework opens.
+#[path = "framework/targets.rs"]
+mod targets;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use glam::{Mat4, Quat, Vec3};
-use image::RgbaImage;
-use md2_wgpu::{
-    Animation, Camera, Clip, FrameLerp, GpuModel, Md2Instance, Md2Model, Md2Renderer,
-    Md2RendererOptions, quake_to_y_up,
+use md2_wgpu::glam::{Mat4, Quat, Vec3};
+use md2_wgpu::image::RgbaImage;
+use md2_wgpu::quake_flags::{
+    RF_SHELL_BLUE, RF_SHELL_DOUBLE, RF_SHELL_GREEN, RF_SHELL_HALF_DAM, RF_SHELL_RED,
 };
+use md2_wgpu::support::{Headless, read_rgba8};
+use md2_wgpu::{
+    Animation, Camera, Clip, DepthState, Effects, FrameLerp, GpuModel, Light, Md2Batch,
+    Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions, PlanarShadow, SHELL_OFFSET,
+    quake_to_y_up, stand_on_ground, wgpu,
+};
+use targets::{DEPTH_FORMAT, Targets};
 
 const USAGE: &str = "\
-usage: render [FILE] [--skin PATH] [--frame N | --anim NAME [--t T]] [--size WxH]
-              [--out PATH] [--sheet]
+usage: render [FILE] [--skin PATH] [--frame N | --anim NAME [--t T]] [--shell COLOUR]
+              [--shadow] [--size WxH] [--out PATH] [--sheet]
 
 Renders an MD2 model offscreen and writes a PNG.
 
-  FILE          the .md2 file (default: the built-in demo model)
-  --skin PATH   the skin image (default: found next to the model, as Quake II
-                lays skins out; the demo model's own skin for the demo)
-  --frame N     the frame to draw (default 0)
-  --anim NAME   an animation, by the name `md2info` lists (stand, run, ...)
-  --t T         seconds into the animation (10 frames a second; default 0)
-  --size WxH    picture size (default 256x256); with --sheet, one cell's size
-                (default 128x128)
-  --out PATH    where to write the PNG (default render.png)
-  --sheet       a contact sheet: one pose of every animation, labelled";
+  FILE            the .md2 file (default: the built-in demo model)
+  --skin PATH     the skin image (default: found next to the model, as Quake II
+                  lays skins out; the demo model's own skin for the demo)
+  --frame N       the frame to draw (default 0)
+  --anim NAME     an animation, by the name `md2info` lists (stand, run, ...)
+  --t T           seconds into the animation (10 frames a second; default 0)
+  --shell COLOUR  a powerup shell: red, green, blue, double (damage), half
+                  (damage), or R,G,B (linear, 0 to 1 each)
+  --shadow        the model's planar shadow on the ground it stands on
+  --size WxH      picture size (default 256x256); with --sheet, one cell's size
+                  (default 128x128)
+  --out PATH      where to write the PNG (default render.png)
+  --sheet         a contact sheet: one pose of every animation, labelled";
+
+/// Quake II's shells by the names `--shell` takes.
+const SHELLS: [(&str, u32); 5] = [
+    ("red", RF_SHELL_RED),
+    ("green", RF_SHELL_GREEN),
+    ("blue", RF_SHELL_BLUE),
+    ("double", RF_SHELL_DOUBLE),
+    ("half", RF_SHELL_HALF_DAM),
+];
 
 /// What the command line asks for.
 struct Args {
@@ -42,6 +67,9 @@ struct Args {
     frame: Option<u32>,
     anim: Option<String>,
     t: Option<f32>,
+    /// The shell's colour, and its name for the report.
+    shell: Option<([f32; 3], String)>,
+    shadow: bool,
     size: Option<(u32, u32)>,
     out: PathBuf,
     sheet: bool,
@@ -54,6 +82,8 @@ fn parse_args() -> Result<Option<Args>, String> {
         frame: None,
         anim: None,
         t: None,
+        shell: None,
+        shadow: false,
         size: None,
         out: PathBuf::from("render.png"),
         sheet: false,
@@ -85,6 +115,8 @@ fn parse_args() -> Result<Option<Args>, String> {
                 }
                 args.t = Some(t);
             }
+            "--shell" => args.shell = Some(parse_shell(&value("--shell")?)?),
+            "--shadow" => args.shadow = true,
             "--size" => {
                 let v = value("--size")?;
                 args.size = Some(parse_size(&v)?);
@@ -111,6 +143,9 @@ fn parse_args() -> Result<Option<Args>, String> {
     if args.sheet && (args.frame.is_some() || args.anim.is_some()) {
         return Err("--sheet draws every animation: leave out --frame and --anim".into());
     }
+    if args.sheet && args.shadow {
+        return Err("--shadow falls on the ground one model stands on: not with --sheet".into());
+    }
     Ok(Some(args))
 }
 
@@ -122,6 +157,31 @@ fn parse_size(v: &str) -> Result<(u32, u32), String> {
         return Err(format!("--size {v:?}: each side must be 8 to 8192 pixels"));
     }
     Ok((w, h))
+}
+
+/// A shell's linear colour, by Quake II's name or as R,G,B.
+fn parse_shell(v: &str) -> Result<([f32; 3], String), String> {
+    if let Some(&(name, flags)) = SHELLS.iter().find(|(name, _)| v.eq_ignore_ascii_case(name)) {
+        let color = Effects::from_quake_flags(flags)
+            .shell
+            .ok_or("every shell flag makes a shell")?;
+        return Ok((color, format!("{name} shell")));
+    }
+    let bad = || {
+        let names: Vec<&str> = SHELLS.iter().map(|(name, _)| *name).collect();
+        format!("--shell {v:?}: want {} or R,G,B", names.join(", "))
+    };
+    let channels = v
+        .split(',')
+        .map(|c| c.trim().parse::<f32>().map_err(|_| bad()))
+        .collect::<Result<Vec<f32>, String>>()?;
+    let [r, g, b] = channels[..] else {
+        return Err(bad());
+    };
+    if [r, g, b].iter().any(|c| !(0.0..=1.0).contains(c)) {
+        return Err(format!("--shell {v:?}: each channel is 0 to 1"));
+    }
+    Ok(([r, g, b], format!("shell {v}")))
 }
 
 fn main() -> ExitCode {
@@ -155,8 +215,11 @@ fn load(args: &Args) -> Result<(Md2Model, Vec<RgbaImage>, String), String> {
             if !path.is_file() {
                 return Err(format!("{}: no such file", path.display()));
             }
-            // Every error from `open` names the file.
-            let model = Md2Model::open(path).map_err(|e| e.to_string())?;
+            let model = Md2Model::open(path).map_err(|e| match e {
+                // Already names the file.
+                md2_wgpu::Md2Error::Io { .. } => e.to_string(),
+                _ => format!("{}: {e}", path.display()),
+            })?;
             (model, path.display().to_string())
         }
         None => (md2_wgpu::demo::demo_model(), "the demo model".to_owned()),
@@ -183,39 +246,85 @@ fn load(args: &Args) -> Result<(Md2Model, Vec<RgbaImage>, String), String> {
 fn run(args: &Args) -> Result<String, String> {
     let (model, skins, name) = load(args)?;
     let animations = model.animations();
-    let gpu = Headless::new()?;
-    let options = Md2RendererOptions::WITH_DEPTH.with_sample_count(gpu.samples);
+    // Large sheets want the adapter's texture size, not WebGPU's minimum.
+    let gpu = Headless::new(
+        |adapter| md2_wgpu::required_limits().using_resolution(adapter.limits()),
+        wgpu::Features::empty(),
+    )?;
+    let options = Md2RendererOptions::DEFAULT
+        .with_depth(DepthState::standard(DEPTH_FORMAT))
+        .with_sample_count(targets::sample_count(&gpu.adapter, FORMAT));
     let mut renderer = Md2Renderer::new(&gpu.device, FORMAT, options).map_err(|e| e.to_string())?;
     let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &skins)
         .map_err(|e| e.to_string())?;
-    let skin_note = if gpu_model.uses_default_skin() {
-        " (no skin: default checker texture)"
-    } else {
-        ""
+    let mut notes = String::new();
+    let effects = match &args.shell {
+        Some((color, what)) => {
+            notes += &format!(", {what}");
+            Effects::NONE.with_shell(*color)
+        }
+        None => Effects::NONE,
     };
+    if gpu_model.uses_default_skin() {
+        notes += " (no skin: default checker texture)";
+    }
 
     let (picture, what) = if args.sheet {
         let cell = args.size.unwrap_or((128, 128));
-        let sheet = sheet(&gpu, &mut renderer, &gpu_model, &model, animations, cell)?;
-        (sheet, format!("{} animations", animations.len()))
+        let poses = Sheet::new(&model, animations, cell, effects);
+        let camera = poses.camera();
+        let batch = Md2Batch::new(&gpu_model, &poses.instances);
+        let mut picture = draw(&gpu, &mut renderer, &camera, batch, poses.size)?;
+        poses.label(&mut picture, animations);
+        (picture, format!("{} animations", animations.len()))
     } else {
         let size = args.size.unwrap_or((256, 256));
         let (lerp, what) = pose(args, &model, animations)?;
-        let frames = [lerp.frame_a, lerp.frame_b];
-        let camera = framing(&model, &frames, size.0 as f32 / size.1 as f32);
-        let instances = [Md2Instance::new(Mat4::IDENTITY, lerp)];
-        let picture = gpu.render(&mut renderer, &camera, &[(&gpu_model, &instances)], size)?;
+        let frames = lerp.frame_a.min(lerp.frame_b)..=lerp.frame_a.max(lerp.frame_b);
+        let transform = stand_on_ground(&model, frames.clone(), Vec3::ZERO);
+        let (lo, hi) = frames_box(&model, frames);
+        let (lo, hi) = (
+            transform.transform_point3(lo),
+            transform.transform_point3(hi),
+        );
+        let (lo, hi) = if args.shell.is_some() {
+            // The shell stands off the skin (at the model's own scale).
+            (lo - SHELL_OFFSET, hi + SHELL_OFFSET)
+        } else {
+            (lo, hi)
+        };
+        let (lo, hi, view_from) = if args.shadow {
+            // The camera's light casts it.
+            let shadow = PlanarShadow::on_ground(0.0, Light::default().towards_light);
+            renderer
+                .set_shadow(Some(shadow))
+                .map_err(|e| e.to_string())?;
+            notes += ", planar shadow";
+            // Framed too: the box's corners cast along the light.
+            let cast = shadow.projection();
+            let (lo, hi) = corners(lo, hi).fold((lo, hi), |(a, b), c| {
+                let p = cast.transform_point3(c);
+                (a.min(p), b.max(p))
+            });
+            (lo, hi, SHADOW_VIEW_FROM)
+        } else {
+            (lo, hi, VIEW_FROM)
+        };
+        let camera = Camera::framing(lo, hi, view_from, size.0 as f32 / size.1 as f32);
+        let instances = [Md2Instance::new(transform, lerp).with_effects(effects)];
+        let batch = Md2Batch::new(&gpu_model, &instances);
+        let picture = draw(&gpu, &mut renderer, &camera, batch, size)?;
         (picture, what)
     };
     picture
         .save(&args.out)
         .map_err(|e| format!("writing {}: {e}", args.out.display()))?;
     Ok(format!(
-        "wrote {} ({}x{}): {name}, {what}{skin_note}, on {}",
+        "wrote {} ({}x{}): {name}, {what}{notes}, on {}",
         args.out.display(),
         picture.width(),
         picture.height(),
-        gpu.adapter
+        gpu.adapter_label()
     ))
 }
 
@@ -259,282 +368,157 @@ fn pose(
     ))
 }
 
-/// A three-quarter front view framing these frames.
-fn framing(model: &Md2Model, frames: &[u32], aspect: f32) -> Camera {
-    let (lo, hi) = frames_box(model, frames);
-    Camera::framing(lo, hi, Vec3::new(0.45, 0.3, 1.0), aspect)
+/// Seen from the model's front (it faces +Z), a little to its left and
+/// above: a thumbnail's three-quarter view.
+const VIEW_FROM: Vec3 = Vec3::new(0.45, 0.3, 1.0);
+/// With a shadow: the default light casts it behind the model and to its
+/// right (-X), where it shows from the front right and a little higher.
+const SHADOW_VIEW_FROM: Vec3 = Vec3::new(-0.6, 0.6, 1.0);
+
+/// The box around `frames`, in the Y-up world.
+fn frames_box(model: &Md2Model, frames: impl IntoIterator<Item = u32>) -> (Vec3, Vec3) {
+    frames
+        .into_iter()
+        .map(|f| model.frame_bounds(f))
+        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), (a, b)| {
+            (lo.min(quake_to_y_up(a)), hi.max(quake_to_y_up(b)))
+        })
 }
 
-/// The box around the frames, in the Y-up world.
-fn frames_box(model: &Md2Model, frames: &[u32]) -> (Vec3, Vec3) {
-    let mut lo = Vec3::splat(f32::INFINITY);
-    let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    for &f in frames {
-        let (a, b) = model.frame_bounds(f);
-        lo = lo.min(quake_to_y_up(a));
-        hi = hi.max(quake_to_y_up(b));
-    }
-    (lo, hi)
+/// The eight corners of the box `lo..hi`.
+fn corners(lo: Vec3, hi: Vec3) -> impl Iterator<Item = Vec3> {
+    (0..8).map(move |i| {
+        Vec3::new(
+            if i & 1 == 0 { lo.x } else { hi.x },
+            if i & 2 == 0 { lo.y } else { hi.y },
+            if i & 4 == 0 { lo.z } else { hi.z },
+        )
+    })
 }
 
 /// Height of the label strip under each cell, in pixels.
 const LABEL_HEIGHT: u32 = 14;
 
-/// One instance per animation (its middle frame), in a grid of `cell`-sized
-/// cells with a label under each, drawn in one instanced draw with an
-/// orthographic camera in pixel units.
-fn sheet(
-    gpu: &Headless,
-    renderer: &mut Md2Renderer,
-    gpu_model: &GpuModel,
-    model: &Md2Model,
-    animations: &[Animation],
+/// A contact sheet: one instance per animation (its middle frame), in a
+/// grid of `cell`-sized cells with a label under each, drawn in one
+/// instanced draw with an orthographic camera in pixel units.
+struct Sheet {
+    instances: Vec<Md2Instance>,
+    /// The frame each cell shows.
+    frames: Vec<u32>,
     cell: (u32, u32),
-) -> Result<RgbaImage, String> {
-    let count = animations.len().max(1) as u32;
-    let cols = (count as f32).sqrt().ceil() as u32;
-    let rows = count.div_ceil(cols);
-    let (cw, ch) = cell;
-    let (width, height) = (cols * cw, rows * (ch + LABEL_HEIGHT));
+    cols: u32,
+    size: (u32, u32),
+}
 
-    let poses: Vec<u32> = animations
-        .iter()
-        .map(|a| a.first + (a.last - a.first) / 2)
-        .collect();
-    // One scale for every cell, so the poses compare: the largest pose
-    // (turned for the three-quarter view) fits its cell.
-    let turn = Quat::from_rotation_y(0.5);
-    let radius = poses
-        .iter()
-        .map(|&f| {
-            let (lo, hi) = frames_box(model, &[f]);
-            ((hi - lo) * 0.5).length()
-        })
-        .fold(1e-3f32, f32::max);
-    let scale = 0.5 * cw.min(ch) as f32 / radius;
-
-    let instances: Vec<Md2Instance> = poses
-        .iter()
-        .enumerate()
-        .map(|(i, &frame)| {
-            let (col, row) = (i as u32 % cols, i as u32 / cols);
-            let center = Vec3::new(
-                (col * cw + cw / 2) as f32,
-                (height - row * (ch + LABEL_HEIGHT) - ch / 2) as f32,
-                0.0,
-            );
-            let (lo, hi) = frames_box(model, &[frame]);
-            let transform = Mat4::from_translation(center)
-                * Mat4::from_scale(Vec3::splat(scale))
-                * Mat4::from_quat(turn)
-                * Mat4::from_translation(-(lo + hi) * 0.5);
-            Md2Instance::new(transform, FrameLerp::still(frame))
-        })
-        .collect();
-    let proj = glam::camera::rh::proj::directx::orthographic(
-        0.0,
-        width as f32,
-        0.0,
-        height as f32,
-        -4096.0,
-        4096.0,
-    );
-    let camera = Camera::new(proj);
-    let mut picture = gpu.render(
-        renderer,
-        &camera,
-        &[(gpu_model, &instances)],
-        (width, height),
-    )?;
-    for (i, (animation, &frame)) in animations.iter().zip(&poses).enumerate() {
-        let (col, row) = (i as u32 % cols, i as u32 / cols);
-        let label = format!("{} {frame}", animation.name);
-        font::draw(
-            &mut picture,
-            &label,
-            col * cw + 4,
-            row * (ch + LABEL_HEIGHT) + ch + 2,
-            cw - 8,
-        );
+impl Sheet {
+    fn new(
+        model: &Md2Model,
+        animations: &[Animation],
+        cell: (u32, u32),
+        effects: Effects,
+    ) -> Sheet {
+        let count = animations.len().max(1) as u32;
+        let cols = (count as f32).sqrt().ceil() as u32;
+        let rows = count.div_ceil(cols);
+        let (cw, ch) = cell;
+        let (width, height) = (cols * cw, rows * (ch + LABEL_HEIGHT));
+        let frames: Vec<u32> = animations.iter().map(|a| (a.first + a.last) / 2).collect();
+        // One scale for every cell, so the poses compare: the largest pose
+        // (turned for the three-quarter view) fits its cell.
+        let turn = Quat::from_rotation_y(0.5);
+        let radius = frames
+            .iter()
+            .map(|&f| {
+                let (lo, hi) = frames_box(model, [f]);
+                ((hi - lo) * 0.5).length()
+            })
+            .fold(1e-3f32, f32::max);
+        let scale = 0.5 * cw.min(ch) as f32 / radius;
+        let instances = frames
+            .iter()
+            .enumerate()
+            .map(|(i, &frame)| {
+                let (col, row) = (i as u32 % cols, i as u32 / cols);
+                let center = Vec3::new(
+                    (col * cw + cw / 2) as f32,
+                    (height - row * (ch + LABEL_HEIGHT) - ch / 2) as f32,
+                    0.0,
+                );
+                let (lo, hi) = frames_box(model, [frame]);
+                let transform = Mat4::from_translation(center)
+                    * Mat4::from_scale(Vec3::splat(scale))
+                    * Mat4::from_quat(turn)
+                    * Mat4::from_translation(-(lo + hi) * 0.5);
+                Md2Instance::new(transform, FrameLerp::still(frame)).with_effects(effects)
+            })
+            .collect();
+        Sheet {
+            instances,
+            frames,
+            cell,
+            cols,
+            size: (width, height),
+        }
     }
-    Ok(picture)
+
+    fn camera(&self) -> Camera {
+        let (width, height) = self.size;
+        Camera::new(md2_wgpu::glam::camera::rh::proj::directx::orthographic(
+            0.0,
+            width as f32,
+            0.0,
+            height as f32,
+            -4096.0,
+            4096.0,
+        ))
+    }
+
+    /// Writes each animation's name and frame under its cell.
+    fn label(&self, picture: &mut RgbaImage, animations: &[Animation]) {
+        let (cw, ch) = self.cell;
+        for (i, (animation, &frame)) in animations.iter().zip(&self.frames).enumerate() {
+            let (col, row) = (i as u32 % self.cols, i as u32 / self.cols);
+            let label = format!("{} {frame}", animation.name);
+            font::draw(
+                picture,
+                &label,
+                col * cw + 4,
+                row * (ch + LABEL_HEIGHT) + ch + 2,
+                cw - 8,
+            );
+        }
+    }
 }
 
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// A mid grey, linear: a shadow darkens it and a shell shows against it.
 const BACKGROUND: wgpu::Color = wgpu::Color {
-    r: 0.02,
-    g: 0.022,
-    b: 0.03,
+    r: 0.16,
+    g: 0.17,
+    b: 0.19,
     a: 1.0,
 };
 
-/// A device with no window.
-struct Headless {
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    adapter: String,
-    samples: u32,
-}
-
-impl Headless {
-    fn new() -> Result<Headless, String> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
-            .map_err(|e| format!("no GPU adapter: {e}"))?;
-        let info = adapter.get_info();
-        let needed = md2_wgpu::required_downlevel_flags();
-        if !adapter.get_downlevel_capabilities().flags.contains(needed) {
-            return Err(format!("adapter {} lacks {needed:?}", info.name));
-        }
-        let samples = if adapter
-            .get_texture_format_features(FORMAT)
-            .flags
-            .sample_count_supported(4)
-        {
-            4
-        } else {
-            1
-        };
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("md2-wgpu render example"),
-            required_limits: md2_wgpu::required_limits().using_resolution(adapter.limits()),
-            ..Default::default()
-        }))
-        .map_err(|e| format!("adapter {} gave no device: {e}", info.name))?;
-        Ok(Headless {
-            device,
-            queue,
-            adapter: format!("{} ({:?})", info.name, info.backend),
-            samples,
-        })
-    }
-
-    fn render(
-        &self,
-        renderer: &mut Md2Renderer,
-        camera: &Camera,
-        batches: &[(&GpuModel, &[Md2Instance])],
-        (width, height): (u32, u32),
-    ) -> Result<RgbaImage, String> {
-        renderer
-            .prepare(&self.device, &self.queue, camera, batches)
-            .map_err(|e| e.to_string())?;
-        let size = wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        };
-        let texture = |label, format, samples, usage| {
-            self.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size,
-                mip_level_count: 1,
-                sample_count: samples,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
-        };
-        let target = texture(
-            "md2-wgpu render target",
-            FORMAT,
-            1,
-            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        );
-        let msaa = (self.samples > 1).then(|| {
-            texture(
-                "md2-wgpu render msaa",
-                FORMAT,
-                self.samples,
-                wgpu::TextureUsages::RENDER_ATTACHMENT,
-            )
-        });
-        let depth = texture(
-            "md2-wgpu render depth",
-            wgpu::TextureFormat::Depth32Float,
-            self.samples,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        let target_view = target.create_view(&Default::default());
-        let msaa_view = msaa.as_ref().map(|t| t.create_view(&Default::default()));
-        let depth_view = depth.create_view(&Default::default());
-        let (view, resolve_target) = match &msaa_view {
-            Some(msaa) => (msaa, Some(&target_view)),
-            None => (&target_view, None),
-        };
-
-        let row = 4 * width;
-        let padded =
-            row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-        let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("md2-wgpu render readback"),
-            size: u64::from(padded) * u64::from(height),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("md2-wgpu render pass"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view,
-                    depth_slice: None,
-                    resolve_target,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(BACKGROUND),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &depth_view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Discard,
-                    }),
-                    stencil_ops: None,
-                }),
-                ..Default::default()
-            });
-            renderer.render(&mut pass);
-        }
-        encoder.copy_texture_to_buffer(
-            target.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &readback,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded),
-                    rows_per_image: Some(height),
-                },
-            },
-            size,
-        );
-        self.queue.submit([encoder.finish()]);
-        let (sender, receiver) = std::sync::mpsc::channel();
-        readback.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = sender.send(r);
-        });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| format!("waiting for the GPU: {e}"))?;
-        receiver
-            .recv()
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("reading the picture back: {e}"))?;
-        let mut pixels = Vec::with_capacity((row * height) as usize);
-        {
-            let view = readback
-                .get_mapped_range(..)
-                .map_err(|e| format!("reading the picture back: {e}"))?;
-            for y in 0..height as usize {
-                let start = y * padded as usize;
-                pixels.extend_from_slice(&view[start..start + row as usize]);
-            }
-        }
-        RgbaImage::from_raw(width, height, pixels).ok_or_else(|| "picture size".to_owned())
-    }
+/// Draws `batch` with `renderer` into a fresh `width` × `height` picture.
+fn draw(
+    gpu: &Headless,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    batch: Md2Batch<'_>,
+    (width, height): (u32, u32),
+) -> Result<RgbaImage, String> {
+    renderer
+        .prepare(&gpu.device, &gpu.queue, camera, &[batch])
+        .map_err(|e| e.to_string())?;
+    let target = targets::picture_target(&gpu.device, FORMAT, (width, height));
+    let samples = renderer.options().multisample.count;
+    let targets = Targets::new(&gpu.device, FORMAT, samples, (width, height));
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let view = target.create_view(&Default::default());
+    renderer.render(&mut targets.begin_pass(&mut encoder, &view, BACKGROUND));
+    read_rgba8(&gpu.device, &gpu.queue, encoder, &target)
+        .map_err(|e| format!("reading the picture back: {e}"))
 }
 
 /// A 3 × 5 pixel font for labels, drawn at twice its size.

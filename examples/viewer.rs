@@ -9,20 +9,23 @@
 
 mod framework;
 
-use std::path::{Path, PathBuf};
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use glam::{Mat4, Vec3};
-use md2_wgpu::skins::{load_skin, load_skins};
-use md2_wgpu::{
-    Camera, Clip, Crossfade, GpuModel, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions,
-    Pose, Quake2Player, demo, quake_to_y_up,
+use md2_wgpu::glam::{Mat4, Vec3};
+use md2_wgpu::quake_flags::{
+    RF_SHELL_BLUE, RF_SHELL_DOUBLE, RF_SHELL_GREEN, RF_SHELL_HALF_DAM, RF_SHELL_RED,
 };
-use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use md2_wgpu::{
+    Camera, Clip, Crossfade, Effects, GpuModel, Light, Md2Batch, Md2Instance, Md2Model,
+    Md2Renderer, PlanarShadow, Pose, Quake2Player, quake_to_y_up, wgpu,
+};
+use winit::event::{ElementState, MouseScrollDelta, WindowEvent};
 use winit::keyboard::{Key, NamedKey};
 
 use framework::ground::{Ground, GroundParams};
-use framework::{App, FrameStats, Gpu};
+use framework::{App, Drag, FrameStats, Gpu, Loaded};
 
 const USAGE: &str = "\
 usage: viewer [FILE] [--skin PATH] [--weapon FILE] [options]
@@ -38,6 +41,8 @@ keys:
   Space        pause                   , / .        step a frame back / on (paused)
   - / +        slower / faster         I            interpolation on / off (Quake-style steps)
   S            next skin               R            reset the camera
+  Q            powerup shell: red, green, blue, double damage, half damage, off
+  G            planar shadow on the ground on / off
   mouse        drag to orbit, wheel to zoom
   Esc          quit";
 
@@ -51,144 +56,52 @@ const FOV_Y: f32 = 0.7;
 /// Playback speeds the - and + keys step through.
 const SPEEDS: [f32; 9] = [0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0];
 const NORMAL_SPEED: usize = 4;
-
-/// What the command line asked for, loaded before any window opens.
-struct Loaded {
-    name: String,
-    model: Md2Model,
-    skins: Vec<image::RgbaImage>,
-    weapon: Option<(String, Md2Model, Vec<image::RgbaImage>)>,
-}
+/// Quake II's powerup shells, in the order the Q key shows them.
+const SHELLS: [(&str, u32); 5] = [
+    ("red shell", RF_SHELL_RED),
+    ("green shell", RF_SHELL_GREEN),
+    ("blue shell", RF_SHELL_BLUE),
+    ("double damage", RF_SHELL_DOUBLE),
+    ("half damage", RF_SHELL_HALF_DAM),
+];
 
 fn main() -> ExitCode {
-    let (common, rest) = match framework::parse_common(std::env::args().skip(1)) {
-        Ok(parsed) => parsed,
-        Err(e) => return usage_error(&e),
-    };
-    let mut file = None;
     let mut skin = None;
     let mut weapon = None;
-    let mut args = rest.into_iter();
-    while let Some(arg) = args.next() {
-        let parsed = match arg.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}\n\n{}\n\n{KEYS}", framework::COMMON_USAGE);
-                return ExitCode::SUCCESS;
-            }
-            "--skin" => {
-                framework::value(&mut args, "--skin").map(|v| skin = Some(PathBuf::from(v)))
-            }
-            "--weapon" => {
-                framework::value(&mut args, "--weapon").map(|v| weapon = Some(PathBuf::from(v)))
-            }
-            flag if flag.starts_with("--") => Err(format!("unknown option {flag}")),
-            _ if file.is_some() => Err(format!("one model at a time (got {arg:?} too)")),
-            _ => {
-                file = Some(PathBuf::from(arg));
-                Ok(())
-            }
-        };
-        if let Err(e) = parsed {
-            return usage_error(&e);
+    let common = match framework::parse_args(USAGE, KEYS, |flag, args| {
+        match flag {
+            "--skin" => skin = Some(PathBuf::from(framework::value(args, flag)?)),
+            "--weapon" => weapon = Some(PathBuf::from(framework::value(args, flag)?)),
+            _ => return Ok(false),
         }
-    }
-    let loaded = match load(file.as_deref(), skin.as_deref(), weapon.as_deref()) {
+        Ok(true)
+    }) {
+        Ok(common) => common,
+        Err(code) => return code,
+    };
+    let loaded = framework::load(common.file.as_deref(), skin.as_deref()).and_then(|body| {
+        let weapon = weapon
+            .map(|path| framework::load(Some(&path), None))
+            .transpose()?;
+        if let Some(weapon) = &weapon
+            && weapon.model.frame_count() != body.model.frame_count()
+        {
+            println!(
+                "note: the weapon has {} frames and the body {}: frames past the weapon's \
+                 last show its last",
+                weapon.model.frame_count(),
+                body.model.frame_count()
+            );
+        }
+        Ok((body, weapon))
+    });
+    let (body, weapon) = match loaded {
         Ok(loaded) => loaded,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(e) => return framework::fail(&e),
     };
-    println!("{KEYS}");
-    let setup = framework::Setup {
-        title: format!("md2-wgpu viewer — {}", loaded.name),
-        required_limits: md2_wgpu::required_limits(),
-        required_downlevel_flags: md2_wgpu::required_downlevel_flags(),
-    };
-    framework::run(setup, common, move |gpu| Viewer::new(gpu, loaded))
-}
-
-fn usage_error(message: &str) -> ExitCode {
-    eprintln!("error: {message}\n\n{USAGE}\n\n{}", framework::COMMON_USAGE);
-    ExitCode::from(2)
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
-
-/// Loads a model and its skins, printing what the skin search noticed.
-fn load_model(
-    path: &Path,
-    skin: Option<&Path>,
-) -> Result<(Md2Model, Vec<image::RgbaImage>), String> {
-    let model = framework::open_model(path)?;
-    for warning in model.warnings() {
-        println!("note: {}: {warning}", path.display());
-    }
-    let skins = match skin {
-        Some(skin) => vec![load_skin(skin).map_err(|e| e.to_string())?],
-        None => {
-            let found = load_skins(path, &model);
-            for note in found.notes() {
-                println!("note: {}: {note}", path.display());
-            }
-            for (i, p) in found.paths.iter().enumerate() {
-                match p {
-                    Some(p) => println!("skin {i}: {}", p.display()),
-                    None => println!("skin {i}: not found (default texture)"),
-                }
-            }
-            found.images
-        }
-    };
-    Ok((model, skins))
-}
-
-fn load(file: Option<&Path>, skin: Option<&Path>, weapon: Option<&Path>) -> Result<Loaded, String> {
-    let (name, model, skins) = match file {
-        Some(path) => {
-            let (model, skins) = load_model(path, skin)?;
-            (file_name(path), model, skins)
-        }
-        None => {
-            let skins = match skin {
-                Some(skin) => vec![load_skin(skin).map_err(|e| e.to_string())?],
-                None => vec![demo::demo_skin()],
-            };
-            ("demo model".to_owned(), demo::demo_model(), skins)
-        }
-    };
-    let weapon = match weapon {
-        Some(path) => {
-            let (weapon, skins) = load_model(path, None)?;
-            if weapon.frame_count() != model.frame_count() {
-                println!(
-                    "note: the weapon has {} frames and the body {}: frames past the weapon's \
-                     last show its last",
-                    weapon.frame_count(),
-                    model.frame_count()
-                );
-            }
-            Some((file_name(path), weapon, skins))
-        }
-        None => None,
-    };
-    println!(
-        "{name}: {} frames, {} vertices, {} triangles, {} skin(s)",
-        model.frame_count(),
-        model.vertex_count(),
-        model.triangles().len(),
-        skins.len()
-    );
-    Ok(Loaded {
-        name,
-        model,
-        skins,
-        weapon,
+    let title = format!("md2-wgpu viewer — {}", body.name);
+    framework::run(title, KEYS, common, move |gpu| {
+        Viewer::new(gpu, body, weapon)
     })
 }
 
@@ -199,8 +112,7 @@ struct Orbit {
     pitch: f32,
     distance: f32,
     home: (f32, f32, f32),
-    dragging: bool,
-    cursor: Option<(f64, f64)>,
+    drag: Drag,
 }
 
 impl Orbit {
@@ -214,8 +126,7 @@ impl Orbit {
             pitch,
             distance: 1.0,
             home: (yaw, pitch, 1.0),
-            dragging: false,
-            cursor: None,
+            drag: Drag::default(),
         };
         let back = orbit.eye() - orbit.target;
         let right = Vec3::Y.cross(back).normalize();
@@ -264,29 +175,18 @@ impl Orbit {
     }
 
     fn input(&mut self, event: &WindowEvent) {
-        match event {
-            WindowEvent::MouseInput {
-                state,
-                button: MouseButton::Left,
-                ..
-            } => self.dragging = *state == ElementState::Pressed,
-            WindowEvent::CursorMoved { position, .. } => {
-                if let (true, Some((x, y))) = (self.dragging, self.cursor) {
-                    self.yaw -= (position.x - x) as f32 * 0.008;
-                    self.pitch = (self.pitch + (position.y - y) as f32 * 0.008).clamp(-1.45, 1.45);
-                }
-                self.cursor = Some((position.x, position.y));
-            }
-            WindowEvent::MouseWheel { delta, .. } => {
-                let lines = match delta {
-                    MouseScrollDelta::LineDelta(_, y) => *y,
-                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
-                };
-                let min = self.home.2 * 0.1;
-                let max = self.home.2 * 10.0;
-                self.distance = (self.distance * 0.9f32.powf(lines)).clamp(min, max);
-            }
-            _ => {}
+        if let Some((dx, dy)) = self.drag.input(event) {
+            self.yaw -= dx * 0.008;
+            self.pitch = (self.pitch + dy * 0.008).clamp(-1.45, 1.45);
+        }
+        if let WindowEvent::MouseWheel { delta, .. } = event {
+            let lines = match delta {
+                MouseScrollDelta::LineDelta(_, y) => *y,
+                MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+            };
+            let min = self.home.2 * 0.1;
+            let max = self.home.2 * 10.0;
+            self.distance = (self.distance * 0.9f32.powf(lines)).clamp(min, max);
         }
     }
 }
@@ -310,44 +210,59 @@ struct Viewer {
     speed: usize,
     interpolate: bool,
     skin: u32,
+    /// Which of [`SHELLS`] the model wears, if any.
+    shell: Option<usize>,
+    shadow: bool,
     pose: Pose,
     failed_prepare: bool,
 }
 
 impl Viewer {
-    fn new(gpu: &Gpu, loaded: Loaded) -> Result<Viewer, String> {
-        let options = Md2RendererOptions::WITH_DEPTH.with_sample_count(gpu.sample_count);
-        let renderer = Md2Renderer::new(&gpu.device, gpu.color_format, options)
+    fn new(gpu: &Gpu, body: Loaded, weapon: Option<Loaded>) -> Result<Viewer, String> {
+        let mut renderer = Md2Renderer::new(&gpu.device, gpu.color_format, gpu.renderer_options())
             .map_err(|e| format!("cannot build the renderer: {e}"))?;
-        let upload = |name: &str, model: &Md2Model, skins: &[image::RgbaImage]| {
-            let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, model, skins)
-                .map_err(|e| format!("{name}: {e}"))?;
+        let upload = |loaded: &Loaded| {
+            let gpu_model = GpuModel::new(
+                &gpu.device,
+                &gpu.queue,
+                &renderer,
+                &loaded.model,
+                &loaded.skins,
+            )
+            .map_err(|e| format!("{}: {e}", loaded.name))?;
             if gpu_model.uses_default_skin() {
-                println!("note: {name} has no skin: drawn with the default checker texture");
+                println!(
+                    "note: {} has no skin: drawn with the default checker texture",
+                    loaded.name
+                );
             }
-            println!("{name}: {} bytes on the GPU", gpu_model.gpu_bytes());
+            println!(
+                "{}: {} bytes on the GPU",
+                loaded.name,
+                gpu_model.gpu_bytes()
+            );
             Ok::<_, String>(gpu_model)
         };
-        let body = upload(&loaded.name, &loaded.model, &loaded.skins)?;
-        let weapon = match &loaded.weapon {
-            Some((name, model, skins)) => Some((name.clone(), upload(name, model, skins)?)),
+        let gpu_body = upload(&body)?;
+        let weapon = match &weapon {
+            Some(loaded) => Some((loaded.name.clone(), upload(loaded)?)),
             None => None,
         };
 
         // The ground and the far plane cover every frame; the camera
         // frames the animation shown first, so a standing model is not
         // dwarfed by the room its death throes need.
-        let (min, max) = y_up_box(loaded.model.bounds());
+        let model = &body.model;
+        let (min, max) = frames_box(model, 0..=last_frame(model));
         let radius = ((max - min).length() * 0.5).max(1e-3);
-        let (clips, from) = if Quake2Player::fits(&loaded.model) {
+        let (clips, from) = if Quake2Player::fits(model) {
             (Quake2Player::clips(), "the Quake II player table")
         } else {
-            (Clip::for_model(&loaded.model), "the frame names")
+            (Clip::for_model(model), "the frame names")
         };
         // A model with no frame names to group still has its frames.
         let clips = if clips.is_empty() {
-            let last = loaded.model.frame_count().saturating_sub(1);
-            vec![Clip::looping("all", 0, last)]
+            vec![Clip::looping("all", 0, last_frame(model))]
         } else {
             clips
         };
@@ -358,16 +273,21 @@ impl Viewer {
             names.join(" ")
         );
         let fade = Crossfade::still(clips[0].clone().started_at(0.0));
-        let (view_min, view_max) = clips[0]
-            .frames()
-            .map(|f| y_up_box(loaded.model.frame_bounds(f)))
-            .fold((max, min), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
+        let (view_min, view_max) = frames_box(model, clips[0].frames());
+        // Quake II cast its shadows from one fixed direction; here, the
+        // camera's light.
+        renderer
+            .set_shadow(Some(PlanarShadow::on_ground(
+                min.y,
+                Light::default().towards_light,
+            )))
+            .map_err(|e| e.to_string())?;
         Ok(Viewer {
-            name: loaded.name,
+            name: body.name,
             renderer,
-            body,
+            body: gpu_body,
             weapon,
-            ground: Ground::new(gpu),
+            ground: Ground::new(gpu, wgpu::CompareFunction::Less),
             ground_y: min.y,
             radius,
             orbit: Orbit::framing(view_min, view_max, gpu.aspect()),
@@ -379,6 +299,8 @@ impl Viewer {
             speed: NORMAL_SPEED,
             interpolate: true,
             skin: 0,
+            shell: None,
+            shadow: true,
             pose: Pose::default(),
             failed_prepare: false,
         })
@@ -407,6 +329,17 @@ impl Viewer {
         self.time = self.fade.to_start + target / fps;
     }
 
+    fn toggle_shadow(&mut self) {
+        self.shadow = !self.shadow;
+        let shadow = self
+            .shadow
+            .then(|| PlanarShadow::on_ground(self.ground_y, Light::default().towards_light));
+        // The framework's depth buffer has a stencil, so this cannot fail.
+        if let Err(e) = self.renderer.set_shadow(shadow) {
+            eprintln!("error: {e}");
+        }
+    }
+
     fn key(&mut self, key: &Key) {
         match key {
             Key::Named(NamedKey::ArrowRight) => self.change_clip(1, false),
@@ -423,6 +356,13 @@ impl Viewer {
                 "i" => self.interpolate = !self.interpolate,
                 "s" => self.skin = (self.skin + 1) % self.body.skin_count().max(1),
                 "r" => self.orbit.reset(),
+                "q" => {
+                    self.shell = match self.shell {
+                        None => Some(0),
+                        Some(i) => Some(i + 1).filter(|&i| i < SHELLS.len()),
+                    }
+                }
+                "g" => self.toggle_shadow(),
                 _ => {}
             },
             _ => {}
@@ -448,7 +388,13 @@ impl App for Viewer {
         }
         self.pose = pose;
 
-        let body = Md2Instance::new(Mat4::IDENTITY, pose).with_skin(self.skin);
+        let effects = match self.shell {
+            Some(i) => Effects::from_quake_flags(SHELLS[i].1),
+            None => Effects::NONE,
+        };
+        let body = [Md2Instance::new(Mat4::IDENTITY, pose)
+            .with_skin(self.skin)
+            .with_effects(effects)];
         let weapon_instance = self.weapon.as_ref().map(|(_, weapon)| {
             // Quake II draws the weapon with the body's frame numbers.
             let last = weapon.frame_count().saturating_sub(1);
@@ -462,12 +408,11 @@ impl App for Viewer {
                 secondary: clamp(pose.secondary),
                 weight: pose.weight,
             };
-            [Md2Instance::new(Mat4::IDENTITY, pose)]
+            [Md2Instance::new(Mat4::IDENTITY, pose).with_effects(effects)]
         });
-        let bodies = [body];
-        let mut batches: Vec<(&GpuModel, &[Md2Instance])> = vec![(&self.body, &bodies)];
+        let mut batches = vec![Md2Batch::new(&self.body, &body)];
         if let (Some((_, weapon)), Some(instances)) = (&self.weapon, &weapon_instance) {
-            batches.push((weapon, instances));
+            batches.push(Md2Batch::new(weapon, instances));
         }
         let far = self.radius * 12.0;
         let camera = self.orbit.camera(gpu.aspect(), far);
@@ -491,10 +436,7 @@ impl App for Viewer {
                 radius: self.radius * 6.0,
                 cell: grid_cell(self.radius),
                 background: self.clear_color(),
-                shadow: Some((
-                    Vec3::new(target.x, self.ground_y, target.z),
-                    self.radius * 0.45,
-                )),
+                inset: None,
             },
         );
     }
@@ -539,8 +481,15 @@ impl App for Viewer {
             Some((name, _)) => format!(" + {name}"),
             None => String::new(),
         };
+        let mut effects = String::new();
+        if let Some(i) = self.shell {
+            effects += &format!(" — {}", SHELLS[i].0);
+        }
+        if self.shadow {
+            effects += " — shadow";
+        }
         format!(
-            "md2-wgpu viewer — {}{weapon} — {animation} ({}/{}) — frame {} → {} t {:.2}{} — skin {}/{} — {}× {}— {} fps",
+            "md2-wgpu viewer — {}{weapon} — {animation} ({}/{}) — frame {} → {} t {:.2}{} — skin {}/{}{effects} — {}× {}— {} fps",
             self.name,
             self.clip + 1,
             self.clips.len(),
@@ -557,10 +506,18 @@ impl App for Viewer {
     }
 }
 
-/// A box in Quake axes as (min, max) in the Y-up world.
-fn y_up_box((lo, hi): ([f32; 3], [f32; 3])) -> (Vec3, Vec3) {
-    let (a, b) = (quake_to_y_up(lo), quake_to_y_up(hi));
-    (a.min(b), a.max(b))
+/// The model's last frame (a model has at least one).
+fn last_frame(model: &Md2Model) -> u32 {
+    model.frame_count().saturating_sub(1)
+}
+
+/// The box around `frames` of `model`, in the Y-up world.
+fn frames_box(model: &Md2Model, frames: RangeInclusive<u32>) -> (Vec3, Vec3) {
+    frames
+        .map(|f| model.frame_bounds(f))
+        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), (a, b)| {
+            (lo.min(quake_to_y_up(a)), hi.max(quake_to_y_up(b)))
+        })
 }
 
 /// A grid cell of 1, 2 or 5 times a power of ten, about a sixth of the

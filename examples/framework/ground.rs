@@ -1,9 +1,9 @@
 //! A ground for models to stand on: a square on the plane y = height with a
-//! grid of lines, fading into the background at its rim, and an optional
-//! soft contact shadow. The renderer draws MD2 models only; this tiny
-//! pipeline is the examples' own.
+//! grid of lines, fading into the background at its rim. The renderer draws
+//! MD2 models only; this tiny pipeline is the examples' own.
 
-use glam::{Mat4, Vec3};
+use md2_wgpu::glam::{Mat4, Vec3};
+use md2_wgpu::wgpu;
 
 use super::Gpu;
 
@@ -17,8 +17,8 @@ struct Ground {
     base: vec4<f32>,
     line: vec4<f32>,
     background: vec4<f32>,
-    // xz: where; z: radius; w: darkness (0 = none).
-    shadow: vec4<f32>,
+    // Pixels: left, top, right, bottom of an inset's frame (none if empty).
+    frame: vec4<f32>,
 }
 
 @group(0) @binding(0) var<uniform> ground: Ground;
@@ -57,10 +57,14 @@ fn fs_main(in: Varyings) -> @location(0) vec4<f32> {
     let minor = grid(in.world, ground.cell.x);
     let major = grid(in.world, ground.cell.x * ground.cell.y);
     var color = mix(ground.base.rgb, ground.line.rgb, max(0.3 * minor, major));
-    let to_shadow = length(in.world - ground.shadow.xy) / max(ground.shadow.z, 1e-6);
-    color *= 1.0 - ground.shadow.w * (1.0 - smoothstep(0.0, 1.0, to_shadow));
     let rim = length(in.world - ground.center.xz) / ground.center.w;
     color = mix(color, ground.background.rgb, smoothstep(0.55, 1.0, rim));
+    let p = in.clip.xy;
+    let f = ground.frame;
+    let inside = min(min(p.x - f.x, f.z - p.x), min(p.y - f.y, f.w - p.y));
+    if f.z > f.x && inside < 2.0 {
+        color = ground.line.rgb * 2.0;
+    }
     return vec4(color, 1.0);
 }
 "#;
@@ -74,7 +78,7 @@ struct Uniforms {
     base: [f32; 4],
     line: [f32; 4],
     background: [f32; 4],
-    shadow: [f32; 4],
+    frame: [f32; 4],
 }
 
 /// Where the ground is and how it looks, for [`Ground::prepare`].
@@ -88,8 +92,9 @@ pub struct GroundParams {
     pub cell: f32,
     /// The colour the rim fades into: the frame's clear colour.
     pub background: wgpu::Color,
-    /// A soft dark disc: (centre on the ground, radius), or none.
-    pub shadow: Option<(Vec3, f32)>,
+    /// For a ground that fills an inset view: the inset (x, y, width,
+    /// height in pixels), framed by a line just inside it.
+    pub inset: Option<[f32; 4]>,
 }
 
 /// The ground's pipeline and uniforms.
@@ -100,8 +105,11 @@ pub struct Ground {
 }
 
 impl Ground {
-    /// The pipeline for `gpu`'s targets.
-    pub fn new(gpu: &Gpu) -> Ground {
+    /// The pipeline for `gpu`'s targets, testing depth with `compare`:
+    /// `Less` for a ground in the scene, `Always` for one that starts a view
+    /// inset into a frame already drawn (a minimap), whose depth it
+    /// replaces so that the inset's models are tested against it alone.
+    pub fn new(gpu: &Gpu, compare: wgpu::CompareFunction) -> Ground {
         let device = &gpu.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("md2-wgpu example ground shader"),
@@ -152,7 +160,7 @@ impl Ground {
             depth_stencil: Some(wgpu::DepthStencilState {
                 format: gpu.depth_format,
                 depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
+                depth_compare: Some(compare),
                 stencil: Default::default(),
                 bias: Default::default(),
             }),
@@ -176,10 +184,6 @@ impl Ground {
     /// Uploads the camera and the ground's look for the next frame.
     pub fn prepare(&self, queue: &wgpu::Queue, view_proj: Mat4, params: &GroundParams) {
         let c = params.background;
-        let (shadow_at, shadow_radius, darkness) = match params.shadow {
-            Some((at, radius)) => (at, radius, 0.55),
-            None => (Vec3::ZERO, 1.0, 0.0),
-        };
         let uniforms = Uniforms {
             view_proj: view_proj.to_cols_array_2d(),
             center: params.center.extend(params.radius).to_array(),
@@ -187,7 +191,9 @@ impl Ground {
             base: [0.10, 0.11, 0.12, 1.0],
             line: [0.24, 0.27, 0.30, 1.0],
             background: [c.r as f32, c.g as f32, c.b as f32, 1.0],
-            shadow: [shadow_at.x, shadow_at.z, shadow_radius, darkness],
+            frame: params
+                .inset
+                .map_or([0.0; 4], |[x, y, w, h]| [x, y, x + w, y + h]),
         };
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
     }

@@ -1,7 +1,7 @@
 //! What the windowed examples share, so each example file holds only its
-//! idea: the command line flags every example takes, the window, the adapter
-//! and device, the surface and its depth (and multisample) targets, the frame
-//! loop with its timing, and the screenshot taken at the end.
+//! idea: the command line, loading a model and its skins, the window, the
+//! adapter and device, the surface and its depth (and multisample) targets,
+//! the frame loop with its timing, and the screenshot taken at the end.
 //!
 //! An example implements [`App`] and calls [`run`]; it loads its files
 //! before that, so a file that does not load ends the program before any
@@ -12,24 +12,24 @@
 
 pub mod ground;
 mod screenshot;
+mod targets;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use md2_wgpu::skins::{load_skin, load_skins};
+use md2_wgpu::{DepthState, Md2Model, Md2RendererOptions, demo, image, wgpu};
+
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, KeyEvent, WindowEvent};
+use winit::event::{ElementState, KeyEvent, MouseButton, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
-/// The depth format of every example's depth buffer.
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
-
-/// The multisample count the examples use where the adapter allows it.
-const PREFERRED_SAMPLES: u32 = 4;
+use targets::{DEPTH_FORMAT, Targets};
 
 /// How often the window title is rewritten: every frame would flood the
 /// window system for nothing the eye can read.
@@ -42,9 +42,12 @@ const RETRY_AFTER: Duration = Duration::from_millis(50);
 /// How long frame times are averaged for the frames-per-second figure.
 const STATS_INTERVAL: Duration = Duration::from_millis(500);
 
-/// The flags every example takes, read by [`parse_common`].
+/// What every example's command line holds besides the example's own flags,
+/// read by [`parse_args`].
 #[derive(Clone, Debug)]
 pub struct Common {
+    /// The model to show; the built-in demo model without one.
+    pub file: Option<PathBuf>,
     /// Quit after this many frames have been presented.
     pub frames: Option<u64>,
     /// Save the last frame here as PNG.
@@ -60,7 +63,7 @@ pub struct Common {
 }
 
 /// The help text for [`Common`]'s flags.
-pub const COMMON_USAGE: &str = "\
+const COMMON_USAGE: &str = "\
 options:
   --frames N            quit after N frames
   --screenshot PATH     save the last frame as PNG
@@ -68,56 +71,79 @@ options:
   --size WxH            window size in pixels (default 1280x720)
   --no-vsync            do not wait for the display's refresh";
 
-/// Takes the flags of [`Common`] out of `args`, returning them and every
-/// other argument in order, for the example's own flags.
-pub fn parse_common(
-    args: impl IntoIterator<Item = String>,
-) -> Result<(Common, Vec<String>), String> {
+/// Reads the command line: at most one FILE, the flags of [`Common`], and
+/// the example's own flags, which `own` takes (given a flag and the
+/// arguments after it, it returns `Ok(false)` for a flag it does not know).
+/// `usage` and `keys` make the help. `Err` is the exit code after the help
+/// (`--help`) or a usage error has been printed.
+pub fn parse_args(
+    usage: &str,
+    keys: &str,
+    mut own: impl FnMut(&str, &mut dyn Iterator<Item = String>) -> Result<bool, String>,
+) -> Result<Common, ExitCode> {
     let mut common = Common {
+        file: None,
         frames: None,
         screenshot: None,
         check_screenshot: false,
         size: (1280, 720),
         vsync: true,
     };
-    let mut rest = Vec::new();
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--frames" => {
-                let n = value(&mut args, "--frames")?;
-                common.frames =
-                    Some(n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
-                        format!("--frames wants a positive whole number, not {n:?}")
-                    })?);
+    let mut args = std::env::args().skip(1);
+    let mut parse = || -> Result<bool, String> {
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "-h" | "--help" => return Ok(false),
+                "--frames" => {
+                    let n = value(&mut args, "--frames")?;
+                    common.frames =
+                        Some(n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                            format!("--frames wants a positive whole number, not {n:?}")
+                        })?);
+                }
+                "--screenshot" => {
+                    common.screenshot = Some(value(&mut args, "--screenshot")?.into())
+                }
+                "--check-screenshot" => common.check_screenshot = true,
+                "--size" => {
+                    let s = value(&mut args, "--size")?;
+                    common.size = parse_size(&s).ok_or_else(|| {
+                        format!("--size wants WIDTHxHEIGHT (16 to 8192 each), not {s:?}")
+                    })?;
+                }
+                "--no-vsync" => common.vsync = false,
+                flag if flag.starts_with("--") => {
+                    if !own(flag, &mut args)? {
+                        return Err(format!("unknown option {flag}"));
+                    }
+                }
+                _ if common.file.is_some() => {
+                    return Err(format!("one model at a time (got {arg:?} too)"));
+                }
+                _ => common.file = Some(PathBuf::from(arg)),
             }
-            "--screenshot" => common.screenshot = Some(value(&mut args, "--screenshot")?.into()),
-            "--check-screenshot" => common.check_screenshot = true,
-            "--size" => {
-                let s = value(&mut args, "--size")?;
-                common.size = parse_size(&s).ok_or_else(|| {
-                    format!("--size wants WIDTHxHEIGHT (16 to 8192 each), not {s:?}")
-                })?;
-            }
-            "--no-vsync" => common.vsync = false,
-            _ => rest.push(arg),
+        }
+        if common.check_screenshot && common.screenshot.is_none() {
+            return Err("--check-screenshot needs --screenshot PATH".to_owned());
+        }
+        Ok(true)
+    };
+    match parse() {
+        Ok(true) => Ok(common),
+        Ok(false) => {
+            println!("{usage}\n\n{COMMON_USAGE}\n\n{keys}");
+            Err(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("error: {e}\n\n{usage}\n\n{COMMON_USAGE}");
+            Err(ExitCode::from(2))
         }
     }
-    if common.check_screenshot && common.screenshot.is_none() {
-        return Err("--check-screenshot needs --screenshot PATH".to_owned());
-    }
-    Ok((common, rest))
 }
 
 /// The value after a flag.
-pub fn value(args: &mut impl Iterator<Item = String>, flag: &str) -> Result<String, String> {
+pub fn value(args: &mut dyn Iterator<Item = String>, flag: &str) -> Result<String, String> {
     args.next().ok_or_else(|| format!("{flag} needs a value"))
-}
-
-/// Reads a model, with an error message that names the file once.
-pub fn open_model(path: &std::path::Path) -> Result<md2_wgpu::Md2Model, String> {
-    // Every error from `open` names the file.
-    md2_wgpu::Md2Model::open(path).map_err(|e| e.to_string())
 }
 
 fn parse_size(s: &str) -> Option<(u32, u32)> {
@@ -127,15 +153,65 @@ fn parse_size(s: &str) -> Option<(u32, u32)> {
     (ok(w) && ok(h)).then_some((w, h))
 }
 
-/// What the example asks of the adapter, and how its window is called.
-pub struct Setup {
-    /// The window title until the first [`App::title`].
-    pub title: String,
-    /// Limits the device must have (the renderer's `required_limits()`).
-    pub required_limits: wgpu::Limits,
-    /// Capabilities the adapter must have (the renderer's
-    /// `required_downlevel_flags()`).
-    pub required_downlevel_flags: wgpu::DownlevelFlags,
+/// A model, its skins, and a name for titles.
+pub struct Loaded {
+    /// The file's name, or "demo model".
+    pub name: String,
+    /// The model.
+    pub model: Md2Model,
+    /// Its skins, decoded.
+    pub skins: Vec<image::RgbaImage>,
+}
+
+/// Loads `file` (the built-in demo model without one) with `skin` as its
+/// skin, or the skins the model names (found the way Quake II lays them
+/// out), printing what loading noticed.
+pub fn load(file: Option<&Path>, skin: Option<&Path>) -> Result<Loaded, String> {
+    let skin = skin.map(load_skin).transpose().map_err(|e| e.to_string())?;
+    let loaded = match file {
+        None => Loaded {
+            name: "demo model".to_owned(),
+            model: demo::demo_model(),
+            skins: vec![skin.unwrap_or_else(demo::demo_skin)],
+        },
+        Some(path) => {
+            // The error names the file.
+            let model = Md2Model::open(path).map_err(|e| e.to_string())?;
+            for warning in model.warnings() {
+                println!("note: {}: {warning}", path.display());
+            }
+            let skins = match skin {
+                Some(skin) => vec![skin],
+                None => {
+                    let found = load_skins(path, &model);
+                    for note in found.notes() {
+                        println!("note: {}: {note}", path.display());
+                    }
+                    for (i, p) in found.paths.iter().enumerate() {
+                        match p {
+                            Some(p) => println!("skin {i}: {}", p.display()),
+                            None => println!("skin {i}: not found (default texture)"),
+                        }
+                    }
+                    found.images
+                }
+            };
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            Loaded { name, model, skins }
+        }
+    };
+    println!(
+        "{}: {} frames, {} vertices, {} triangles, {} skin(s)",
+        loaded.name,
+        loaded.model.frame_count(),
+        loaded.model.vertex_count(),
+        loaded.model.triangles().len(),
+        loaded.skins.len()
+    );
+    Ok(loaded)
 }
 
 /// The device and the targets an example draws into.
@@ -170,6 +246,55 @@ impl Gpu {
             ..Default::default()
         }
     }
+
+    /// Fresh depth and multisampled targets the size of the surface.
+    pub fn targets(&self) -> Targets {
+        Targets::new(
+            &self.device,
+            self.color_format,
+            self.sample_count,
+            self.size,
+        )
+    }
+
+    /// Renderer options for the frame's pass: its depth buffer (nearer is
+    /// less, cleared to 1, stencil cleared to 0) and sample count.
+    pub fn renderer_options(&self) -> Md2RendererOptions {
+        Md2RendererOptions::DEFAULT
+            .with_depth(DepthState::standard(self.depth_format))
+            .with_sample_count(self.sample_count)
+    }
+}
+
+/// Mouse drags: how far the pointer moves while the left button is down.
+#[derive(Default)]
+pub struct Drag {
+    dragging: bool,
+    cursor: Option<(f64, f64)>,
+}
+
+impl Drag {
+    /// Follows `event`; the pointer's movement in pixels when it is a move
+    /// with the button down.
+    pub fn input(&mut self, event: &WindowEvent) -> Option<(f32, f32)> {
+        match event {
+            WindowEvent::MouseInput {
+                state,
+                button: MouseButton::Left,
+                ..
+            } => self.dragging = *state == ElementState::Pressed,
+            WindowEvent::CursorMoved { position, .. } => {
+                let moved = self
+                    .cursor
+                    .filter(|_| self.dragging)
+                    .map(|(x, y)| ((position.x - x) as f32, (position.y - y) as f32));
+                self.cursor = Some((position.x, position.y));
+                return moved;
+            }
+            _ => {}
+        }
+        None
+    }
 }
 
 /// Frame timing, for the window title.
@@ -200,6 +325,9 @@ impl FrameStats {
 pub trait App {
     /// Advances by `dt` seconds and uploads what the frame needs.
     fn update(&mut self, gpu: &Gpu, dt: f32);
+    /// Records what must run before the frame's render pass (a resident
+    /// crowd's compute pass) into the frame's encoder.
+    fn encode(&mut self, _gpu: &Gpu, _encoder: &mut wgpu::CommandEncoder) {}
     /// Draws what stands behind the models (a ground, a sky). The pass has
     /// the targets of [`Gpu`], cleared to [`App::clear_color`].
     fn render_background(&mut self, _pass: &mut wgpu::RenderPass<'_>) {}
@@ -221,14 +349,24 @@ pub trait App {
     }
 }
 
-/// Opens the window, picks the adapter and device, builds the example with
-/// `make` and runs it until Escape, closing, or `common.frames`. Errors are
-/// printed; the exit code says whether it went well.
-pub fn run<A, F>(setup: Setup, common: Common, make: F) -> ExitCode
+/// Prints `error: message` and returns the exit code for it: for what the
+/// example loads before [`run`], so that a file that does not load ends it
+/// before any window opens.
+pub fn fail(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
+}
+
+/// Prints the example's `keys`, opens the window (called `title`), picks
+/// the adapter and device, builds the example with `make` and runs it until
+/// Escape, closing, or `common.frames`. Errors are printed; the exit code
+/// says whether it went well.
+pub fn run<A, F>(title: String, keys: &str, common: Common, make: F) -> ExitCode
 where
     A: App,
     F: FnOnce(&Gpu) -> Result<A, String>,
 {
+    println!("{keys}");
     let event_loop = match EventLoop::new() {
         Ok(event_loop) => event_loop,
         Err(e) => {
@@ -237,7 +375,7 @@ where
         }
     };
     let mut runner = Runner {
-        setup,
+        title,
         common,
         make: Some(make),
         state: None,
@@ -255,7 +393,7 @@ where
 }
 
 struct Runner<A, F> {
-    setup: Setup,
+    title: String,
     common: Common,
     make: Option<F>,
     state: Option<State<A>>,
@@ -282,85 +420,19 @@ struct State<A> {
     retry_at: Option<Instant>,
 }
 
-/// The depth buffer, and the multisampled colour target when samples > 1.
-pub struct Targets {
-    /// The depth buffer's view.
-    pub depth: wgpu::TextureView,
-    /// The multisampled colour target's view, resolved into the frame.
-    pub msaa: Option<wgpu::TextureView>,
-}
-
-impl Targets {
-    /// Targets of `size` for `gpu`'s formats and sample count.
-    pub fn new(gpu: &Gpu, size: (u32, u32)) -> Targets {
-        let texture = |label, format| {
-            gpu.device
-                .create_texture(&wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: wgpu::Extent3d {
-                        width: size.0,
-                        height: size.1,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: 1,
-                    sample_count: gpu.sample_count,
-                    dimension: wgpu::TextureDimension::D2,
-                    format,
-                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                    view_formats: &[],
-                })
-                .create_view(&Default::default())
-        };
-        Targets {
-            depth: texture("md2-wgpu example depth", gpu.depth_format),
-            msaa: (gpu.sample_count > 1)
-                .then(|| texture("md2-wgpu example multisampled colour", gpu.color_format)),
-        }
-    }
-}
-
 /// Records one frame of `app` into `view` (a target of `gpu`'s colour
-/// format), cleared first: the background, then unless `background_only`
-/// the models.
+/// format): what comes before the pass, then the pass, cleared first: the
+/// background, then unless `background_only` the models.
 pub fn record<A: App>(
+    gpu: &Gpu,
     encoder: &mut wgpu::CommandEncoder,
     view: &wgpu::TextureView,
     targets: &Targets,
     app: &mut A,
     background_only: bool,
 ) {
-    let (color_view, resolve_target) = match &targets.msaa {
-        Some(msaa) => (msaa, Some(view)),
-        None => (view, None),
-    };
-    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("md2-wgpu example pass"),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: color_view,
-            depth_slice: None,
-            resolve_target,
-            ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(app.clear_color()),
-                // The multisampled target is only needed until resolved.
-                store: if resolve_target.is_some() {
-                    wgpu::StoreOp::Discard
-                } else {
-                    wgpu::StoreOp::Store
-                },
-            },
-        })],
-        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view: &targets.depth,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Discard,
-            }),
-            stencil_ops: None,
-        }),
-        timestamp_writes: None,
-        occlusion_query_set: None,
-        multiview_mask: None,
-    });
+    app.encode(gpu, encoder);
+    let mut pass = targets.begin_pass(encoder, view, app.clear_color());
     app.render_background(&mut pass);
     if !background_only {
         app.render(&mut pass);
@@ -376,7 +448,7 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
 
     fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<State<A>, String> {
         let attributes = Window::default_attributes()
-            .with_title(self.setup.title.clone())
+            .with_title(self.title.clone())
             .with_inner_size(PhysicalSize::new(self.common.size.0, self.common.size.1));
         let window = Arc::new(
             event_loop
@@ -389,13 +461,12 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
         let surface = instance
             .create_surface(window.clone())
             .map_err(|e| format!("cannot draw into the window: {e}"))?;
-        let adapter = pick_adapter(&instance, &surface, &self.setup)?;
+        let adapter = pick_adapter(&instance, &surface)?;
         let info = adapter.get_info();
-        let required_limits = self
-            .setup
-            .required_limits
-            .clone()
-            .or_better_values_from(&adapter.limits());
+        // Everything the adapter offers: a crowd grows with the storage
+        // buffer limits, which the renderer's minimum keeps small.
+        let required_limits = md2_wgpu::adapter_limits(&adapter)
+            .map_err(|e| format!("the adapter {} cannot run this example: {e}", info.name))?;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("md2-wgpu example device"),
             required_features: wgpu::Features::empty(),
@@ -429,19 +500,7 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
         };
         surface.configure(&device, &config);
 
-        let supports = |format: wgpu::TextureFormat, count| {
-            adapter
-                .get_texture_format_features(format)
-                .flags
-                .sample_count_supported(count)
-        };
-        let sample_count = if supports(color_format, PREFERRED_SAMPLES)
-            && supports(DEPTH_FORMAT, PREFERRED_SAMPLES)
-        {
-            PREFERRED_SAMPLES
-        } else {
-            1
-        };
+        let sample_count = targets::sample_count(&adapter, color_format);
         println!(
             "adapter: {} ({:?}, {:?}); surface {:?}, {}x{}, {} sample(s) per pixel",
             info.name, info.backend, info.device_type, color_format, size.0, size.1, sample_count
@@ -460,7 +519,7 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
             .take()
             .ok_or_else(|| "the example was already started".to_owned())?;
         let app = make(&gpu)?;
-        let targets = Targets::new(&gpu, size);
+        let targets = gpu.targets();
         let now = Instant::now();
         Ok(State {
             window,
@@ -505,14 +564,11 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
 fn pick_adapter(
     instance: &wgpu::Instance,
     surface: &wgpu::Surface<'_>,
-    setup: &Setup,
 ) -> Result<wgpu::Adapter, String> {
+    let needs = md2_wgpu::required_downlevel_flags();
     let fits = |adapter: &wgpu::Adapter| {
-        adapter
-            .get_downlevel_capabilities()
-            .flags
-            .contains(setup.required_downlevel_flags)
-            && setup.required_limits.check_limits(&adapter.limits())
+        adapter.get_downlevel_capabilities().flags.contains(needs)
+            && md2_wgpu::adapter_limits(adapter).is_ok()
             && adapter.is_surface_supported(surface)
     };
     // The adapter the environment (WGPU_ADAPTER_NAME, WGPU_POWER_PREF) or
@@ -529,8 +585,7 @@ fn pick_adapter(
     adapters.into_iter().find(fits).ok_or_else(|| {
         format!(
             "no graphics adapter can run this example (it needs storage buffers in vertex \
-             shaders, {:?}); adapters found: {}",
-            setup.required_downlevel_flags,
+             shaders, {needs:?}); adapters found: {}",
             if names.is_empty() {
                 "none".to_owned()
             } else {
@@ -551,7 +606,7 @@ impl<A: App> State<A> {
         self.config.width = size.width;
         self.config.height = size.height;
         self.surface.configure(&self.gpu.device, &self.config);
-        self.targets = Targets::new(&self.gpu, self.gpu.size);
+        self.targets = self.gpu.targets();
     }
 
     /// Draws and presents a frame; false when none could be drawn.
@@ -602,7 +657,14 @@ impl<A: App> State<A> {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("md2-wgpu example frame"),
             });
-        record(&mut encoder, &view, &self.targets, &mut self.app, false);
+        record(
+            &self.gpu,
+            &mut encoder,
+            &view,
+            &self.targets,
+            &mut self.app,
+            false,
+        );
         self.gpu.queue.submit([encoder.finish()]);
         let cpu = start.elapsed();
         self.window.pre_present_notify();

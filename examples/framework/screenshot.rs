@@ -10,10 +10,12 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use image::codecs::png::{CompressionType, FilterType, PngEncoder};
-use image::{ImageEncoder, RgbaImage};
+use md2_wgpu::image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use md2_wgpu::image::{self, ImageEncoder, RgbaImage};
+use md2_wgpu::support::read_rgba8;
+use md2_wgpu::wgpu;
 
-use super::{App, Gpu, Targets, record};
+use super::{App, Gpu, record, targets};
 
 /// The least share of the picture the models must cover for the check.
 const MIN_MODEL_SHARE: f64 = 0.001;
@@ -70,80 +72,22 @@ fn distinct_colours<'a>(pixels: impl Iterator<Item = &'a image::Rgba<u8>>) -> us
 
 /// Renders one frame of `app` offscreen and reads it back as RGBA.
 fn draw<A: App>(gpu: &Gpu, app: &mut A, background_only: bool) -> Result<RgbaImage, String> {
-    let swap_red_blue = match gpu.color_format {
-        wgpu::TextureFormat::Rgba8Unorm | wgpu::TextureFormat::Rgba8UnormSrgb => false,
-        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb => true,
-        other => return Err(format!("cannot save a {other:?} frame as PNG")),
-    };
-    let (width, height) = gpu.size;
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("md2-wgpu example screenshot"),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: gpu.color_format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
-    let targets = Targets::new(gpu, gpu.size);
-    let row = (4 * width).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("md2-wgpu example screenshot readback"),
-        size: u64::from(row) * u64::from(height),
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
+    let texture = targets::picture_target(&gpu.device, gpu.color_format, gpu.size);
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("md2-wgpu example screenshot"),
         });
     record(
+        gpu,
         &mut encoder,
         &texture.create_view(&Default::default()),
-        &targets,
+        &gpu.targets(),
         app,
         background_only,
     );
-    encoder.copy_texture_to_buffer(
-        texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(row),
-                rows_per_image: None,
-            },
-        },
-        texture.size(),
-    );
-    gpu.queue.submit([encoder.finish()]);
-
-    let slice = buffer.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |_| {});
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| format!("the GPU did not finish the frame: {e}"))?;
-    let mapped = slice
-        .get_mapped_range()
-        .map_err(|e| format!("cannot read the frame back: {e}"))?;
-    let mut pixels = Vec::with_capacity(4 * width as usize * height as usize);
-    for line in mapped.chunks(row as usize) {
-        pixels.extend_from_slice(&line[..4 * width as usize]);
-    }
-    drop(mapped);
-    buffer.unmap();
-    if swap_red_blue {
-        for p in pixels.chunks_exact_mut(4) {
-            p.swap(0, 2);
-        }
-    }
-    RgbaImage::from_raw(width, height, pixels).ok_or_else(|| "the frame came back short".to_owned())
+    read_rgba8(&gpu.device, &gpu.queue, encoder, &texture)
+        .map_err(|e| format!("cannot read the frame back: {e}"))
 }
 
 /// Writes `picture` as a small PNG: best compression, opaque as RGB.
