@@ -65,8 +65,9 @@ impl App for Hello {
     /// Before the pass: where the camera is and what to draw this frame.
     fn update(&mut self, gpu: &Gpu, dt: f32) {
         self.time += dt;
-        let run = Md2Instance::from_clip(Mat4::IDENTITY, &Quake2Player::Run.clip(), self.time);
-        let camera = Camera::framing_model(&self.model, gpu.aspect());
+        let clip = Quake2Player::Run.clip();
+        let run = Md2Instance::from_clip(Mat4::IDENTITY, &clip, self.time);
+        let camera = Camera::framing_frames(&self.model, clip.frames(), gpu.aspect());
         let batch = Md2Batch::new(&self.gpu_model, std::slice::from_ref(&run));
         self.renderer
             .prepare(&gpu.device, &gpu.queue, &camera, &[batch])

@@ -141,6 +141,28 @@ impl Camera {
         Camera::framing(quake_to_y_up(lo), quake_to_y_up(hi), FRAMING_VIEW, aspect)
     }
 
+    /// [`Camera::framing_model`] for the given frames only (say, one
+    /// animation's, so a running model is not framed for the death that
+    /// lies down). Frames past the model are ignored; with none left, the
+    /// whole model is framed.
+    pub fn framing_frames(
+        model: &Md2Model,
+        frames: impl IntoIterator<Item = u32>,
+        aspect: f32,
+    ) -> Camera {
+        let mut lo = Vec3::splat(f32::INFINITY);
+        let mut hi = Vec3::splat(f32::NEG_INFINITY);
+        for frame in frames.into_iter().filter(|&f| f < model.frame_count()) {
+            let (a, b) = model.frame_bounds(frame);
+            lo = lo.min(quake_to_y_up(a));
+            hi = hi.max(quake_to_y_up(b));
+        }
+        if !lo.is_finite() {
+            return Camera::framing_model(model, aspect);
+        }
+        Camera::framing(lo, hi, FRAMING_VIEW, aspect)
+    }
+
     /// A right-handed perspective camera with reverse-Z depth: near maps
     /// to 1 and `far` to 0, which spreads a float depth buffer's precision
     /// evenly over distance. `far` may be `f32::INFINITY` (no far plane).

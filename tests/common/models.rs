@@ -181,14 +181,7 @@ pub fn ortho_camera(x0: f32, x1: f32, y0: f32, y1: f32, ambient: f32) -> Camera 
 /// A camera framing `model` in the given frames (three-quarter front view,
 /// default light).
 pub fn frames_camera(model: &Md2Model, frames: &[u32], aspect: f32) -> Camera {
-    let mut lo = glam::Vec3::splat(f32::INFINITY);
-    let mut hi = glam::Vec3::splat(f32::NEG_INFINITY);
-    for &f in frames {
-        let (a, b) = model.frame_bounds(f);
-        lo = lo.min(md2_wgpu::quake_to_y_up(a));
-        hi = hi.max(md2_wgpu::quake_to_y_up(b));
-    }
-    Camera::framing(lo, hi, glam::Vec3::new(0.45, 0.3, 1.0), aspect)
+    Camera::framing_frames(model, frames.iter().copied(), aspect)
 }
 
 /// The parts of a loaded model, ready for [`Md2Model::from_parts`]: its
