@@ -46,3 +46,13 @@ pub fn distinct_colours(image: &RgbaImage) -> usize {
     colours.dedup();
     colours.len()
 }
+
+/// The linear value of an sRGB byte (what a skin texel samples as).
+pub fn srgb_to_linear(byte: u8) -> f32 {
+    let c = f32::from(byte) / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}

@@ -20,15 +20,6 @@ fn stencil_options() -> Md2RendererOptions {
     ))
 }
 
-fn linear(byte: u8) -> f32 {
-    let c = f32::from(byte) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
 #[test]
 fn a_shell_stands_off_the_silhouette_in_its_colour_at_alpha_0_3() {
     let Some(gpu) = gpu() else { return };
@@ -99,7 +90,7 @@ fn a_shell_stands_off_the_silhouette_in_its_colour_at_alpha_0_3() {
         .pixels()
         .zip(b.pixels())
         .filter(|(p, _)| p.0[3] > 0 && p.0[1] > 60)
-        .map(|(p, q)| linear(q.0[1]) / linear(p.0[1]))
+        .map(|(p, q)| srgb_to_linear(q.0[1]) / srgb_to_linear(p.0[1]))
         .collect();
     let one = ratios.iter().filter(|r| (*r - 0.7).abs() < 0.03).count();
     assert!(
@@ -391,7 +382,7 @@ fn fullbright_and_minlight_change_exactly_the_lighting() {
         minlight: true,
         ..Effects::NONE
     };
-    let lit = |light: f32| skin.map(|c| srgb_byte(linear(c) * light));
+    let lit = |light: f32| skin.map(|c| srgb_byte(srgb_to_linear(c) * light));
     // In the dark: plain is black, minlight 0.1 of the skin, fullbright the skin.
     assert_eq!(&pixel(&mut renderer, 0.0, Effects::NONE)[..3], &[0, 0, 0]);
     assert_close(pixel(&mut renderer, 0.0, minlight), lit(0.1));

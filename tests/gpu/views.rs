@@ -224,15 +224,6 @@ fn half(bits: u16) -> f32 {
     }
 }
 
-fn srgb_to_linear(byte: u8) -> f32 {
-    let c = f32::from(byte) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
 #[test]
 fn linear_targets_hold_linear_light_and_bright_tints_exceed_one() {
     let Some(gpu) = gpu() else { return };
