@@ -32,7 +32,7 @@ fn bench(name: &str, model: &Md2Model) {
     // Times that walk through a looping clip over every frame, as a game
     // clock does: each call a different (frame_a, frame_b, t).
     let clip = Clip::looping("all", 0, frames - 1);
-    let time = |i: usize| (i % 4096) as f32 * 0.0137;
+    let time = |i: usize| (i % 4096) as f64 * 0.0137;
     let fade = Crossfade::new(
         clip.clone().started_at(0.0),
         Clip::looping("all, later", frames / 2, frames - 1)

@@ -370,13 +370,9 @@ impl Crowd {
             .map_err(|e| format!("cannot build the renderer: {e}"))?;
         // A second view costs a uniform and an instance buffer: the shaders
         // and pipelines are the first one's.
-        let drone = Md2Renderer::with_cache(
-            &gpu.device,
-            renderer.cache(),
-            Some(gpu.color_format),
-            options,
-        )
-        .map_err(|e| format!("cannot build the second view: {e}"))?;
+        let drone =
+            Md2Renderer::with_cache(&gpu.device, renderer.cache(), gpu.color_format, options)
+                .map_err(|e| format!("cannot build the second view: {e}"))?;
         let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &skins)
             .map_err(|e| format!("{name}: {e}"))?;
         if gpu_model.uses_default_skin() {
@@ -391,7 +387,7 @@ impl Crowd {
         let (first_lo, first_hi) = model.frame_bounds(0);
         let height = (first_hi[2] - first_lo[2]).max(1e-3);
         let clips = Clips::new(&model, height);
-        let names: Vec<&str> = clips.clips.iter().map(|c| c.name.as_str()).collect();
+        let names: Vec<&str> = clips.clips.iter().map(|c| c.name.as_ref()).collect();
         println!(
             "{name}: the crowd plays {} ({} walking), {} skin(s), {} bytes on the GPU; \
              at most {} members on this device",
@@ -665,7 +661,7 @@ impl App for Crowd {
                 &gpu.queue,
                 encoder,
                 self.time,
-                &mut [&mut self.crowd],
+                [&mut self.crowd],
             ) {
                 result = Err(e.to_string());
             }

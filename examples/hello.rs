@@ -35,7 +35,7 @@ struct Hello {
     model: Md2Model,
     gpu_model: GpuModel,
     /// Seconds since the start.
-    time: f32,
+    time: f64,
 }
 
 impl Hello {
@@ -64,7 +64,7 @@ impl Hello {
 impl App for Hello {
     /// Before the pass: where the camera is and what to draw this frame.
     fn update(&mut self, gpu: &Gpu, dt: f32) {
-        self.time += dt;
+        self.time += f64::from(dt);
         let clip = Quake2Player::Run.clip();
         let run = Md2Instance::from_clip(Mat4::IDENTITY, &clip, self.time);
         let camera = Camera::framing_frames(&self.model, clip.frames(), gpu.aspect());

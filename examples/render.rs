@@ -351,14 +351,14 @@ fn pose(
         .iter()
         .find(|a| a.name.eq_ignore_ascii_case(name))
     else {
-        let names: Vec<&str> = animations.iter().map(|a| a.name.as_str()).collect();
+        let names: Vec<&str> = animations.iter().map(|a| a.name.as_ref()).collect();
         return Err(format!(
             "--anim {name:?}: no such animation; this model has: {}",
             names.join(", ")
         ));
     };
     let t = args.t.unwrap_or(0.0);
-    let lerp = Clip::from(animation).sample(t);
+    let lerp = Clip::from(animation).sample(f64::from(t));
     Ok((
         lerp,
         format!(

@@ -47,10 +47,10 @@ keys:
   Esc          quit";
 
 /// How long a crossfade takes, in seconds.
-const FADE_SECONDS: f32 = 0.3;
+const FADE_SECONDS: f64 = 0.3;
 /// How long a one-shot animation (a death) holds its last frame before it
 /// plays again.
-const HOLD_SECONDS: f32 = 1.0;
+const HOLD_SECONDS: f64 = 1.0;
 /// The camera's vertical field of view.
 const FOV_Y: f32 = 0.7;
 /// Playback speeds the - and + keys step through.
@@ -205,7 +205,7 @@ struct Viewer {
     fade: Crossfade,
     /// The animation clock, in seconds: stands still while paused and runs
     /// at the chosen speed.
-    time: f32,
+    time: f64,
     paused: bool,
     speed: usize,
     interpolate: bool,
@@ -266,7 +266,7 @@ impl Viewer {
         } else {
             clips
         };
-        let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+        let names: Vec<&str> = clips.iter().map(|c| c.name.as_ref()).collect();
         println!(
             "{} animations, from {from}: {}",
             clips.len(),
@@ -319,7 +319,7 @@ impl Viewer {
 
     /// Moves the clock to the next or previous whole frame of the clip.
     fn step(&mut self, frames: f32) {
-        let fps = self.fade.to.fps.max(1e-3);
+        let fps = f64::from(self.fade.to.fps.max(1e-3));
         let since = (self.time - self.fade.to_start) * fps;
         let target = if frames > 0.0 {
             since.floor() + 1.0
@@ -373,7 +373,7 @@ impl Viewer {
 impl App for Viewer {
     fn update(&mut self, gpu: &Gpu, dt: f32) {
         if !self.paused {
-            self.time += dt.min(0.25) * SPEEDS[self.speed];
+            self.time += f64::from(dt.min(0.25) * SPEEDS[self.speed]);
         }
         // A one-shot animation (a death) holds its end a moment, then plays
         // again: a viewer is for looking at it.
@@ -475,7 +475,7 @@ impl App for Viewer {
                 weight * 100.0
             )
         } else {
-            clip.name.clone()
+            clip.name.to_string()
         };
         let weapon = match &self.weapon {
             Some((name, _)) => format!(" + {name}"),

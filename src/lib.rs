@@ -59,8 +59,8 @@ pub use gpu::{
     GpuModelBytes, GpuModelOptions, InstanceError, InstancePolicy, Light, MAX_GPU_FRAMES,
     MAX_GPU_SKINS, MIN_LIGHT, Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Phase, Md2Renderer,
     Md2RendererOptions, PlanarShadow, PrepareError, PrepareReport, QUAKE_TO_Y_UP, SHELL_ALPHA,
-    SHELL_OFFSET, SetupError, adapter_limits, quake_flags, quake_to_y_up, required_downlevel_flags,
-    required_limits, stand_on_ground,
+    SHELL_OFFSET, SetupError, ShadowStencil, TranslucentOrder, VisibleMembers, adapter_limits,
+    quake_flags, quake_to_y_up, required_downlevel_flags, required_limits, stand_on_ground,
 };
 pub use mesh::{Corner, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
 

@@ -131,7 +131,7 @@ impl Scene {
                     Vec3::new(x, 0.0, z),
                 );
                 let clip = clips[rng.below(clips.len())].clone();
-                let phase = f64::from(rng.range(0.0, clip.duration().max(1.0)));
+                let phase = f64::from(rng.range(0.0, clip.duration().max(1.0) as f32));
                 let speed = rng.range(0.8, 1.25);
                 let skin = rng.below(skin_count.max(1) as usize) as u32;
                 let tint = [

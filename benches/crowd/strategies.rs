@@ -77,7 +77,7 @@ pub fn upload_in(
 
 /// A renderer of `cache` for the benchmark's target, with `scene`'s shadow.
 pub fn renderer(gpu: &Gpu, cache: &Md2Cache, scene: &Scene) -> Result<Md2Renderer, String> {
-    let mut renderer = Md2Renderer::with_cache(gpu.device(), cache, Some(COLOR_FORMAT), OPTIONS)
+    let mut renderer = Md2Renderer::with_cache(gpu.device(), cache, COLOR_FORMAT, OPTIONS)
         .map_err(|e| e.to_string())?;
     renderer
         .set_shadow(scene.shadow)
@@ -258,9 +258,8 @@ impl Strategy for Resident {
         self.renderer
             .prepare(device, queue, &self.camera, &[])
             .map_err(|e| e.to_string())?;
-        let mut crowds: Vec<&mut Md2Crowd> = self.crowds.iter_mut().collect();
         self.renderer
-            .prepare_crowds(device, queue, encoder, time(frame), &mut crowds)
+            .prepare_crowds(device, queue, encoder, time(frame), self.crowds.iter_mut())
             .map_err(|e| e.to_string())
     }
 

@@ -8,9 +8,15 @@
 //! Times are seconds on the application's clock, as `f64`, quantised to
 //! ticks of 2⁻²⁰ s (about a microsecond; [`TICKS_PER_SECOND`]), so the CPU
 //! and the GPU agree on every instant exactly. An instance's pose at `now` is
-//! its clip [sampled](Clip::sample_f64) at `(now − start) × speed` seconds,
+//! its clip [sampled](Clip::sample) at `(now − start) × speed` seconds,
 //! with exactly [`Clip`]'s rules (loop wrap, one-shot hold, negative times,
 //! speed 0 holding the start).
+//!
+//! A time that is not finite, or beyond ±2⁴³ s (the tick count's range), and
+//! a speed or fade duration that is not finite, are no clock: sampled on the
+//! CPU they give a NaN blend factor (which a renderer refuses, as the
+//! [playback](crate::playback) module says), and a crowd refuses them as
+//! [`CrowdError::NotFinite`](crate::CrowdError::NotFinite).
 //!
 //! # Precision
 //!
@@ -69,12 +75,14 @@ impl ClipClock {
         ClipClock { speed, ..self }
     }
 
-    /// Where the clip is at `now`: [`Clip::sample_f64`] at
-    /// `(now − start) × speed`, both times on the tick grid. A time that is
-    /// not finite reads as the start.
+    /// Where the clip is at `now`: [`Clip::sample`] at
+    /// `(now − start) × speed`, both times on the tick grid. A time off the
+    /// clock or a speed that is not finite gives a NaN `t` (see the
+    /// [module docs](self)).
     pub fn sample(&self, now: f64) -> FrameLerp {
-        let elapsed = ticks_between(self.start, now) as f64 / TICKS_PER_SECOND;
-        self.clip.sample_f64(elapsed * f64::from(self.speed))
+        let elapsed = ticks_between(self.start, now).map_or(f64::NAN, |t| t as f64);
+        self.clip
+            .sample(elapsed / TICKS_PER_SECOND * f64::from(self.speed))
     }
 }
 
@@ -87,15 +95,18 @@ pub struct Fade {
     pub to: ClipClock,
     /// When the fade starts.
     pub start: f64,
-    /// How long it takes; 0 (or less) is a cut.
-    pub duration: f32,
+    /// How long it takes, in seconds; 0 (or less) is a cut. At most
+    /// [`MAX_FADE_SECONDS`].
+    pub duration: f64,
 }
 
 impl Fade {
-    /// The weight of `to` at `now`.
+    /// The weight of `to` at `now`; NaN where a time or the duration is not
+    /// finite (see the [module docs](self)).
     pub fn weight(&self, now: f64) -> f32 {
-        let since = ticks_between(self.start, now);
-        fade_weight(since as f64, f64::from(fade_ticks(self.duration)))
+        let since = ticks_between(self.start, now).map_or(f64::NAN, |t| t as f64);
+        let duration = fade_ticks(self.duration).map_or(f64::NAN, f64::from);
+        fade_weight(since, duration)
     }
 }
 
@@ -140,7 +151,7 @@ impl Playback {
     /// seconds. A pose blends two clips, not three: the new fade starts from
     /// whichever of the current two weighs more at `at`, as
     /// [`Crossfade::then`](crate::Crossfade::then) does.
-    pub fn then(&self, next: ClipClock, at: f64, duration: f32) -> Playback {
+    pub fn then(&self, next: ClipClock, at: f64, duration: f64) -> Playback {
         let from = match &self.fade {
             Some(fade) if fade.weight(at) >= 0.5 => fade.to.clone(),
             _ => self.clock.clone(),
@@ -156,27 +167,26 @@ impl Playback {
     }
 }
 
-/// `to − from` in ticks (0 where either is not finite).
-fn ticks_between(from: f64, to: f64) -> i64 {
-    match (to_ticks(from), to_ticks(to)) {
-        (Some(a), Some(b)) => b.wrapping_sub(a),
-        _ => 0,
-    }
+/// `to − from` in ticks; `None` where either is off the clock.
+fn ticks_between(from: f64, to: f64) -> Option<i64> {
+    Some(to_ticks(to)?.wrapping_sub(to_ticks(from)?))
 }
 
 /// A fade's length as the GPU holds it: ticks, clamped to `u32`; 0 for a
-/// cut (0, negative or NaN).
-pub(crate) fn fade_ticks(duration: f32) -> u32 {
-    let ticks = (f64::from(duration) * TICKS_PER_SECOND).round();
-    if ticks.is_nan() || ticks <= 0.0 {
-        0
+/// cut (0 or negative); `None` where it is not finite.
+pub(crate) fn fade_ticks(duration: f64) -> Option<u32> {
+    let ticks = (duration * TICKS_PER_SECOND).round();
+    if !ticks.is_finite() {
+        None
+    } else if ticks <= 0.0 {
+        Some(0)
     } else {
-        ticks.min(f64::from(u32::MAX)) as u32
+        Some(ticks.min(f64::from(u32::MAX)) as u32)
     }
 }
 
 /// A clip clock as the crowd's compute pass runs it (crowd.wgsl's `Clock`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct GpuClock {
     /// Position per tick as a 96-bit fraction: of a loop (looping clips) or
     /// of a frame (one-shot), low word first.

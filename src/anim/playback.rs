@@ -11,12 +11,20 @@
 //!   it started ([`Clip::started_at`]). [`Crossfade::pose`] gives a
 //!   [`Pose`]: two [`FrameLerp`]s and a weight.
 //!
-//! Every function here is total: any time, any frame rate, any frame range
-//! gives a defined result inside the clip's frames, never NaN and never a
-//! panic. Times are reduced in `f64`, so a clock that has run for days (or
+//! Times are seconds as `f64` everywhere (on the immediate path as on the
+//! resident crowd's), reduced in `f64`, so a clock that has run for days (or
 //! a time of 1e30) still lands on a frame of the clip.
+//!
+//! Every function here is total: any time, any frame rate, any frame range
+//! gives frames inside the clip and never panics. A time that is not finite
+//! is not an instant, so it has no pose: its sample carries a NaN blend
+//! factor, which the renderer refuses as it refuses any non-finite instance
+//! value (see [`InstancePolicy`](crate::InstancePolicy)), exactly as a
+//! resident crowd refuses such a time. Nothing non-finite is ever silently
+//! read as some other instant.
 
 use std::ops::RangeInclusive;
+use std::sync::Arc;
 
 use crate::format::Animation;
 use crate::format::Md2Model;
@@ -101,14 +109,20 @@ impl From<FrameLerp> for Pose {
 ///
 /// - `last < first` is read as the single frame `first`.
 /// - A one-frame clip always gives that frame held.
-/// - An `fps` that is 0, negative, NaN or infinite holds `first`.
-/// - A NaN time reads as 0. An infinite time holds `last` (one-shot, +∞)
-///   or `first` (one-shot −∞, and looping clips either way, where no phase
-///   is defined).
+/// - An `fps` that is 0, negative, NaN or infinite holds `first` (a clip
+///   that cannot advance: a property of the clip, read the same way on
+///   every path).
+/// - A time that is NaN or infinite is no instant: the sample is `first`
+///   with `t` NaN (see the [module docs](self)).
+/// - A finite time whose position overflows (`time × fps` past `f64::MAX`)
+///   holds `last` (one-shot) or `first` (looping, where no phase is
+///   defined).
+///
+/// The name is shared (`Arc<str>`), so a clip clones without allocating.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Clip {
     /// A name for people (an animation name such as `run`).
-    pub name: String,
+    pub name: Arc<str>,
     /// The first frame (an index into the model's frames).
     pub first: u32,
     /// The last frame, inclusive.
@@ -122,7 +136,7 @@ pub struct Clip {
 
 impl Clip {
     /// A looping clip over `first..=last` at [`QUAKE2_FPS`].
-    pub fn looping(name: impl Into<String>, first: u32, last: u32) -> Self {
+    pub fn looping(name: impl Into<Arc<str>>, first: u32, last: u32) -> Self {
         Clip {
             name: name.into(),
             first,
@@ -134,7 +148,7 @@ impl Clip {
 
     /// A one-shot clip over `first..=last` at [`QUAKE2_FPS`] that holds its
     /// last frame once it gets there.
-    pub fn once(name: impl Into<String>, first: u32, last: u32) -> Self {
+    pub fn once(name: impl Into<Arc<str>>, first: u32, last: u32) -> Self {
         Clip {
             looping: false,
             ..Clip::looping(name, first, last)
@@ -148,7 +162,7 @@ impl Clip {
 
     /// The clip playing since `start` (seconds on the caller's clock): a
     /// side of a [`Crossfade`].
-    pub fn started_at(self, start: f32) -> Playing {
+    pub fn started_at(self, start: f64) -> Playing {
         Playing { clip: self, start }
     }
 
@@ -183,7 +197,7 @@ impl Clip {
     /// blends back into the first), `(len - 1) / fps` for a one-shot clip
     /// (when it reaches its last frame). 0 where the clip cannot advance (one
     /// frame, or an `fps` that is not positive and finite).
-    pub fn duration(&self) -> f32 {
+    pub fn duration(&self) -> f64 {
         let fps = f64::from(self.fps);
         let frames = if self.looping {
             self.len()
@@ -193,42 +207,37 @@ impl Clip {
         if self.len() == 1 || !(fps.is_finite() && fps > 0.0) {
             return 0.0;
         }
-        (frames as f64 / fps) as f32
+        frames as f64 / fps
     }
 
     /// Whether a one-shot clip started at time 0 has reached its last frame
     /// by `time` (and holds it from then on). A one-frame one-shot clip is
     /// finished from the start; a looping clip never finishes, nor does a
     /// one-shot clip whose `fps` cannot advance it (it holds `first`).
-    pub fn is_finished(&self, time_seconds: f32) -> bool {
+    pub fn is_finished(&self, time_seconds: f64) -> bool {
         !self.looping && self.sample(time_seconds) == FrameLerp::still(self.last.max(self.first))
     }
 
     /// Where the clip is `time_seconds` after it started: see the
-    /// [type docs](Clip) for every case. `0 <= t < 1`, both frames in
-    /// [`Clip::frames`].
-    pub fn sample(&self, time_seconds: f32) -> FrameLerp {
-        self.sample_f64(f64::from(time_seconds))
-    }
-
-    /// [`Clip::sample`] for an `f64` clock, which keeps sub-frame precision
-    /// for far longer than an `f32` one (an `f32` time steps by more than a
-    /// frame at 10 fps after about 12 days).
-    pub fn sample_f64(&self, time_seconds: f64) -> FrameLerp {
+    /// [type docs](Clip) for every case. Both frames are in
+    /// [`Clip::frames`]; `0 <= t < 1` for every finite time, NaN for a time
+    /// that is not.
+    pub fn sample(&self, time_seconds: f64) -> FrameLerp {
         let first = self.first;
+        if !time_seconds.is_finite() {
+            return FrameLerp {
+                t: f32::NAN,
+                ..FrameLerp::still(first)
+            };
+        }
         let len = self.len();
         let fps = f64::from(self.fps);
         if len == 1 || !(fps.is_finite() && fps > 0.0) {
             return FrameLerp::still(first);
         }
-        let time = if time_seconds.is_nan() {
-            0.0
-        } else {
-            time_seconds
-        };
-        // Frames since the start; finite times give finite positions up to
-        // f64::MAX, infinite ones are handled below.
-        let pos = time * fps;
+        // Frames since the start: finite up to f64::MAX, infinite where the
+        // product overflows (handled below).
+        let pos = time_seconds * fps;
         let frames = len as f64;
         if self.looping {
             if !pos.is_finite() {
@@ -288,7 +297,7 @@ impl From<&Animation> for Clip {
             None => !names_a_death(name),
         };
         Clip {
-            name: animation.name.clone(),
+            name: animation.name.as_str().into(),
             first: animation.first,
             last: animation.last,
             fps: QUAKE2_FPS,
@@ -497,7 +506,7 @@ impl Quake2Player {
     pub fn clip(self) -> Clip {
         let e = self.entry();
         Clip {
-            name: e.name.to_string(),
+            name: e.name.into(),
             first: e.first,
             last: e.last,
             fps: QUAKE2_FPS,
@@ -527,7 +536,7 @@ pub struct Playing {
     /// The clip.
     pub clip: Clip,
     /// When it started.
-    pub start: f32,
+    pub start: f64,
 }
 
 /// A character changing from one clip to another: the state a renderer
@@ -550,9 +559,10 @@ pub struct Playing {
 /// smoothstep (`3u² − 2u³`), so the change starts and ends without a jolt.
 ///
 /// - Before `start` the weight is 0; from `start + duration` on it is 1.
-/// - A `duration` of 0, negative or NaN is a cut at `start`; an infinite one
-///   never gets past weight 0.
-/// - A NaN time gives weight 0.
+/// - A `duration` of 0 or negative is a cut at `start`.
+/// - A time, start or duration that is not finite gives a NaN weight (and
+///   a NaN `t` for a clip sampled at such a time): no pose, which the
+///   renderer refuses (see the [module docs](self)).
 ///
 /// [`Crossfade::new`] is the common case (`to` starts as the fade starts);
 /// [`Crossfade::then`] moves on to a third clip.
@@ -561,21 +571,21 @@ pub struct Crossfade {
     /// The clip faded out (the pose's `primary`).
     pub from: Clip,
     /// When `from` started.
-    pub from_start: f32,
+    pub from_start: f64,
     /// The clip faded in (the pose's `secondary`).
     pub to: Clip,
     /// When `to` started.
-    pub to_start: f32,
+    pub to_start: f64,
     /// When the fade starts.
-    pub start: f32,
+    pub start: f64,
     /// How long the fade takes, in seconds.
-    pub duration: f32,
+    pub duration: f64,
 }
 
 impl Crossfade {
     /// Fades from `from` into `to` over `duration` seconds; the fade starts
     /// as `to` does.
-    pub fn new(from: Playing, to: Playing, duration: f32) -> Self {
+    pub fn new(from: Playing, to: Playing, duration: f64) -> Self {
         Crossfade {
             from: from.clip,
             from_start: from.start,
@@ -601,26 +611,22 @@ impl Crossfade {
     }
 
     /// The weight of `to` at `time`: see the [type docs](Crossfade).
-    pub fn weight(&self, time: f32) -> f32 {
-        fade_weight(
-            f64::from(time) - f64::from(self.start),
-            f64::from(self.duration),
-        )
+    pub fn weight(&self, time: f64) -> f32 {
+        fade_weight(time - self.start, self.duration)
     }
 
     /// Whether the fade is over at `time` (all `to`).
-    pub fn is_finished(&self, time: f32) -> bool {
+    pub fn is_finished(&self, time: f64) -> bool {
         self.weight(time) >= 1.0
     }
 
     /// The blend at `time`: `from` sampled as primary, `to` as secondary,
     /// weighted by [`Crossfade::weight`].
-    pub fn pose(&self, time: f32) -> Pose {
-        let time = f64::from(time);
+    pub fn pose(&self, time: f64) -> Pose {
         Pose {
-            primary: self.from.sample_f64(time - f64::from(self.from_start)),
-            secondary: self.to.sample_f64(time - f64::from(self.to_start)),
-            weight: self.weight(time as f32),
+            primary: self.from.sample(time - self.from_start),
+            secondary: self.to.sample(time - self.to_start),
+            weight: self.weight(time),
         }
     }
 
@@ -630,7 +636,7 @@ impl Crossfade {
     /// A pose blends two clips, not three: the new fade starts from
     /// whichever of `from` and `to` weighs more when `next` starts (with its
     /// own clock), so a change requested mid-fade drops the lighter clip.
-    pub fn then(&self, next: Playing, duration: f32) -> Crossfade {
+    pub fn then(&self, next: Playing, duration: f64) -> Crossfade {
         let from = if self.weight(next.start) >= 0.5 {
             self.to.clone().started_at(self.to_start)
         } else {
@@ -641,23 +647,20 @@ impl Crossfade {
 }
 
 /// The weight of a fade `since` seconds after it started, over `duration`
-/// seconds: 0 before the start (and for a NaN `since`), a smoothstep
-/// (`3u² − 2u³`) in between, 1 after; a `duration` of 0, negative or NaN is a
-/// cut, an infinite one never gets past 0. The resident crowd's clocks
-/// (`clock`) use it too, so both blend alike.
+/// seconds: 0 before the start, a smoothstep (`3u² − 2u³`) in between, 1
+/// after; a `duration` of 0 or negative is a cut. NaN where either is not
+/// finite: no such instant (see the [module docs](self)). The resident
+/// crowd's clocks (`clock`) use it too, so both blend alike.
 pub(crate) fn fade_weight(since: f64, duration: f64) -> f32 {
-    // A NaN time or start never starts the fade.
-    if since.is_nan() || since < 0.0 {
+    if !(since.is_finite() && duration.is_finite()) {
+        return f32::NAN;
+    }
+    if since < 0.0 {
         return 0.0;
     }
-    if duration.is_nan() || duration <= 0.0 {
+    if duration <= 0.0 {
         return 1.0;
     }
-    let u = since / duration;
-    if u.is_nan() {
-        // An infinite time over an infinite duration: never started.
-        return 0.0;
-    }
-    let u = u.min(1.0);
+    let u = (since / duration).min(1.0);
     (u * u * (3.0 - 2.0 * u)) as f32
 }

@@ -2,8 +2,9 @@
 //! batches pack into one instance buffer, each batch's records grouped by
 //! the draw that reads them.
 
+use super::camera::depth_key;
 use super::error::{PrepareError, PrepareReport};
-use super::instance::{Buckets, Md2Instance, Packed, pack};
+use super::instance::{Buckets, Md2Instance, Packed, SHELL, TRANSLUCENT, pack};
 use super::model::GpuModel;
 use super::options::InstancePolicy;
 use super::shader::{BUCKETS, InstanceRecord};
@@ -32,9 +33,9 @@ impl<'a> From<(&'a GpuModel, &'a [Md2Instance])> for Md2Batch<'a> {
 }
 
 /// Where one batch's records lie in the packed list, bucket by bucket (see
-/// [`Buckets`]): opaque, opaque mirrored, translucent, translucent mirrored,
-/// shell, shell mirrored. Shelled instances have a record in their main
-/// bucket and one in a shell bucket.
+/// [`Buckets`]): opaque, opaque mirrored, translucent, shell. Shelled
+/// instances have a record in their main bucket and one in the shell
+/// bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Ranges {
     pub first: [u32; BUCKETS],
@@ -42,11 +43,15 @@ pub(crate) struct Ranges {
 }
 
 /// Packs every batch's instances into `packed` (cleared first), each batch
-/// bucket by bucket, and returns the batches' ranges. `scratch` is reused
-/// memory.
+/// bucket by bucket, each bucket in the order given, and returns the
+/// batches' ranges. With `back_to_front` (the view's depth row), the
+/// translucent and shell buckets are then sorted by the view depth of each
+/// instance's origin, farthest first, ties in the order given (the crowd's
+/// GPU sort uses the same key). `scratch` is reused memory.
 pub(crate) fn pack_batches(
     batches: &[Md2Batch<'_>],
     policy: InstancePolicy,
+    back_to_front: Option<[f32; 4]>,
     packed: &mut Vec<InstanceRecord>,
     scratch: &mut Vec<InstanceRecord>,
     report: &mut PrepareReport,
@@ -104,6 +109,13 @@ pub(crate) fn pack_batches(
         for bucket in 0..BUCKETS {
             first[bucket] = at;
             at += count[bucket];
+        }
+        if let Some(row) = back_to_front {
+            for bucket in [TRANSLUCENT, SHELL] {
+                let range = first[bucket] as usize..(first[bucket] + count[bucket]) as usize;
+                // Stable: equal depths keep the order given.
+                packed[range].sort_by_key(|r| depth_key(row, &r.rows));
+            }
         }
         ranges.push(Ranges { first, count });
     }

@@ -11,7 +11,9 @@ use wgpu::util::DeviceExt;
 use super::device::check_device;
 use super::error::SetupError;
 use super::options::{ColorOutput, DepthState};
-use super::shader::{CROWD_WGSL, Layouts, MD2_WGSL, entry, vertex_buffers};
+use super::shader::{
+    CROWD_WGSL, CULL_IN_FRAGMENT, Layouts, MD2_WGSL, SORT_BLOCK, SortStep, entry, vertex_buffers,
+};
 use crate::format::ANORMS;
 
 /// Shared GPU state for any number of renderers (views) of one device:
@@ -41,11 +43,105 @@ struct CacheInner {
     crowd_passes: OnceLock<CrowdPipelines>,
 }
 
-/// The crowd's two compute pipelines.
+/// The crowd's compute pipelines, and the table of sort steps their
+/// dynamic offsets pick from.
 #[derive(Debug)]
 pub(crate) struct CrowdPipelines {
-    pub reset: wgpu::ComputePipeline,
-    pub cull: wgpu::ComputePipeline,
+    pub classify: wgpu::ComputePipeline,
+    pub scan: wgpu::ComputePipeline,
+    pub emit: wgpu::ComputePipeline,
+    pub sort_block: wgpu::ComputePipeline,
+    pub sort_step: wgpu::ComputePipeline,
+    pub gather: wgpu::ComputePipeline,
+    pub steps: SortSteps,
+}
+
+/// Every step of a bitonic sort of up to 2^[`SortSteps::MAX_LOG`] keys, for
+/// both sorted buckets, one [`SortStep`] per `stride` bytes (the device's
+/// uniform offset alignment), so a dispatch picks its step with a dynamic
+/// offset: WebGPU has no push constants.
+#[derive(Debug)]
+pub(crate) struct SortSteps {
+    pub buffer: wgpu::Buffer,
+    stride: u64,
+    /// Steps of one region in the table.
+    per_region: u64,
+}
+
+impl SortSteps {
+    /// The largest sorted bucket: 2^31 keys.
+    const MAX_LOG: u32 = 31;
+
+    /// The steps of one bucket's sort, in table order: the block sort
+    /// (`k == 0`), then for each sequence length `k` from 2 × SORT_BLOCK up
+    /// to the size, the global steps `j = k/2 .. SORT_BLOCK` and the block
+    /// merge (`j == 0`).
+    fn table(region: u32, log_size: u32) -> impl Iterator<Item = SortStep> {
+        let first = SORT_BLOCK.trailing_zeros() + 1;
+        let block = std::iter::once(SortStep {
+            region,
+            ..SortStep::default()
+        });
+        let merges = (first..=log_size).flat_map(move |log_k| {
+            let k = 1u32 << log_k;
+            let global = (SORT_BLOCK.trailing_zeros()..log_k)
+                .rev()
+                .map(move |log_j| SortStep {
+                    k,
+                    j: 1 << log_j,
+                    region,
+                    _pad: 0,
+                });
+            global.chain(std::iter::once(SortStep {
+                k,
+                j: 0,
+                region,
+                _pad: 0,
+            }))
+        });
+        block.chain(merges)
+    }
+
+    fn new(device: &wgpu::Device) -> SortSteps {
+        let stride = u64::from(device.limits().min_uniform_buffer_offset_alignment)
+            .max(size_of::<SortStep>() as u64);
+        let steps: Vec<SortStep> = (0..2)
+            .flat_map(|region| SortSteps::table(region, SortSteps::MAX_LOG))
+            .collect();
+        let mut bytes = vec![0u8; steps.len() * stride as usize];
+        for (i, step) in steps.iter().enumerate() {
+            let at = i * stride as usize;
+            bytes[at..at + size_of::<SortStep>()].copy_from_slice(bytemuck::bytes_of(step));
+        }
+        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("md2-wgpu crowd sort steps"),
+            contents: &bytes,
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        SortSteps {
+            buffer,
+            stride,
+            per_region: (steps.len() / 2) as u64,
+        }
+    }
+
+    /// The steps that sort `region`'s `size` keys (a power of two, at least
+    /// SORT_BLOCK), each with its dynamic offset.
+    pub fn sort(&self, region: u32, size: u32) -> impl Iterator<Item = (SortStep, u32)> + '_ {
+        let log_size = size.trailing_zeros();
+        SortSteps::table(region, log_size)
+            .enumerate()
+            .map(move |(i, step)| {
+                let index = u64::from(region) * self.per_region + i as u64;
+                (step, (index * self.stride) as u32)
+            })
+    }
+
+    /// The dynamic offset of `region`'s first step, for the passes that
+    /// read only its region (and offset 0 for those that read nothing).
+    pub fn region(&self, region: u32) -> u32 {
+        self.sort(region, SORT_BLOCK).next().map_or(0, |(_, at)| at)
+    }
 }
 
 /// Which draw a pipeline makes.
@@ -53,13 +149,15 @@ pub(crate) struct CrowdPipelines {
 pub(crate) enum Draw {
     /// Lit and skinned, no blending, depth as the app says.
     Opaque,
-    /// Lit and skinned, alpha-blended, depth tested but not written.
+    /// Lit and skinned, alpha-blended, depth tested but not written; culled
+    /// per instance in the fragment stage.
     Translucent,
-    /// Pushed out along the normals, flat colour, blended, no depth writes.
+    /// Pushed out along the normals, flat colour, blended, no depth writes;
+    /// culled per instance in the fragment stage.
     Shell,
     /// Projected onto the shadow plane, flat colour, blended once per pixel
-    /// by the stencil, no depth writes.
-    Shadow,
+    /// by the stencil (these read and write masks), no depth writes.
+    Shadow { read_mask: u32, write_mask: u32 },
     /// Positions only, no colour target.
     DepthOnly,
 }
@@ -104,20 +202,26 @@ impl DepthKey {
     fn state(&self, draw: Draw) -> wgpu::DepthStencilState {
         let writes = self.write && matches!(draw, Draw::Opaque | Draw::DepthOnly);
         let biased = matches!(draw, Draw::Opaque | Draw::DepthOnly);
-        let stencil = if draw == Draw::Shadow {
-            // Stencil cleared to 0: the first shadow fragment of a pixel
-            // passes and bumps it, every later one fails.
+        let stencil = if let Draw::Shadow {
+            read_mask,
+            write_mask,
+        } = draw
+        {
+            // The first shadow fragment of a pixel passes and inverts the
+            // write-mask bits, so every later one fails (see ShadowStencil).
+            // Inverting, unlike incrementing, touches no bit outside the
+            // mask, whatever the app keeps in the others.
             let face = wgpu::StencilFaceState {
                 compare: wgpu::CompareFunction::Equal,
                 fail_op: wgpu::StencilOperation::Keep,
                 depth_fail_op: wgpu::StencilOperation::Keep,
-                pass_op: wgpu::StencilOperation::IncrementClamp,
+                pass_op: wgpu::StencilOperation::Invert,
             };
             wgpu::StencilState {
                 front: face,
                 back: face,
-                read_mask: 0xff,
-                write_mask: 0xff,
+                read_mask,
+                write_mask,
             }
         } else {
             // Leave the app's stencil alone.
@@ -243,8 +347,16 @@ impl Md2Cache {
             Draw::Opaque => (entry::VS_MAIN, "md2-wgpu opaque pipeline"),
             Draw::Translucent => (entry::VS_MAIN, "md2-wgpu translucent pipeline"),
             Draw::Shell => (entry::VS_SHELL, "md2-wgpu shell pipeline"),
-            Draw::Shadow => (entry::VS_SHADOW, "md2-wgpu shadow pipeline"),
+            Draw::Shadow { .. } => (entry::VS_SHADOW, "md2-wgpu shadow pipeline"),
             Draw::DepthOnly => (entry::VS_DEPTH, "md2-wgpu depth-only pipeline"),
+        };
+        // Translucent instances and shells draw both windings in one draw,
+        // so that they blend in one order: the fragment stage culls them.
+        let cull_in_fragment = matches!(key.draw, Draw::Translucent | Draw::Shell);
+        let constants = [(CULL_IN_FRAGMENT, f64::from(u8::from(key.cull_back_faces)))];
+        let fragment_options = wgpu::PipelineCompilationOptions {
+            constants: if cull_in_fragment { &constants } else { &[] },
+            ..Default::default()
         };
         let blend = match key.draw {
             Draw::Opaque | Draw::DepthOnly => None,
@@ -254,8 +366,8 @@ impl Md2Cache {
             let fragment = match (key.draw, encode) {
                 (Draw::Shell, false) => entry::FS_SHELL,
                 (Draw::Shell, true) => entry::FS_SHELL_SRGB,
-                (Draw::Shadow, false) => entry::FS_SHADOW,
-                (Draw::Shadow, true) => entry::FS_SHADOW_SRGB,
+                (Draw::Shadow { .. }, false) => entry::FS_SHADOW,
+                (Draw::Shadow { .. }, true) => entry::FS_SHADOW_SRGB,
                 (_, false) => entry::FS_MAIN,
                 (_, true) => entry::FS_MAIN_SRGB,
             };
@@ -289,8 +401,9 @@ impl Md2Cache {
                 front_face: wgpu::FrontFace::Cw,
                 // A projected shadow's triangles face either way; the stencil
                 // keeps them from darkening twice.
-                cull_mode: (key.cull_back_faces && key.draw != Draw::Shadow)
-                    .then_some(wgpu::Face::Back),
+                cull_mode: (key.cull_back_faces
+                    && matches!(key.draw, Draw::Opaque | Draw::DepthOnly))
+                .then_some(wgpu::Face::Back),
                 ..Default::default()
             },
             depth_stencil: key.depth.map(|d| d.state(key.draw)),
@@ -300,7 +413,7 @@ impl Md2Cache {
                 .map(|(fragment, targets)| wgpu::FragmentState {
                     module: &self.0.md2,
                     entry_point: Some(fragment),
-                    compilation_options: Default::default(),
+                    compilation_options: fragment_options,
                     targets,
                 }),
             multiview_mask: None,
@@ -322,7 +435,7 @@ impl Md2Cache {
         })
     }
 
-    /// The crowd's `cs_reset` and `cs_cull`, built on first use.
+    /// The crowd's compute pipelines, built on first use.
     pub(crate) fn crowd_pipelines(&self, device: &wgpu::Device) -> &CrowdPipelines {
         self.0.crowd_passes.get_or_init(|| {
             let pipeline = |label: &str, entry_point: &str| {
@@ -336,9 +449,68 @@ impl Md2Cache {
                 })
             };
             CrowdPipelines {
-                reset: pipeline("md2-wgpu crowd reset pipeline", entry::CS_RESET),
-                cull: pipeline("md2-wgpu crowd cull pipeline", entry::CS_CULL),
+                classify: pipeline("md2-wgpu crowd classify pipeline", entry::CS_CLASSIFY),
+                scan: pipeline("md2-wgpu crowd scan pipeline", entry::CS_SCAN),
+                emit: pipeline("md2-wgpu crowd emit pipeline", entry::CS_EMIT),
+                sort_block: pipeline("md2-wgpu crowd sort block pipeline", entry::CS_SORT_BLOCK),
+                sort_step: pipeline("md2-wgpu crowd sort step pipeline", entry::CS_SORT_STEP),
+                gather: pipeline("md2-wgpu crowd gather pipeline", entry::CS_GATHER),
+                steps: SortSteps::new(device),
             }
+        })
+    }
+
+    /// Group 0 of the crowd's compute passes for a view whose uniform is
+    /// `view`.
+    pub(crate) fn crowd_camera_group(
+        &self,
+        device: &wgpu::Device,
+        view: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("md2-wgpu crowd camera bind group"),
+            layout: &self.0.layouts.crowd_camera,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: view.as_entire_binding(),
+            }],
+        })
+    }
+
+    /// Group 2 of the crowd's compute passes for one view of one crowd.
+    pub(crate) fn crowd_view_group(
+        &self,
+        device: &wgpu::Device,
+        frame: &wgpu::Buffer,
+        records: &wgpu::Buffer,
+        work: &wgpu::Buffer,
+        steps: &SortSteps,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("md2-wgpu crowd view bind group"),
+            layout: &self.0.layouts.crowd_view,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: frame.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: records.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: work.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &steps.buffer,
+                        offset: 0,
+                        size: std::num::NonZeroU64::new(size_of::<SortStep>() as u64),
+                    }),
+                },
+            ],
         })
     }
 

@@ -6,7 +6,7 @@ use glam::{Mat4, Vec3, Vec4};
 use std::ops::RangeInclusive;
 
 use super::effects::PlanarShadow;
-use super::shader::ViewUniform;
+use super::shader::{VIEW_SHADOWS, ViewUniform};
 use crate::format::Md2Model;
 
 /// Quake axes (X forward, Y left, Z up) to a right-handed Y-up world in which
@@ -200,9 +200,37 @@ impl Camera {
         Camera::new(proj * look_at_view(eye, target))
     }
 
+    /// A right-handed orthographic camera at `eye` looking at `target` with
+    /// Y up (Z up where the view is vertical), seeing `width` × `height`
+    /// world units around the line of sight, from `near` to `far` in front
+    /// of the eye (depth 0 to 1): the sun of a shadow map, a top-down map.
+    ///
+    /// ```
+    /// use md2_wgpu::Camera;
+    /// use md2_wgpu::glam::Vec3;
+    /// // A sun high in the south-west, seeing a 200-unit square of ground.
+    /// let sun = Camera::orthographic(Vec3::new(-100.0, 300.0, 100.0), Vec3::ZERO, 200.0, 200.0, 1.0, 800.0);
+    /// let clip = sun.view_proj * Vec3::ZERO.extend(1.0);
+    /// assert!(clip.x.abs() < 1e-4 && clip.y.abs() < 1e-4);
+    /// assert!((0.0..=1.0).contains(&clip.z));
+    /// ```
+    pub fn orthographic(
+        eye: Vec3,
+        target: Vec3,
+        width: f32,
+        height: f32,
+        near: f32,
+        far: f32,
+    ) -> Camera {
+        let (x, y) = (width * 0.5, height * 0.5);
+        let proj = glam::camera::rh::proj::directx::orthographic(-x, x, -y, y, near, far);
+        Camera::new(proj * look_at_view(eye, target))
+    }
+
     /// The shader's view uniform for this camera, with `shadow`'s plane (or
-    /// none).
-    pub(crate) fn uniform(&self, shadow: Option<&PlanarShadow>) -> ViewUniform {
+    /// none); `reverse_z` says which way an orthographic camera's depth
+    /// runs (see [`depth_row`]).
+    pub(crate) fn uniform(&self, shadow: Option<&PlanarShadow>, reverse_z: bool) -> ViewUniform {
         let towards = self.light.towards_light.normalize_or_zero();
         let (shadow_proj, shadow_color) = match shadow {
             Some(s) => (s.projection(), s.color),
@@ -215,8 +243,45 @@ impl Camera {
             light_color: self.light.color.extend(0.0).to_array(),
             ambient: self.light.ambient.extend(0.0).to_array(),
             shadow_color,
+            depth_row: depth_row(&self.view_proj, reverse_z),
+            flags: [if shadow.is_some() { VIEW_SHADOWS } else { 0 }, 0, 0, 0],
         }
     }
+}
+
+/// The row that, dotted with a world point `(p, 1)`, gives its depth along
+/// the view of `view_proj`, larger farther: for a perspective projection the
+/// clip-space `w` (the distance along the line of sight, whatever the depth
+/// convention); for an affine (orthographic) one, whose `w` is constant, the
+/// clip-space `z`, negated where depth is reversed (`reverse_z`: nearer is
+/// greater).
+pub(crate) fn depth_row(view_proj: &Mat4, reverse_z: bool) -> [f32; 4] {
+    let w = view_proj.row(3);
+    if w.truncate() != Vec3::ZERO {
+        return w.to_array();
+    }
+    let z = view_proj.row(2);
+    (if reverse_z { -z } else { z }).to_array()
+}
+
+/// The view depth of `point` along `row` ([`depth_row`]), summed in the
+/// shader's order.
+pub(crate) fn view_depth(row: [f32; 4], point: Vec3) -> f32 {
+    row[0] * point.x + row[1] * point.y + row[2] * point.z + row[3]
+}
+
+/// The sort key of an instance record whose transform rows are `rows`: the
+/// view depth of its origin, as bits that sort ascending from the farthest.
+/// crowd.wgsl's `depth_key` computes the same.
+pub(crate) fn depth_key(row: [f32; 4], rows: &[[f32; 4]; 3]) -> u32 {
+    let origin = Vec3::new(rows[0][3], rows[1][3], rows[2][3]);
+    let bits = view_depth(row, origin).to_bits();
+    let ordered = if bits & 0x8000_0000 != 0 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    };
+    !ordered
 }
 
 /// World to view for an eye at `eye` looking at `target`, Y up (Z up where

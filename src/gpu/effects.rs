@@ -131,8 +131,21 @@ impl Effects {
 /// Planar shadows (Quake II's `gl_shadows`): every opaque instance's posed
 /// vertices projected along a light direction onto a plane and drawn in
 /// one colour (black at alpha 0.5). The stencil buffer keeps a pixel from
-/// darkening twice, so the depth format needs a stencil aspect, cleared to
-/// 0 at the start of the pass.
+/// darkening twice (see [`ShadowStencil`]), so the depth format needs a
+/// stencil aspect ([`DepthState::LESS_STENCIL`](crate::DepthState::LESS_STENCIL)).
+///
+/// # The lift
+///
+/// The shadow is drawn on the plane moved `lift` units towards the models,
+/// so that it wins the depth test against the ground it lies on. Points are
+/// projected along the light onto that lifted plane, so the lift also moves
+/// the shadow towards the light, by `lift / tan(elevation)` (the light's
+/// elevation above the plane): little under a high sun, a lot at a grazing
+/// one. Quake II's 1 unit suits a game drawn with this shadow alone; where
+/// the scene's own shadow maps darken the same ground, use
+/// [`PlanarShadow::beside_shadow_maps`] (0.05 units), whose shadow lies
+/// where the shadow map's does, or set the smallest lift your depth buffer
+/// resolves at the distances you draw.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlanarShadow {
     /// The plane's unit normal (world space), pointing to the side the
@@ -145,10 +158,63 @@ pub struct PlanarShadow {
     /// fall the other way.
     pub towards_light: Vec3,
     /// How far above the plane the shadow is drawn, so it does not fight the
-    /// ground for depth (Quake II drew it 1 unit up).
+    /// ground for depth (Quake II drew it 1 unit up): see [the lift](#the-lift).
     pub lift: f32,
     /// Linear RGBA, blended over what is below.
     pub color: [f32; 4],
+    /// The stencil bits the shadow uses to darken each pixel once.
+    pub stencil: ShadowStencil,
+}
+
+/// How planar shadows use the stencil buffer to darken each pixel once:
+/// a shadow fragment is drawn where `stencil & read_mask == reference &
+/// read_mask`, and inverts the `write_mask` bits of the pixel it draws, so
+/// every later shadow fragment of that pixel fails the test.
+///
+/// The default takes the whole 8-bit stencil: the pass clears it to 0 and
+/// nothing else uses it. An app that keeps portals or outlines in some
+/// stencil bits gives the shadow others (say `read_mask = write_mask =
+/// 0x80`, reference 0, with bit 7 clear at the start of the pass), and the
+/// shadow never disturbs the app's bits. The shadow draw sets the pass's
+/// stencil reference; an app that draws with its own reference after
+/// [`Md2Phase::Shadows`](crate::Md2Phase::Shadows) sets it again. Every
+/// other draw of the crate leaves the stencil alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ShadowStencil {
+    /// The value the pixel's `read_mask` bits must equal (before a shadow
+    /// darkened it).
+    pub reference: u32,
+    /// The bits tested.
+    pub read_mask: u32,
+    /// The bits a shadow fragment inverts; must share a bit with
+    /// `read_mask`, or a pixel darkens as often as shadows overlap on it.
+    pub write_mask: u32,
+}
+
+impl ShadowStencil {
+    /// All eight bits, reference 0: the stencil cleared to 0 for the pass
+    /// and used by nothing else.
+    pub const WHOLE: ShadowStencil = ShadowStencil {
+        reference: 0,
+        read_mask: 0xff,
+        write_mask: 0xff,
+    };
+
+    /// One stencil bit (0 to 7), clear at the start of the pass; the other
+    /// bits stay the app's.
+    pub const fn bit(bit: u32) -> ShadowStencil {
+        ShadowStencil {
+            reference: 0,
+            read_mask: 1 << bit,
+            write_mask: 1 << bit,
+        }
+    }
+}
+
+impl Default for ShadowStencil {
+    fn default() -> Self {
+        ShadowStencil::WHOLE
+    }
 }
 
 impl PlanarShadow {
@@ -161,7 +227,30 @@ impl PlanarShadow {
             towards_light,
             lift: 1.0,
             color: [0.0, 0.0, 0.0, 0.5],
+            stencil: ShadowStencil::WHOLE,
         }
+    }
+
+    /// [`PlanarShadow::on_ground`] lifted 0.05 units instead of 1, for
+    /// scenes whose own shadow maps darken the same ground: the planar
+    /// shadow then falls where the shadow map puts it (an app that compared
+    /// both with its own shadow map of the same light on the ground
+    /// reported an intersection over union of 0.958 at 0.05, against 0.75
+    /// at Quake II's 1 unit). Needs a depth buffer that
+    /// resolves 0.05 units at the distances drawn (a 32-bit float, or
+    /// 24 bits with a near plane not too close).
+    pub fn beside_shadow_maps(height: f32, towards_light: Vec3) -> PlanarShadow {
+        PlanarShadow::on_ground(height, towards_light).with_lift(0.05)
+    }
+
+    /// The same shadow drawn `lift` units above its plane.
+    pub fn with_lift(self, lift: f32) -> PlanarShadow {
+        PlanarShadow { lift, ..self }
+    }
+
+    /// The same shadow with these stencil bits.
+    pub fn with_stencil(self, stencil: ShadowStencil) -> PlanarShadow {
+        PlanarShadow { stencil, ..self }
     }
 
     /// World to world: each point moved along the light onto the lifted

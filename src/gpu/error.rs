@@ -163,6 +163,18 @@ pub enum InstanceError {
         /// How many skins the model has (1 for the default texture).
         skin_count: u32,
     },
+    /// A value that must be finite is NaN or infinite: the transform, the
+    /// tint, or a blend factor of the pose (where a time or speed that is
+    /// not finite ends up: see the [playback](crate::playback) module).
+    NotFinite {
+        /// Index of the batch in the slice given to `prepare`.
+        batch: usize,
+        /// Index of the instance in its batch.
+        instance: usize,
+        /// Which value: `"transform"`, `"tint"`, `"pose.primary.t"`,
+        /// `"pose.secondary.t"` or `"pose.weight"`.
+        field: &'static str,
+    },
 }
 
 impl fmt::Display for InstanceError {
@@ -190,6 +202,14 @@ impl fmt::Display for InstanceError {
                 "batch {batch}, instance {instance}: skin {skin} asked for, but the model has \
                  {skin_count} skin(s)"
             ),
+            InstanceError::NotFinite {
+                batch,
+                instance,
+                field,
+            } => write!(
+                f,
+                "batch {batch}, instance {instance}: the {field} is not finite (NaN or infinite)"
+            ),
         }
     }
 }
@@ -203,14 +223,17 @@ pub enum PrepareError {
     /// An instance cannot be drawn as given (with
     /// [`InstancePolicy::Strict`](crate::InstancePolicy::Strict)).
     Instance(InstanceError),
-    /// The instances of one `prepare` call do not fit in one buffer.
+    /// The instances of one `prepare` call, or the visible records of a
+    /// crowd in one view, do not fit in one buffer.
     TooManyInstances {
         /// Instance records in all batches together (shelled instances count
-        /// twice).
+        /// twice; a crowd in a view that sorts counts its translucent
+        /// members and shells twice more).
         instances: usize,
         /// The bytes they need.
         bytes: u64,
-        /// The device's `max_buffer_size`.
+        /// The device's `max_buffer_size` (or, for a crowd, its storage
+        /// binding size where smaller).
         limit: u64,
     },
     /// The crowds' time is NaN, infinite or beyond the clock's ±2⁴³ s.
@@ -276,7 +299,9 @@ impl std::error::Error for PrepareError {
 pub struct PrepareReport {
     /// Instances left out.
     pub skipped: usize,
-    /// Instances drawn with frames or skin clamped.
+    /// Instances drawn with a value repaired: frames or skin clamped, a
+    /// non-finite tint or blend factor read as [`InstancePolicy::Clamp`](crate::InstancePolicy::Clamp)
+    /// says.
     pub clamped: usize,
     /// The first few problems ([`PrepareReport::MAX_LISTED`]), in order.
     pub first: Vec<InstanceError>,
@@ -328,15 +353,16 @@ pub enum CrowdError {
     /// A value that must be finite is not (NaN or infinite), or a time lies
     /// beyond the clock's ±2⁴³ s.
     NotFinite {
-        /// Which: `"transform"`, `"speed"`, `"start"`, `"fade start"`,
-        /// `"fade duration"`, `"tint"`.
+        /// Which: `"transform"`, `"tint"`, `"start"`, `"speed"`,
+        /// `"fade start"`, `"fade speed"`, `"fade clip start"` or
+        /// `"fade duration"`.
         what: &'static str,
     },
     /// A crossfade longer than the clock carries
     /// ([`MAX_FADE_SECONDS`](crate::MAX_FADE_SECONDS)).
     FadeTooLong {
         /// The duration asked for, in seconds.
-        seconds: f32,
+        seconds: f64,
     },
     /// More members than one buffer of this device holds.
     TooManyMembers {

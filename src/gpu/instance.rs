@@ -8,7 +8,7 @@ use super::effects::Effects;
 use super::error::InstanceError;
 use super::options::InstancePolicy;
 use super::shader::{InstanceRecord, MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT};
-use crate::anim::{Clip, Crossfade, Pose};
+use crate::anim::{Clip, Crossfade, Playback, Pose};
 
 /// One instance of a model to draw: the input to
 /// [`Md2Renderer::prepare`](crate::Md2Renderer::prepare).
@@ -17,21 +17,29 @@ pub struct Md2Instance {
     /// Model to world. It applies after [`QUAKE_TO_Y_UP`](crate::QUAKE_TO_Y_UP):
     /// the identity stands the model at the origin of a Y-up world, facing
     /// +Z. Any invertible affine transform works (normals use its inverse
-    /// transpose); one with a negative determinant (a mirror) is drawn with
-    /// its winding reversed, so culling still shows its outside.
+    /// transpose); one with a negative determinant (a mirror) is culled the
+    /// other way round, so culling still shows its outside. Must be finite
+    /// (see [`InstancePolicy`]).
     pub transform: Mat4,
-    /// Frames and blend factors. Every frame must exist in the model (see
-    /// [`InstancePolicy`]); `t` and `weight` are clamped to `[0, 1]`, NaN
-    /// read as 0.
+    /// Frames and blend factors. Every frame must exist in the model and
+    /// every blend factor be finite (see [`InstancePolicy`]); `t` and
+    /// `weight` are clamped to `[0, 1]`.
     pub pose: Pose,
     /// Layer of the model's skin array (see [`InstancePolicy`]).
     pub skin: u32,
-    /// Linear RGBA multiplied with the lit skin. Colour channels may exceed
-    /// 1 for a flash or glow (an HDR target shows it; others clamp): they
-    /// travel as 8-bit colour times an f16 intensity, so the brightest
-    /// channel keeps 11 bits and the others are relative to it. Alpha is
-    /// clamped to `[0, 1]`; below 1 the instance is drawn translucent, after
-    /// the opaque ones, blended and without writing depth.
+    /// Linear RGBA multiplied with the lit skin; every channel finite (see
+    /// [`InstancePolicy`]).
+    ///
+    /// - Colour channels may exceed 1 for a flash or glow (an HDR target
+    ///   shows it; others clamp): they travel as 8-bit colour times an f16
+    ///   intensity, so the brightest channel keeps 11 bits and the others
+    ///   are relative to it. The intensity caps at 65,504 (the largest
+    ///   f16); negative channels read as 0.
+    /// - Alpha is clamped to `[0, 1]`; below 1 (in 8 bits: below 255/255)
+    ///   the instance is drawn translucent, after the opaque ones, blended
+    ///   and without writing depth, in the renderer's
+    ///   [`TranslucentOrder`](crate::TranslucentOrder). Alpha 0 draws an
+    ///   invisible instance (it still costs its vertices).
     pub tint: [f32; 4],
     /// Shell, fullbright, minlight, shadow.
     pub effects: Effects,
@@ -63,13 +71,19 @@ impl Md2Instance {
     }
 
     /// An instance playing `clip`, `time` seconds after it started.
-    pub fn from_clip(transform: Mat4, clip: &Clip, time: f32) -> Self {
+    pub fn from_clip(transform: Mat4, clip: &Clip, time: f64) -> Self {
         Md2Instance::new(transform, clip.sample(time))
     }
 
     /// An instance in the middle of `fade` at `time` (on the fade's clock).
-    pub fn from_crossfade(transform: Mat4, fade: &Crossfade, time: f32) -> Self {
+    pub fn from_crossfade(transform: Mat4, fade: &Crossfade, time: f64) -> Self {
         Md2Instance::new(transform, fade.pose(time))
+    }
+
+    /// An instance playing `playback` at `now`: the pose a crowd member with
+    /// this playback has at `now` ([`Playback::pose`]).
+    pub fn from_playback(transform: Mat4, playback: &Playback, now: f64) -> Self {
+        Md2Instance::new(transform, playback.pose(now))
     }
 
     /// The same instance with another skin layer.
@@ -88,29 +102,43 @@ impl Md2Instance {
     }
 }
 
-/// Which draw an instance's record goes to: its main draw (opaque or
-/// translucent, with the model's winding or reversed for a mirror) and
-/// maybe a shell draw.
+/// Which draw an instance's record goes to: its main draw and maybe a
+/// shell draw.
+///
+/// Opaque records are split by winding (a mirrored one draws the reversed
+/// index list, so the rasteriser culls it), as the depth test makes their
+/// order irrelevant. Translucent records and shells are one bucket each,
+/// whatever their winding, so that they blend in one defined order: their
+/// pipelines cull in the fragment shader, per instance (see md2.wgsl's
+/// `keep_face`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Buckets {
-    /// 0 opaque, 1 opaque mirrored, 2 translucent, 3 translucent mirrored.
+    /// [`OPAQUE`], [`OPAQUE_MIRRORED`] or [`TRANSLUCENT`].
     pub main: usize,
-    /// 4 shell, 5 shell mirrored.
+    /// [`SHELL`] where the record has a shell.
     pub shell: Option<usize>,
 }
+
+/// The buckets, in the order a batch's records (and a crowd's visible
+/// records) lie in memory.
+pub(crate) const OPAQUE: usize = 0;
+pub(crate) const OPAQUE_MIRRORED: usize = 1;
+pub(crate) const TRANSLUCENT: usize = 2;
+pub(crate) const SHELL: usize = 3;
 
 impl Buckets {
     /// The buckets of a record with these `MEMBER_*` bits.
     pub(crate) fn of(effects: u32) -> Buckets {
-        let mirrored = usize::from(effects & MEMBER_MIRRORED != 0);
-        let translucent = if effects & MEMBER_TRANSLUCENT != 0 {
-            2
+        let main = if effects & MEMBER_TRANSLUCENT != 0 {
+            TRANSLUCENT
+        } else if effects & MEMBER_MIRRORED != 0 {
+            OPAQUE_MIRRORED
         } else {
-            0
+            OPAQUE
         };
         Buckets {
-            main: translucent + mirrored,
-            shell: (effects & MEMBER_SHELL != 0).then_some(4 + mirrored),
+            main,
+            shell: (effects & MEMBER_SHELL != 0).then_some(SHELL),
         }
     }
 }
@@ -131,7 +159,9 @@ pub(crate) fn mirrors(transform: &Mat4) -> bool {
 
 /// The tint as the record carries it: RGBA8 (colour divided by its
 /// brightest channel where that exceeds 1) and that channel as an f16
-/// intensity (1 otherwise).
+/// intensity (1 otherwise). NaN reads as 0 and +∞ as the largest value: the
+/// repair [`InstancePolicy::Clamp`] makes; callers refuse non-finite tints
+/// before they get here otherwise.
 pub(crate) fn tint_words(tint: [f32; 4]) -> ([u8; 4], u16) {
     let finite = |x: f32| if x.is_nan() { 0.0 } else { x.max(0.0) };
     let [r, g, b, a] = tint.map(finite);
@@ -199,6 +229,9 @@ const POSE_FIELDS: [&str; 4] = [
     "secondary.frame_b",
 ];
 
+/// The names [`InstanceError::NotFinite`] gives the blend factors.
+const BLEND_FIELDS: [&str; 3] = ["pose.primary.t", "pose.secondary.t", "pose.weight"];
+
 /// A pose as the shader receives it: the four frames, and (t, secondary t,
 /// weight) clamped to `[0, 1]` with NaN as 0, as the contract with the CPU
 /// reference says.
@@ -241,6 +274,15 @@ pub(crate) fn pack(
     batch: usize,
     index: usize,
 ) -> Packed {
+    let not_finite = |field| InstanceError::NotFinite {
+        batch,
+        instance: index,
+        field,
+    };
+    // Nothing to clamp a transform to: refused under every policy.
+    if !instance.transform.is_finite() {
+        return Packed::Refused(not_finite("transform"));
+    }
     let (mut frames, lerp) = pose_words(&instance.pose);
     let mut skin = instance.skin;
     let mut problem = None;
@@ -264,6 +306,18 @@ pub(crate) fn pack(
             skin_count,
         });
         skin = skin_count.saturating_sub(1);
+    }
+    if instance.tint.iter().any(|c| !c.is_finite()) {
+        problem.get_or_insert(not_finite("tint"));
+    }
+    let p = &instance.pose;
+    for (value, field) in [p.primary.t, p.secondary.t, p.weight]
+        .into_iter()
+        .zip(BLEND_FIELDS)
+    {
+        if !value.is_finite() {
+            problem.get_or_insert(not_finite(field));
+        }
     }
     if policy != InstancePolicy::Clamp
         && let Some(problem) = problem.take()
@@ -458,13 +512,65 @@ mod tests {
         let shelled = mirrored
             .with_tint([1.0, 1.0, 1.0, 0.5])
             .with_effects(Effects::NONE.with_shell([1.0, 0.0, 0.0]));
+        // Translucent records and shells keep one bucket whatever their
+        // winding, so they blend in one order.
         assert_eq!(
             bucket(shelled),
             Buckets {
-                main: 3,
-                shell: Some(5)
+                main: TRANSLUCENT,
+                shell: Some(SHELL)
             }
         );
+    }
+
+    #[test]
+    fn non_finite_values_follow_the_policy() {
+        let base = Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(0));
+        let field = |p: &Packed| match p {
+            Packed::Refused(InstanceError::NotFinite { field, .. })
+            | Packed::Clamped(_, InstanceError::NotFinite { field, .. }) => Some(*field),
+            _ => None,
+        };
+        let mut nan_transform = base;
+        nan_transform.transform.w_axis.x = f32::NAN;
+        let nan_tint = base.with_tint([1.0, f32::NAN, 1.0, 1.0]);
+        let inf_tint = base.with_tint([f32::INFINITY, 0.0, 0.0, 1.0]);
+        let mut nan_t = base;
+        nan_t.pose.primary.t = f32::NAN;
+        let mut inf_weight = base;
+        inf_weight.pose.weight = f32::NEG_INFINITY;
+        for policy in [InstancePolicy::Strict, InstancePolicy::Skip] {
+            for (instance, name) in [
+                (nan_transform, "transform"),
+                (nan_tint, "tint"),
+                (inf_tint, "tint"),
+                (nan_t, "pose.primary.t"),
+                (inf_weight, "pose.weight"),
+            ] {
+                let packed = pack(&instance, 1, 1, policy, 0, 0);
+                assert!(matches!(packed, Packed::Refused(_)), "{policy:?} {name}");
+                assert_eq!(field(&packed), Some(name));
+            }
+        }
+        // Clamp repairs what has a repair, and still refuses a transform.
+        let clamp = |i: &Md2Instance| pack(i, 1, 1, InstancePolicy::Clamp, 0, 0);
+        assert!(matches!(clamp(&nan_transform), Packed::Refused(_)));
+        let Packed::Clamped(record, _) = clamp(&nan_tint) else {
+            panic!("a NaN tint is repaired under Clamp");
+        };
+        assert_eq!(record.tint, [255, 0, 255, 255]);
+        let Packed::Clamped(record, _) = clamp(&inf_tint) else {
+            panic!("an infinite tint is repaired under Clamp");
+        };
+        assert_eq!(record.skin_intensity >> 16, 0x7bff, "the largest f16");
+        let Packed::Clamped(record, _) = clamp(&nan_t) else {
+            panic!("a NaN t is repaired under Clamp");
+        };
+        assert_eq!(record.t, 0.0);
+        let Packed::Clamped(record, _) = clamp(&inf_weight) else {
+            panic!("an infinite weight is repaired under Clamp");
+        };
+        assert_eq!(record.weight, 0.0);
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod options;
 mod renderer;
 pub(crate) mod shader;
 mod skin_texture;
+mod visible;
 
 pub use batch::Md2Batch;
 pub use cache::Md2Cache;
@@ -24,11 +25,14 @@ pub use camera::{Camera, Light, QUAKE_TO_Y_UP, quake_to_y_up, stand_on_ground};
 pub use capture::{CapturedPose, PoseCapture};
 pub use crowd::{CrowdHandle, CrowdMember, Md2Crowd};
 pub use device::{adapter_limits, required_downlevel_flags, required_limits};
-pub use effects::{Effects, MIN_LIGHT, PlanarShadow, SHELL_ALPHA, SHELL_OFFSET, quake_flags};
+pub use effects::{
+    Effects, MIN_LIGHT, PlanarShadow, SHELL_ALPHA, SHELL_OFFSET, ShadowStencil, quake_flags,
+};
 pub use error::{CrowdError, InstanceError, PrepareError, PrepareReport, SetupError};
 pub use headless::{Headless, block_on, read_buffer, read_rgba8, read_texture};
 pub use instance::Md2Instance;
 pub use model::{GpuModel, GpuModelBytes, GpuModelOptions};
-pub use options::{ColorOutput, DepthState, InstancePolicy, Md2RendererOptions};
+pub use options::{ColorOutput, DepthState, InstancePolicy, Md2RendererOptions, TranslucentOrder};
 pub use renderer::{Md2Phase, Md2Renderer};
 pub use shader::{MAX_GPU_FRAMES, MAX_GPU_SKINS};
+pub use visible::VisibleMembers;

@@ -35,6 +35,11 @@ impl DepthState {
     /// `Depth32Float`, `Less`, writing: depth cleared to 1, nearer is less.
     pub const LESS: DepthState = DepthState::standard(wgpu::TextureFormat::Depth32Float);
 
+    /// `Depth24PlusStencil8`, `Less`, writing: [`DepthState::LESS`] with the
+    /// stencil aspect that [planar shadows](crate::PlanarShadow) need.
+    pub const LESS_STENCIL: DepthState =
+        DepthState::standard(wgpu::TextureFormat::Depth24PlusStencil8);
+
     /// Nearer is less (`Less`), writing: depth cleared to 1.
     pub const fn standard(format: wgpu::TextureFormat) -> DepthState {
         DepthState {
@@ -146,8 +151,37 @@ fn shader_should_encode(format: wgpu::TextureFormat) -> bool {
         )
 }
 
-/// What `prepare` does with an instance whose frame or skin the model does
-/// not have.
+/// What `prepare` does with a bad instance: one whose frame or skin the
+/// model does not have, or with a value that is not finite.
+///
+/// # Bad values, on both paths
+///
+/// One rule holds for the immediate path and the resident crowd: **a value
+/// that is NaN or infinite never reaches the GPU and is never silently read
+/// as another value; it is refused with a typed error that names it.** On
+/// the immediate path the refusal follows this policy; a crowd refuses the
+/// change at the call ([`CrowdError`](crate::CrowdError), and nothing
+/// changes), as `Strict` does.
+///
+/// | value not finite | `Strict` | `Skip` | `Clamp` | [`Md2Crowd`](crate::Md2Crowd) |
+/// |---|---|---|---|---|
+/// | transform | error `"transform"` | left out | left out (nothing to clamp to) | `NotFinite("transform")` |
+/// | tint channel | error `"tint"` | left out | drawn: NaN as 0, ±∞ clamped to the range below | `NotFinite("tint")` |
+/// | time or speed (a pose's `t` or `weight` is NaN) | error `"pose.primary.t"`, ... | left out | drawn: NaN as 0, ±∞ clamped to `[0, 1]` | `NotFinite("start")`, `("speed")`, ...; a frame time: [`PrepareError::TimeNotFinite`](crate::PrepareError::TimeNotFinite) |
+/// | fade duration | as time | as time | as time | `NotFinite("fade duration")` |
+///
+/// The immediate path receives poses, not times: the CPU helpers that turn
+/// a time into a pose ([`Clip::sample`](crate::Clip::sample),
+/// [`Playback::pose`](crate::Playback::pose),
+/// [`Crossfade::pose`](crate::Crossfade::pose),
+/// [`Md2Instance::from_clip`](crate::Md2Instance::from_clip)) give a NaN
+/// blend factor for a time, speed or duration that is not finite, so the
+/// same bad value meets the same rule here as in a crowd. Finite values
+/// out of range are read, on both paths, as documented where they are
+/// given: blend factors clamped to `[0, 1]`; tint colour channels below 0
+/// as 0 and above 65,504 (the largest f16 intensity) as 65,504, alpha
+/// clamped to `[0, 1]`; a clip's `fps` that is 0, negative or not finite
+/// holds its first frame (a clip that cannot advance).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum InstancePolicy {
     /// Fail the whole `prepare` with the first bad instance's error; nothing
@@ -157,9 +191,35 @@ pub enum InstancePolicy {
     /// Leave bad instances out and draw the rest; the report says how many
     /// and names the first few.
     Skip,
-    /// Draw bad instances with their frames and skin clamped to the model's
-    /// last; the report says how many and names the first few.
+    /// Draw bad instances repaired where a repair exists (frames and skin
+    /// clamped to the model's last, tint and blend factors as the table
+    /// says) and leave out those with a non-finite transform; the report
+    /// says how many and names the first few.
     Clamp,
+}
+
+/// The order in which translucent instances (tint alpha below 1) and
+/// shells are blended, on both paths.
+///
+/// Either way the picture depends only on the inputs: the same frame drawn
+/// twice gives the same pixels. Order is kept within one batch (one
+/// [`Md2Batch`](crate::Md2Batch)) or one crowd; batches and crowds are
+/// drawn one after another in the order given to `prepare` and
+/// `prepare_crowds`, as each is one instanced draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TranslucentOrder {
+    /// The order given: a batch's instances in slice order, a crowd's
+    /// members in its order ([`Md2Crowd::iter`](crate::Md2Crowd::iter)).
+    /// Quake II did not sort either.
+    #[default]
+    AsGiven,
+    /// Back to front by view depth: the farthest instance first, so that
+    /// overlapping translucent instances blend as they would in the world.
+    /// The depth is that of the instance's origin (the transform's
+    /// translation; [`Md2Renderer::view_depth`](crate::Md2Renderer::view_depth)
+    /// computes it); equal depths keep the given order. A crowd sorts its
+    /// visible translucent members and shells on the GPU, every frame.
+    BackToFront,
 }
 
 /// How a [`Md2Renderer`](crate::Md2Renderer) draws: chosen once, like the
@@ -178,9 +238,11 @@ pub struct Md2RendererOptions {
     pub policy: InstancePolicy,
     /// Cull faces turned away from the camera (the default). MD2 triangles
     /// are wound clockwise seen from outside, and mirrored instances
-    /// (negative determinant) are drawn with their winding reversed, so
-    /// culling shows every instance's outside.
+    /// (negative determinant) are culled the other way round, so culling
+    /// shows every instance's outside.
     pub cull_back_faces: bool,
+    /// The blending order of translucent instances and shells.
+    pub translucent_order: TranslucentOrder,
 }
 
 impl Md2RendererOptions {
@@ -196,12 +258,19 @@ impl Md2RendererOptions {
         output: ColorOutput::Auto,
         policy: InstancePolicy::Strict,
         cull_back_faces: true,
+        translucent_order: TranslucentOrder::AsGiven,
     };
 
     /// [`Md2RendererOptions::DEFAULT`] with a `Depth32Float` depth buffer
     /// tested with `Less`: what a 3D scene usually wants.
     pub const WITH_DEPTH: Md2RendererOptions =
         Md2RendererOptions::DEFAULT.with_depth(DepthState::LESS);
+
+    /// [`Md2RendererOptions::DEFAULT`] with a `Depth24PlusStencil8` depth
+    /// buffer tested with `Less` ([`DepthState::LESS_STENCIL`]): a 3D scene
+    /// with planar shadows.
+    pub const WITH_DEPTH_STENCIL: Md2RendererOptions =
+        Md2RendererOptions::DEFAULT.with_depth(DepthState::LESS_STENCIL);
 
     /// The same options with this depth state.
     pub const fn with_depth(self, depth: DepthState) -> Md2RendererOptions {
@@ -230,6 +299,15 @@ impl Md2RendererOptions {
     /// The same options with this policy for bad instances.
     pub const fn with_policy(self, policy: InstancePolicy) -> Md2RendererOptions {
         Md2RendererOptions { policy, ..self }
+    }
+
+    /// The same options with this blending order for translucent instances
+    /// and shells.
+    pub const fn with_translucent_order(self, order: TranslucentOrder) -> Md2RendererOptions {
+        Md2RendererOptions {
+            translucent_order: order,
+            ..self
+        }
     }
 }
 

@@ -4,16 +4,20 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use glam::Vec3;
+
 use super::batch::{Md2Batch, Ranges, pack_batches};
-use super::cache::{Draw, Md2Cache};
-use super::camera::Camera;
-use super::crowd::{CrowdView, Md2Crowd};
+use super::cache::{Draw, Md2Cache, PipelineKey};
+use super::camera::{Camera, depth_row, view_depth};
+use super::crowd::{ARGS, CrowdView, Md2Crowd};
 use super::device::{grow, ready_error};
 use super::effects::PlanarShadow;
 use super::error::{PrepareError, PrepareReport, SetupError};
+use super::instance::{OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT};
 use super::model::DrawModel;
-use super::options::{ColorOutput, Md2RendererOptions};
-use super::shader::{InstanceRecord, ViewUniform};
+use super::options::{ColorOutput, Md2RendererOptions, TranslucentOrder};
+use super::shader::{FRAME_SORT, InstanceRecord, ViewUniform};
+use super::visible::{VisibleCounts, VisibleMembers};
 
 const RECORD: u64 = size_of::<InstanceRecord>() as u64;
 /// The instance buffer's first size, in records: enough for a small scene
@@ -26,15 +30,22 @@ const MIN_INSTANCE_CAPACITY: u64 = 64;
 pub enum Md2Phase {
     /// Opaque instances (tint alpha 1): lit, skinned, writing depth as the
     /// renderer's [`DepthState`](crate::DepthState) says. A depth-only
-    /// renderer draws only this phase.
+    /// renderer draws only this phase. Mirrored and plain instances are two
+    /// draws; their order does not show, as the depth test decides each
+    /// pixel (up to exactly equal depths, where a strict test keeps the
+    /// first drawn: the order is fixed there too, plain before mirrored, in
+    /// the order given).
     Opaque,
     /// Planar shadows of the opaque instances, if the view has a
-    /// [`PlanarShadow`]: after the opaque world they fall on.
+    /// [`PlanarShadow`]: after the opaque world they fall on. Each pixel is
+    /// darkened once (the stencil), in one colour, so order does not show.
     Shadows,
     /// Translucent instances (tint alpha below 1), blended, without depth
-    /// writes, in the order given (Quake II did not sort them either).
+    /// writes, in the renderer's [`TranslucentOrder`], mirrored or not: one
+    /// draw per model.
     Translucent,
-    /// Powerup shells, blended over everything, without depth writes.
+    /// Powerup shells, blended over everything, without depth writes, in
+    /// the renderer's [`TranslucentOrder`].
     Shells,
 }
 
@@ -47,12 +58,13 @@ impl Md2Phase {
         Md2Phase::Shells,
     ];
 
-    /// The buckets (see `Buckets`) whose records this phase draws.
-    fn buckets(self) -> [usize; 2] {
+    /// The buckets (see `Buckets`) whose records this phase draws, each
+    /// with whether it binds the reversed index list.
+    fn draws(self) -> &'static [(usize, bool)] {
         match self {
-            Md2Phase::Opaque | Md2Phase::Shadows => [0, 1],
-            Md2Phase::Translucent => [2, 3],
-            Md2Phase::Shells => [4, 5],
+            Md2Phase::Opaque | Md2Phase::Shadows => &[(OPAQUE, false), (OPAQUE_MIRRORED, true)],
+            Md2Phase::Translucent => &[(TRANSLUCENT, false)],
+            Md2Phase::Shells => &[(SHELL, false)],
         }
     }
 }
@@ -64,8 +76,9 @@ struct Pipelines {
     opaque: wgpu::RenderPipeline,
     translucent: Option<wgpu::RenderPipeline>,
     shell: Option<wgpu::RenderPipeline>,
-    /// Only where the depth format has a stencil aspect.
-    shadow: Option<wgpu::RenderPipeline>,
+    /// The shadow's, for the stencil masks of the shadow it was built for;
+    /// fetched by `prepare` when the shadow's masks change.
+    shadow: Option<(Draw, wgpu::RenderPipeline)>,
 }
 
 /// One batch of the last `prepare`, as drawn.
@@ -82,13 +95,16 @@ struct BatchDraw {
 /// Per frame: [`prepare`](Md2Renderer::prepare) uploads the camera and the
 /// instances (80 bytes an instance; the camera only when it changed),
 /// [`prepare_crowds`](Md2Renderer::prepare_crowds) records the resident
-/// crowds' compute pass, then [`render`](Md2Renderer::render) records the
+/// crowds' compute passes, then [`render`](Md2Renderer::render) records the
 /// draws into your pass: per model one instanced draw, and one more for each
-/// effect in use (shadows, translucency, shells).
+/// effect in use (mirrored opaque instances, shadows, translucency, shells).
 ///
 /// Several views in one frame (split screen, a minimap, shadow cascades)
 /// are several renderers sharing one [`Md2Cache`]: each has its own camera
 /// and instances, so all of them can be prepared before a single submit.
+///
+/// The same inputs give the same pixels: every draw's order is fixed by
+/// the inputs (see [`Md2Phase`] and [`TranslucentOrder`]), on both paths.
 ///
 /// ```no_run
 /// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, view: &wgpu::TextureView,
@@ -125,6 +141,8 @@ pub struct Md2Renderer {
     pipelines: Pipelines,
     view_buffer: wgpu::Buffer,
     view_group: wgpu::BindGroup,
+    /// The view uniform alone, for the crowds' compute passes.
+    crowd_camera_group: wgpu::BindGroup,
     /// What the view buffer holds, so an unchanged camera is not rewritten.
     view_written: Option<ViewUniform>,
     shadow: Option<PlanarShadow>,
@@ -134,9 +152,13 @@ pub struct Md2Renderer {
     scratch: Vec<InstanceRecord>,
     batches: Vec<BatchDraw>,
     crowds: Vec<CrowdView>,
+    /// Last frame's crowd views, kept to reuse the memory of the list.
+    spare_crowds: Vec<CrowdView>,
     /// The crowds' per-view uniform (the time), made on first use.
     crowd_frame: Option<wgpu::Buffer>,
     crowd_frame_written: Option<super::shader::CrowdFrame>,
+    /// Visible-member counts read back without waiting, once asked for.
+    counts: Option<VisibleCounts>,
     uploaded: u64,
     /// Draw calls recorded by `render`/`render_phase` since the last
     /// `prepare`, for tests that count them.
@@ -161,7 +183,8 @@ impl AsRef<Md2Cache> for Md2Renderer {
 
 impl Md2Renderer {
     /// A renderer for passes with this colour format and `options`, with a
-    /// cache of its own. Use [`Md2Renderer::with_cache`] for a second view.
+    /// cache of its own. Use [`Md2Renderer::with_cache`] for a second view,
+    /// [`Md2Renderer::depth_only`] for a pass without colour.
     ///
     /// Fails if the device lacks what [`required_limits`](crate::required_limits)
     /// lists, or the options contradict the format.
@@ -170,15 +193,33 @@ impl Md2Renderer {
         color_format: wgpu::TextureFormat,
         options: Md2RendererOptions,
     ) -> Result<Md2Renderer, SetupError> {
-        Md2Renderer::with_cache(device, &Md2Cache::new(device)?, Some(color_format), options)
+        Md2Renderer::with_cache(device, &Md2Cache::new(device)?, color_format, options)
     }
 
-    /// A renderer sharing `cache`'s shaders and pipelines: a new view costs
-    /// a uniform and an instance buffer. `color_format` is `None` for a
-    /// depth-only pass (a shadow map, a depth pre-pass): then
-    /// `options.depth` is required, and only opaque instances are drawn,
-    /// positions only.
+    /// A renderer sharing `cache`'s shaders and pipelines (pass the cache,
+    /// or a renderer, which has one): a new view costs a uniform and an
+    /// instance buffer, not a shader compile.
     pub fn with_cache(
+        device: &wgpu::Device,
+        cache: &impl AsRef<Md2Cache>,
+        color_format: wgpu::TextureFormat,
+        options: Md2RendererOptions,
+    ) -> Result<Md2Renderer, SetupError> {
+        Md2Renderer::build(device, cache.as_ref(), Some(color_format), options)
+    }
+
+    /// A renderer for a pass without colour (a shadow map, a depth
+    /// pre-pass), sharing `cache`: it draws only opaque instances, positions
+    /// only, and `options.depth` is required.
+    pub fn depth_only(
+        device: &wgpu::Device,
+        cache: &impl AsRef<Md2Cache>,
+        options: Md2RendererOptions,
+    ) -> Result<Md2Renderer, SetupError> {
+        Md2Renderer::build(device, cache.as_ref(), None, options)
+    }
+
+    fn build(
         device: &wgpu::Device,
         cache: &Md2Cache,
         color_format: Option<wgpu::TextureFormat>,
@@ -196,15 +237,7 @@ impl Md2Renderer {
             None => ColorOutput::Linear,
         };
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let key = |draw| {
-            Md2Cache::key(
-                color_format.map(|f| (f, output)),
-                options.multisample,
-                options.depth,
-                options.cull_back_faces,
-                draw,
-            )
-        };
+        let key = pipeline_key(color_format, output, &options);
         let pipelines = match color_format {
             None => Pipelines {
                 opaque: cache.pipeline(device, key(Draw::DepthOnly)),
@@ -216,10 +249,7 @@ impl Md2Renderer {
                 opaque: cache.pipeline(device, key(Draw::Opaque)),
                 translucent: Some(cache.pipeline(device, key(Draw::Translucent))),
                 shell: Some(cache.pipeline(device, key(Draw::Shell))),
-                shadow: options
-                    .depth
-                    .filter(|d| d.has_stencil())
-                    .map(|_| cache.pipeline(device, key(Draw::Shadow))),
+                shadow: None,
             },
         };
         let view_buffer = device.create_buffer(&wgpu::BufferDescriptor {
@@ -229,6 +259,7 @@ impl Md2Renderer {
             mapped_at_creation: false,
         });
         let view_group = cache.view_group(device, &view_buffer);
+        let crowd_camera_group = cache.crowd_camera_group(device, &view_buffer);
         if let Some(message) = ready_error(scope.pop()) {
             return Err(SetupError::Device {
                 operation: "building the renderer's pipelines",
@@ -243,6 +274,7 @@ impl Md2Renderer {
             pipelines,
             view_buffer,
             view_group,
+            crowd_camera_group,
             view_written: None,
             shadow: None,
             instance_buffer: None,
@@ -250,8 +282,10 @@ impl Md2Renderer {
             scratch: Vec::new(),
             batches: Vec::new(),
             crowds: Vec::new(),
+            spare_crowds: Vec::new(),
             crowd_frame: None,
             crowd_frame_written: None,
+            counts: None,
             uploaded: 0,
             recorded: AtomicU64::new(0),
         })
@@ -296,10 +330,12 @@ impl Md2Renderer {
 
     /// Planar shadows for this view's opaque instances (Quake II's
     /// `gl_shadows`), or none. They need a depth format with a stencil
-    /// aspect, cleared to 0 with the depth; the shadow draw sets the stencil
-    /// reference to 0. Takes effect at the next `prepare`.
+    /// aspect; see [`ShadowStencil`](crate::ShadowStencil) for how they use
+    /// it. Takes effect at the next `prepare`. A depth-only renderer draws
+    /// no shadows, and accepts any.
     pub fn set_shadow(&mut self, shadow: Option<PlanarShadow>) -> Result<(), SetupError> {
-        if shadow.is_some() && self.pipelines.shadow.is_none() && self.color_format.is_some() {
+        let stencil = self.options.depth.is_some_and(|d| d.has_stencil());
+        if shadow.is_some() && !stencil && self.color_format.is_some() {
             return Err(SetupError::ShadowsNeedStencil {
                 depth_format: self.options.depth.map(|d| d.format),
             });
@@ -313,11 +349,30 @@ impl Md2Renderer {
         self.shadow
     }
 
+    /// The view depth of the world point `point` as this renderer sorts by
+    /// it ([`TranslucentOrder::BackToFront`]), larger farther: for a
+    /// perspective camera the distance along the line of sight (clip-space
+    /// `w`), for an orthographic one the clip-space depth (negated for a
+    /// reverse-Z [`DepthState`](crate::DepthState)).
+    pub fn view_depth(&self, camera: &Camera, point: Vec3) -> f32 {
+        view_depth(depth_row(&camera.view_proj, self.reverse_z()), point)
+    }
+
+    /// Whether nearer is greater in this renderer's depth test.
+    fn reverse_z(&self) -> bool {
+        self.options.depth.is_some_and(|d| {
+            matches!(
+                d.compare,
+                wgpu::CompareFunction::Greater | wgpu::CompareFunction::GreaterEqual
+            )
+        })
+    }
+
     /// Uploads what the next [`render`](Md2Renderer::render) draws: the
     /// camera, and every batch's instances.
     ///
     /// Every instance is checked first. A frame or skin the model does not
-    /// have is handled as the renderer's
+    /// have, or a value that is not finite, is handled as the renderer's
     /// [`InstancePolicy`](crate::InstancePolicy) says: under `Strict` it is
     /// an error naming the batch, the instance and the value, and nothing is
     /// drawn until the next successful `prepare`; under `Skip` and `Clamp`
@@ -325,10 +380,14 @@ impl Md2Renderer {
     /// few. The instance buffer grows geometrically and is reused; with a
     /// stable instance count no memory is allocated, on the CPU or the GPU.
     ///
-    /// Call it once per view per queue submission: like any
-    /// `queue.write_buffer`, a second `prepare` of the same renderer before
-    /// the submit replaces what the first one's draws read. Other renderers
-    /// (views) are independent.
+    /// Call it once per view per queue submission. The camera is a uniform
+    /// that every draw of the submission reads as the queue last wrote it,
+    /// so a second `prepare` of the same renderer before the submit gives
+    /// every draw the second camera: the draws the first `render` recorded
+    /// then show the second camera with the second batches' instances, or,
+    /// where the second call had to grow the instance buffer, with the first
+    /// batches' instances (they read the old buffer). Use one renderer per
+    /// view (they share a cache); other renderers are independent.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -339,10 +398,14 @@ impl Md2Renderer {
         self.batches.clear();
         self.uploaded = 0;
         self.recorded.store(0, Ordering::Relaxed);
+        self.fit_shadow_pipeline(device);
         let mut report = PrepareReport::default();
+        let back_to_front = (self.options.translucent_order == TranslucentOrder::BackToFront)
+            .then(|| depth_row(&camera.view_proj, self.reverse_z()));
         let ranges = pack_batches(
             batches,
             self.options.policy,
+            back_to_front,
             &mut self.packed,
             &mut self.scratch,
             &mut report,
@@ -376,10 +439,41 @@ impl Md2Renderer {
         Ok(report)
     }
 
+    /// The shadow pipeline for the current shadow's stencil masks, fetched
+    /// from the cache when they changed.
+    fn fit_shadow_pipeline(&mut self, device: &wgpu::Device) {
+        let Some(shadow) = self.shadow.filter(|_| self.color_format.is_some()) else {
+            return;
+        };
+        let draw = Draw::Shadow {
+            read_mask: shadow.stencil.read_mask,
+            write_mask: shadow.stencil.write_mask,
+        };
+        if self
+            .pipelines
+            .shadow
+            .as_ref()
+            .is_some_and(|(d, _)| *d == draw)
+        {
+            return;
+        }
+        let key = pipeline_key(self.color_format, self.output, &self.options);
+        self.pipelines.shadow = Some((draw, self.cache.pipeline(device, key(draw))));
+    }
+
+    /// The shadow pipeline and stencil reference to draw shadows with, if
+    /// this view draws them.
+    fn shadow_draw(&self) -> Option<(&wgpu::RenderPipeline, u32)> {
+        let shadow = self.shadow?;
+        let (_, pipeline) = self.pipelines.shadow.as_ref()?;
+        Some((pipeline, shadow.stencil.reference))
+    }
+
     /// Writes the view uniform where it changed: the camera matrix alone
     /// (the common case, 64 bytes), or all of it.
     fn write_view(&mut self, queue: &wgpu::Queue, camera: &Camera) {
-        let uniform = camera.uniform(self.shadow.as_ref());
+        let shadow = self.shadow.filter(|_| self.shadow_draw().is_some());
+        let uniform = camera.uniform(shadow.as_ref(), self.reverse_z());
         let Some(old) = self.view_written else {
             queue.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&uniform));
             self.uploaded += size_of::<ViewUniform>() as u64;
@@ -441,34 +535,39 @@ impl Md2Renderer {
         }
     }
 
-    /// Records the resident crowds' compute pass into `encoder`: for each
+    /// Records the resident crowds' compute passes into `encoder`: for each
     /// crowd, every member's clocks at `time` (seconds on the crowds' clock)
-    /// and its culling against this view's camera (from the last
-    /// [`prepare`](Md2Renderer::prepare)), compacting the visible ones into
-    /// what [`render`](Md2Renderer::render) draws with one indirect draw per
-    /// model and effect. Changes to the crowds (adds, removes, edits) are
-    /// uploaded first, only the records that changed.
+    /// and its culling against this view's camera, laying the visible ones
+    /// out in member order (or sorted, for
+    /// [`TranslucentOrder::BackToFront`]) for what
+    /// [`render`](Md2Renderer::render) draws with one indirect draw per
+    /// model and bucket. Changes to the crowds (adds, removes, edits) are
+    /// uploaded first, only the bytes that changed.
     ///
-    /// Call it after `prepare` and before the render pass, with the
-    /// encoder whose pass draws this view. The crowds given replace those
-    /// of the previous call; per frame the CPU writes the time (16 bytes)
-    /// and whatever changed, however large the crowds.
-    pub fn prepare_crowds(
+    /// `crowds` is any collection of them: `[&mut crowd]`, or
+    /// `crowds.iter_mut()` over the app's own `Vec<Md2Crowd>` (nothing is
+    /// allocated per frame). They replace those of the previous call, and
+    /// are drawn in the order given.
+    ///
+    /// Call it before the render pass, with the encoder whose pass draws
+    /// this view (or any encoder submitted before it). It may come before
+    /// or after [`prepare`](Md2Renderer::prepare): the compute passes read
+    /// the camera when the GPU runs them, so both orders draw the same
+    /// picture. Per frame the CPU writes the time (16 bytes) and whatever
+    /// changed, however large the crowds.
+    pub fn prepare_crowds<'c>(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
         time: f64,
-        crowds: &mut [&mut Md2Crowd],
+        crowds: impl IntoIterator<Item = &'c mut Md2Crowd>,
     ) -> Result<(), PrepareError> {
         let now = crate::anim::clock::to_ticks(time).ok_or(PrepareError::TimeNotFinite { time })?;
+        let sort = self.options.translucent_order == TranslucentOrder::BackToFront;
         let frame = super::shader::CrowdFrame {
             now: [now as u32, (now as u64 >> 32) as u32],
-            flags: if self.shadow.is_some() && self.pipelines.shadow.is_some() {
-                super::shader::FRAME_SHADOWS
-            } else {
-                0
-            },
+            flags: if sort { FRAME_SORT } else { 0 },
             _pad: 0,
         };
         let frame_buffer = self.crowd_frame.get_or_insert_with(|| {
@@ -485,24 +584,30 @@ impl Md2Renderer {
             self.crowd_frame_written = Some(frame);
         }
         let frame_buffer = frame_buffer.clone();
-        let mut views = Vec::with_capacity(crowds.len());
-        for crowd in crowds.iter_mut() {
+        let mut views = std::mem::take(&mut self.spare_crowds);
+        views.clear();
+        for crowd in crowds {
             self.uploaded += crowd.flush(device, queue)?;
             let view = match self.crowds.iter().position(|v| v.crowd_id() == crowd.id()) {
                 Some(i) => self.crowds.swap_remove(i),
-                None => CrowdView::new(device, crowd),
+                None => CrowdView::new(crowd, sort),
             };
             views.push(view.fit(device, &self.cache, crowd, &frame_buffer)?);
         }
-        self.crowds = views;
+        self.spare_crowds = std::mem::replace(&mut self.crowds, views);
         let pipelines = self.cache.crowd_pipelines(device);
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("md2-wgpu crowd pass"),
-            timestamp_writes: None,
-        });
-        pass.set_bind_group(0, &self.view_group, &[]);
-        for (view, crowd) in self.crowds.iter().zip(crowds.iter()) {
-            view.record(&mut pass, pipelines, crowd);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("md2-wgpu crowd pass"),
+                timestamp_writes: None,
+            });
+            pass.set_bind_group(0, &self.crowd_camera_group, &[]);
+            for view in &self.crowds {
+                view.record(&mut pass, pipelines);
+            }
+        }
+        if let Some(counts) = &mut self.counts {
+            counts.record(device, encoder, &self.crowds);
         }
         Ok(())
     }
@@ -519,36 +624,41 @@ impl Md2Renderer {
 
     /// Records one phase: for apps that draw their own geometry between
     /// ours (their translucent surfaces between our opaque and translucent
-    /// instances, say). Each phase is one draw per model (two where some of
-    /// its instances are mirrored), whatever the number of instances.
+    /// instances, say). Each phase is one draw per model and crowd (two for
+    /// opaque instances and shadows where some are mirrored), whatever the
+    /// number of instances. The shadow phase sets the pass's stencil
+    /// reference (see [`ShadowStencil`](crate::ShadowStencil)).
     pub fn render_phase(&self, pass: &mut wgpu::RenderPass<'_>, phase: Md2Phase) {
+        let mut reference = None;
         let pipeline = match phase {
             Md2Phase::Opaque => Some(&self.pipelines.opaque),
-            Md2Phase::Shadows => self
-                .pipelines
-                .shadow
-                .as_ref()
-                .filter(|_| self.shadow.is_some()),
+            Md2Phase::Shadows => self.shadow_draw().map(|(pipeline, r)| {
+                reference = Some(r);
+                pipeline
+            }),
             Md2Phase::Translucent => self.pipelines.translucent.as_ref(),
             Md2Phase::Shells => self.pipelines.shell.as_ref(),
         };
         let Some(pipeline) = pipeline else {
             return;
         };
-        let buckets = phase.buckets();
+        let draws = phase.draws();
         let immediate = self.instance_buffer.as_ref().filter(|_| {
             self.batches
                 .iter()
-                .any(|b| buckets.iter().any(|&k| b.ranges.count[k] > 0))
+                .any(|b| draws.iter().any(|&(k, _)| b.ranges.count[k] > 0))
         });
-        let crowds = self.crowds.iter().any(|v| v.draws_any(buckets));
+        let crowds = self
+            .crowds
+            .iter()
+            .any(|v| draws.iter().any(|&(k, _)| v.draws_any(k)));
         if immediate.is_none() && !crowds {
             return;
         }
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &self.view_group, &[]);
-        if phase == Md2Phase::Shadows {
-            pass.set_stencil_reference(0);
+        if let Some(reference) = reference {
+            pass.set_stencil_reference(reference);
         }
         if let Some(instances) = immediate {
             for batch in &self.batches {
@@ -556,24 +666,24 @@ impl Md2Renderer {
                 if phase == Md2Phase::Shadows {
                     // Shadows are not culled, so both opaque buckets (which
                     // lie side by side) are one draw with either winding.
-                    let count = r.count[0] + r.count[1];
+                    let count = r.count[OPAQUE] + r.count[OPAQUE_MIRRORED];
                     self.count_draws(draw_range(
                         pass,
                         instances,
                         &batch.model,
                         false,
-                        r.first[0],
+                        r.first[OPAQUE],
                         count,
                     ));
                     continue;
                 }
-                for (mirrored, bucket) in [(false, buckets[0]), (true, buckets[1])] {
+                for &(bucket, reversed) in draws {
                     let (first, count) = (r.first[bucket], r.count[bucket]);
                     self.count_draws(draw_range(
                         pass,
                         instances,
                         &batch.model,
-                        mirrored,
+                        reversed,
                         first,
                         count,
                     ));
@@ -581,7 +691,9 @@ impl Md2Renderer {
             }
         }
         for view in &self.crowds {
-            self.count_draws(view.draw(pass, buckets));
+            for &(bucket, reversed) in draws {
+                self.count_draws(view.draw(pass, bucket, reversed));
+            }
         }
     }
 
@@ -599,8 +711,9 @@ impl Md2Renderer {
     /// How many crowd members the last submitted
     /// [`prepare_crowds`](Md2Renderer::prepare_crowds) found in view, crowd
     /// by crowd (in the order given). It reads the draw arguments back, so
-    /// it waits for the GPU: a debugging and statistics aid (once a second,
-    /// say), not something to call every frame.
+    /// it waits for the GPU: for tests and tools. An app that wants the
+    /// counts every frame uses [`Md2Renderer::recent_visible_members`],
+    /// which never waits.
     pub fn visible_members(
         &self,
         device: &wgpu::Device,
@@ -608,21 +721,41 @@ impl Md2Renderer {
     ) -> Result<Vec<u32>, PrepareError> {
         let mut out = Vec::with_capacity(self.crowds.len());
         for view in &self.crowds {
-            let Some((_, args, _)) = view.buffers() else {
+            let Some((_, work, _)) = view.buffers() else {
                 out.push(0);
                 continue;
             };
             let encoder = device.create_command_encoder(&Default::default());
-            let bytes = super::headless::read_buffer(device, queue, encoder, args, 0, args.size())
+            let bytes = super::headless::read_buffer(device, queue, encoder, work, 0, ARGS * 4)
                 .map_err(|message| PrepareError::Device {
                     operation: "reading the crowd's draw arguments back",
                     message,
                 })?;
-            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
-            // Buckets 0 to 3 hold each visible member once.
-            out.push((0..4).map(|bucket| words[bucket * 5 + 1]).sum());
+            out.push(VisibleCounts::visible(bytemuck::cast_slice(&bytes)));
         }
         Ok(out)
+    }
+
+    /// The visible-member counts of a recent frame, without waiting for the
+    /// GPU: `None` until one is ready.
+    ///
+    /// The first call starts the counting: from then on every
+    /// [`prepare_crowds`](Md2Renderer::prepare_crowds) copies its crowds'
+    /// draw counts (16 bytes a crowd) into one of a few small read-back
+    /// buffers, maps the copy of an earlier, submitted frame, and this call
+    /// returns the newest one mapped so far (typically two or three frames
+    /// old). Mapping completes as the device is polled; native wgpu polls
+    /// at every submit, an app that submits every frame need do nothing.
+    /// Each count comes with the number of the `prepare_crowds` call it is
+    /// from (counted from 1), so the app sees how old it is.
+    pub fn recent_visible_members(&mut self, device: &wgpu::Device) -> Option<VisibleMembers> {
+        match &mut self.counts {
+            Some(counts) => counts.latest(device),
+            None => {
+                self.counts = Some(VisibleCounts::default());
+                None
+            }
+        }
     }
 
     /// Every visible record the last `prepare_crowds` wrote for crowd
@@ -637,11 +770,11 @@ impl Md2Renderer {
         index: usize,
     ) -> Result<Vec<(usize, InstanceRecord)>, String> {
         let view = self.crowds.get(index).ok_or("no such crowd")?;
-        let Some((records, args, bases)) = view.buffers() else {
+        let Some((records, work, bases)) = view.buffers() else {
             return Ok(Vec::new());
         };
         let encoder = device.create_command_encoder(&Default::default());
-        let args = super::headless::read_buffer(device, queue, encoder, args, 0, args.size())?;
+        let args = super::headless::read_buffer(device, queue, encoder, work, 0, ARGS * 4)?;
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&args);
         let mut out = Vec::new();
         for (bucket, &base) in bases.iter().enumerate() {
@@ -681,13 +814,32 @@ impl Md2Renderer {
     }
 }
 
+/// The pipeline key of each draw for a renderer with this colour target and
+/// options.
+fn pipeline_key(
+    color_format: Option<wgpu::TextureFormat>,
+    output: ColorOutput,
+    options: &Md2RendererOptions,
+) -> impl Fn(Draw) -> PipelineKey + use<> {
+    let options = *options;
+    move |draw| {
+        Md2Cache::key(
+            color_format.map(|f| (f, output)),
+            options.multisample,
+            options.depth,
+            options.cull_back_faces,
+            draw,
+        )
+    }
+}
+
 /// One instanced draw of `count` records from `first`; returns how many
 /// draws it recorded (0 or 1).
 fn draw_range(
     pass: &mut wgpu::RenderPass<'_>,
     instances: &wgpu::Buffer,
     model: &DrawModel,
-    mirrored: bool,
+    reversed: bool,
     first: u32,
     count: u32,
 ) -> u64 {
@@ -696,7 +848,7 @@ fn draw_range(
     }
     let start = u64::from(first) * RECORD;
     let end = start + u64::from(count) * RECORD;
-    model.bind(pass, mirrored);
+    model.bind(pass, reversed);
     pass.set_vertex_buffer(1, instances.slice(start..end));
     pass.draw_indexed(0..model.index_count, 0, 0..count);
     1

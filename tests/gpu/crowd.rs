@@ -66,7 +66,7 @@ fn step(gpu: &Gpu, renderer: &mut Md2Renderer, camera: &Camera, crowd: &mut Md2C
         .unwrap();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, &mut [crowd])
+        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, [crowd])
         .unwrap();
     gpu.queue.submit([encoder.finish()]);
 }
@@ -141,7 +141,7 @@ fn gpu_clocks_equal_the_cpu_for_ten_thousand_random_cases_over_a_day() {
                 duration: if rng.chance(0.1) {
                     0.0
                 } else {
-                    rng.range(0.01, 2.0)
+                    f64::from(rng.range(0.01, 2.0))
                 },
             });
             let playback = Playback { clock, fade };
@@ -232,7 +232,7 @@ fn draw_crowd(
     let target = Target::for_renderer(gpu, renderer, size, size);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, &mut [crowd])
+        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, [crowd])
         .unwrap();
     {
         let mut pass = target.begin(&mut encoder, renderer.options().depth);
@@ -427,7 +427,7 @@ fn adds_changes_and_removes_draw_exactly_the_members_alive() {
         let mut immediate = Md2Renderer::with_cache(
             &gpu.device,
             renderer.cache(),
-            renderer.color_format(),
+            wgpu::TextureFormat::Rgba8UnormSrgb,
             renderer.options(),
         )
         .unwrap();
@@ -543,7 +543,7 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
     ));
     // Nothing above changed the crowd.
     assert_eq!(crowd.len(), 1);
-    assert_eq!(crowd.get(h), Some(&good));
+    assert_eq!(crowd.get(h), Some(good.clone()));
     // Handles of removed members, and of other crowds, are stale.
     let mut other = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
     let foreign = other.add(good.clone()).unwrap();
@@ -563,7 +563,7 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
             &gpu.queue,
             &mut encoder,
             f64::NAN,
-            &mut [&mut crowd],
+            [&mut crowd],
         )
         .unwrap_err();
     assert!(err.to_string().contains("not finite"), "{err}");
@@ -590,7 +590,10 @@ fn more_members_than_the_device_holds_is_a_typed_error() {
         ClipClock::new(Clip::looping("a", 0, 1), 0.0),
     );
     let max = crowd.max_members();
-    assert_eq!(max, 1_000);
+    assert_eq!(
+        max, 1_000,
+        "192,000 bytes hold 1,000 members and 2,400 records"
+    );
     for _ in 0..max {
         crowd.add(member.clone()).unwrap();
     }

@@ -408,7 +408,7 @@ fn mixed(i: usize) -> Md2Instance {
     let base = Md2Instance::from_clip(
         Mat4::from_translation(at) * Mat4::from_scale(Vec3::new(mirror, 1.0, 1.0)),
         &Quake2Player::Run.clip(),
-        i as f32 * 0.01,
+        i as f64 * 0.01,
     );
     match (i / 2) % 4 {
         0 => base,
@@ -470,8 +470,9 @@ fn draw_calls_per_frame_do_not_grow_with_the_instances_or_their_effects() {
     let a = count_draws(&mut renderer, &few);
     let b = count_draws(&mut renderer, &lots);
     assert_eq!(a, b, "draw calls with 8 and with 10,000 instances");
-    // Opaque ×2 windings, one shadow draw, translucent ×2, shell ×2.
-    assert_eq!(a, 7);
+    // Opaque ×2 windings, one shadow draw, one translucent draw and one
+    // shell draw whatever the windings (they blend in one order).
+    assert_eq!(a, 5);
 
     // The resident crowd: the same for one member and for ten thousand.
     let mut counts = Vec::new();
@@ -491,13 +492,7 @@ fn draw_calls_per_frame_do_not_grow_with_the_instances_or_their_effects() {
         let target = Target::for_renderer(&gpu, &renderer, 32, 32);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         renderer
-            .prepare_crowds(
-                &gpu.device,
-                &gpu.queue,
-                &mut encoder,
-                1.0,
-                &mut [&mut crowd],
-            )
+            .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 1.0, [&mut crowd])
             .unwrap();
         {
             let mut pass = target.begin(&mut encoder, renderer.options().depth);
@@ -570,13 +565,7 @@ fn shadows_and_shells_on_the_resident_crowd_match_the_immediate_path() {
     let target = Target::for_renderer(&gpu, &renderer, SIZE, SIZE);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer
-        .prepare_crowds(
-            &gpu.device,
-            &gpu.queue,
-            &mut encoder,
-            now,
-            &mut [&mut crowd],
-        )
+        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, [&mut crowd])
         .unwrap();
     {
         let mut pass = target.begin(&mut encoder, renderer.options().depth);

@@ -11,5 +11,6 @@ mod capture;
 mod crowd;
 mod effects;
 mod hostile;
+mod order;
 mod pictures;
 mod views;

@@ -23,7 +23,7 @@ fn overlapping_demo_instances() -> Vec<Md2Instance> {
     (0..3)
         .map(|i| {
             let at = Vec3::new(i as f32 * 14.0 - 14.0, 0.0, -(i as f32) * 20.0);
-            Md2Instance::from_clip(Mat4::from_translation(at), &clips[i].clip(), 0.3 * i as f32)
+            Md2Instance::from_clip(Mat4::from_translation(at), &clips[i].clip(), 0.3 * i as f64)
         })
         .collect()
 }
@@ -33,7 +33,7 @@ fn two_views_prepared_before_one_submit_show_their_own_cameras() {
     let Some(gpu) = gpu() else { return };
     let cache = Md2Cache::new(&gpu.device).unwrap();
     let options = Md2RendererOptions::WITH_DEPTH;
-    let view = || Md2Renderer::with_cache(&gpu.device, &cache, Some(SRGB), options).unwrap();
+    let view = || Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options).unwrap();
     let (mut left, mut right) = (view(), view());
     let gpu_model = demo_gpu_model(&gpu, &cache);
     let instances = overlapping_demo_instances();
@@ -78,17 +78,11 @@ fn two_views_prepared_before_one_submit_show_their_own_cameras() {
 fn reverse_z_draws_the_same_picture_as_standard_depth() {
     let Some(gpu) = gpu() else { return };
     let cache = Md2Cache::new(&gpu.device).unwrap();
-    let mut standard = Md2Renderer::with_cache(
-        &gpu.device,
-        &cache,
-        Some(SRGB),
-        Md2RendererOptions::WITH_DEPTH,
-    )
-    .unwrap();
+    let mut standard =
+        Md2Renderer::with_cache(&gpu.device, &cache, SRGB, Md2RendererOptions::WITH_DEPTH).unwrap();
     let reverse_options = Md2RendererOptions::DEFAULT
         .with_depth(DepthState::reverse_z(wgpu::TextureFormat::Depth32Float));
-    let mut reverse =
-        Md2Renderer::with_cache(&gpu.device, &cache, Some(SRGB), reverse_options).unwrap();
+    let mut reverse = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, reverse_options).unwrap();
     let gpu_model = demo_gpu_model(&gpu, &cache);
     let instances = overlapping_demo_instances();
     let batch = [Md2Batch::new(&gpu_model, &instances)];
@@ -119,19 +113,13 @@ fn a_depth_only_pass_makes_a_shadow_map_with_the_model_silhouette() {
     let cache = Md2Cache::new(&gpu.device).unwrap();
     let depth = DepthState::LESS.with_bias(2, 1.5, 0.0);
     let options = Md2RendererOptions::DEFAULT.with_depth(depth);
-    let mut shadow_map = Md2Renderer::with_cache(&gpu.device, &cache, None, options).unwrap();
+    let mut shadow_map = Md2Renderer::depth_only(&gpu.device, &cache, options).unwrap();
     assert_eq!(
-        Md2Renderer::with_cache(&gpu.device, &cache, None, Md2RendererOptions::DEFAULT)
-            .unwrap_err(),
+        Md2Renderer::depth_only(&gpu.device, &cache, Md2RendererOptions::DEFAULT).unwrap_err(),
         SetupError::NothingToDraw
     );
-    let mut colour = Md2Renderer::with_cache(
-        &gpu.device,
-        &cache,
-        Some(SRGB),
-        Md2RendererOptions::WITH_DEPTH,
-    )
-    .unwrap();
+    let mut colour =
+        Md2Renderer::with_cache(&gpu.device, &cache, SRGB, Md2RendererOptions::WITH_DEPTH).unwrap();
     let model = demo::demo_model();
     let gpu_model = demo_gpu_model(&gpu, &cache);
     let instances = [Md2Instance::from_clip(
@@ -446,8 +434,8 @@ fn mirrored_instances_draw_their_outside() {
         cull_back_faces: false,
         ..Md2RendererOptions::WITH_DEPTH
     };
-    let mut culling = Md2Renderer::with_cache(&gpu.device, &cache, Some(SRGB), culled).unwrap();
-    let mut depth = Md2Renderer::with_cache(&gpu.device, &cache, Some(SRGB), by_depth).unwrap();
+    let mut culling = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, culled).unwrap();
+    let mut depth = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, by_depth).unwrap();
     let gpu_model = GpuModel::new(
         &gpu.device,
         &gpu.queue,

@@ -1,9 +1,11 @@
 //! The resident crowd: instances that live on the GPU with their own
 //! animation clocks. The app adds, changes and removes members through
-//! handles; each frame a compute pass per view samples every clock, culls
-//! against the view and compacts the visible members for one indirect draw
-//! per model and effect. Per frame the CPU writes only what changed.
+//! handles; each frame compute passes per view sample every clock, cull
+//! against the view and lay the visible members out in member order for
+//! one indirect draw per model and bucket. Per frame the CPU writes only
+//! what changed.
 
+mod clips;
 mod member;
 mod view;
 
@@ -13,16 +15,23 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use glam::Mat4;
 
 pub use member::CrowdMember;
-pub(crate) use view::CrowdView;
+pub(crate) use view::{ARGS, CrowdView};
 
 use super::cache::Md2Cache;
 use super::device::grow;
+use super::effects::Effects;
 use super::error::{CrowdError, PrepareError, SetupError};
-use super::instance::Buckets;
+use super::instance::{Buckets, SHELL, TRANSLUCENT};
 use super::model::{DrawModel, GpuModel};
-use super::shader::{BUCKETS, CROWD_CULL, CrowdParams, MemberRecord};
-use crate::anim::ClipClock;
-use member::{ModelFacts, pack};
+use super::shader::{
+    BUCKETS, CROWD_CULL, CrowdParams, MemberRecord, SORT_BLOCK, SUMS, WORKGROUP_SIZE, member_part,
+};
+use crate::anim::{ClipClock, Playback};
+use clips::ClipTable;
+use member::{
+    ClockState, MemberState, ModelFacts, PlaybackState, check_playback, check_skin, check_tint,
+    check_transform, pack, write_look, write_playback, write_transform,
+};
 
 const MEMBER: u64 = size_of::<MemberRecord>() as u64;
 /// The member buffer's first size, in members.
@@ -48,25 +57,121 @@ const FREE: u32 = u32::MAX;
 
 static NEXT_CROWD: AtomicU64 = AtomicU64::new(1);
 
+/// Where a crowd's visible records and work words lie, the same in every
+/// view (each view sizes its buffers from it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CrowdLayout {
+    pub count: u32,
+    /// Members in each bucket: what a view can find visible at most.
+    pub counts: [u32; BUCKETS],
+    /// Where each bucket starts among the visible records.
+    pub bases: [u32; BUCKETS],
+    /// Workgroups of the per-member passes.
+    pub groups: u32,
+    /// Per sorted bucket (translucent, shell): its keys' padded count (0
+    /// for an empty bucket).
+    pub sort_size: [u32; 2],
+}
+
+impl CrowdLayout {
+    fn of(counts: [u32; BUCKETS], count: u32) -> CrowdLayout {
+        let mut bases = [0; BUCKETS];
+        let mut at = 0;
+        for (base, c) in bases.iter_mut().zip(counts) {
+            *base = at;
+            at += c;
+        }
+        let padded = |c: u32| {
+            if c == 0 {
+                0
+            } else {
+                c.next_power_of_two().max(SORT_BLOCK)
+            }
+        };
+        CrowdLayout {
+            count,
+            counts,
+            bases,
+            groups: count.div_ceil(WORKGROUP_SIZE),
+            sort_size: [padded(counts[TRANSLUCENT]), padded(counts[SHELL])],
+        }
+    }
+
+    /// The bucket sorted as `region` 0 or 1.
+    pub fn sorted_bucket(&self, region: u32) -> usize {
+        if region == 0 { TRANSLUCENT } else { SHELL }
+    }
+
+    fn total(&self) -> u64 {
+        self.counts.iter().map(|&c| u64::from(c)).sum()
+    }
+
+    /// Visible records a view needs room for; one that sorts keeps its
+    /// sorted buckets' records a second time before ordering them.
+    pub fn records(&self, sort: bool) -> u64 {
+        let scratch = u64::from(self.counts[TRANSLUCENT]) + u64::from(self.counts[SHELL]);
+        self.total() + if sort { scratch } else { 0 }
+    }
+
+    /// Where the keys of each sorted bucket start in the work buffer.
+    fn key_bases(&self) -> [u64; 2] {
+        let first = u64::from(SUMS) + 4 * u64::from(self.groups) + u64::from(self.count);
+        [first, first + 2 * u64::from(self.sort_size[0])]
+    }
+
+    /// Words of a view's work buffer.
+    pub fn work_words(&self, sort: bool) -> u64 {
+        let keys = 2 * (u64::from(self.sort_size[0]) + u64::from(self.sort_size[1]));
+        self.key_bases()[0] + if sort { keys } else { 0 }
+    }
+
+    fn params(&self, index_count: u32, flags: u32) -> CrowdParams {
+        let keys = self.key_bases();
+        let total = self.total() as u32;
+        CrowdParams {
+            count: self.count,
+            index_count,
+            flags,
+            groups: self.groups,
+            bases: self.bases,
+            sort: [
+                keys[0] as u32,
+                keys[1] as u32,
+                total,
+                total + self.counts[TRANSLUCENT],
+            ],
+            sort_size: [self.sort_size[0], self.sort_size[1], 0, 0],
+        }
+    }
+}
+
 /// Instances of one model that live on the GPU, each with its own clock:
-/// transform, [`Playback`](crate::Playback) (a clip from a start time at a
-/// speed, maybe crossfading into another), skin, tint and effects.
+/// transform, [`Playback`] (a clip from a start time at a speed, maybe
+/// crossfading into another), skin, tint and effects.
 ///
 /// Changes are batched: [`add`](Md2Crowd::add), [`set`](Md2Crowd::set),
-/// [`remove`](Md2Crowd::remove) and friends touch the CPU copy, and the next
+/// the setters of one part ([`set_transform`](Md2Crowd::set_transform),
+/// [`set_tint`](Md2Crowd::set_tint), [`set_skin`](Md2Crowd::set_skin),
+/// [`set_effects`](Md2Crowd::set_effects), [`play`](Md2Crowd::play)) and
+/// [`remove`](Md2Crowd::remove) touch the CPU copy, and the next
 /// [`Md2Renderer::prepare_crowds`](crate::Md2Renderer::prepare_crowds)
-/// writes only the members that changed (removal moves the last member into
-/// the hole, so the set stays dense and one member is rewritten). A frame
-/// in which nothing changed uploads nothing but the time.
+/// writes only the bytes that changed: a setter of one part uploads that
+/// part of the member's record, not all of it. Removal moves the last member
+/// into the hole, so the set stays dense and one member is rewritten. A
+/// frame in which nothing changed uploads nothing but the time.
 ///
-/// Every frame, per view, a compute pass turns each member's clock into a
-/// pose by exactly [`Playback::pose`](crate::Playback::pose)'s rules, tests
-/// the member's bounds (the union of every frame its clips can show,
-/// transformed; shells and shadows included) against the view's frustum,
-/// and appends the visible ones for `draw_indexed_indirect`. Nothing needs
-/// a wgpu feature beyond WebGPU's. Times are seconds on the app's clock as
-/// `f64`, kept on the GPU as integer ticks, so a crowd samples as precisely
-/// after days (or centuries) as on its first frame: see [`clock`](crate::clock).
+/// Every frame, per view, compute passes turn each member's clock into a
+/// pose by exactly [`Playback::pose`]'s rules, test the member's bounds
+/// (the union of every frame its clips can show, transformed; shells and
+/// shadows included) against the view's frustum, and lay the visible ones
+/// out for `draw_indexed_indirect`, in member order: the same crowd at the
+/// same time gives the same pixels every frame. Nothing needs a wgpu
+/// feature beyond WebGPU's. Times are seconds on the app's clock as `f64`,
+/// kept on the GPU as integer ticks, so a crowd samples as precisely after
+/// days (or centuries) as on its first frame: see [`clock`](crate::clock).
+///
+/// Members are kept without a heap allocation each: a clip is stored once
+/// per crowd however many members play it.
 ///
 /// ```no_run
 /// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, renderer: &mut md2_wgpu::Md2Renderer,
@@ -78,13 +183,14 @@ static NEXT_CROWD: AtomicU64 = AtomicU64::new(1);
 ///     glam::Mat4::from_translation(glam::vec3(40.0, 0.0, 0.0)),
 ///     ClipClock::new(Quake2Player::Run.clip(), time).with_speed(1.2),
 /// ))?;
-/// // Later: crossfade into an attack over a fifth of a second.
+/// // Later: crossfade into an attack over a fifth of a second, and glow.
 /// crowd.play(walker, ClipClock::new(Quake2Player::Attack.clip(), time), time, 0.2)?;
+/// crowd.set_tint(walker, [2.0, 1.5, 1.0, 1.0])?;
 ///
 /// // Every frame, before the render pass:
 /// let mut encoder = device.create_command_encoder(&Default::default());
 /// renderer.prepare(device, queue, camera, &[])?;
-/// renderer.prepare_crowds(device, queue, &mut encoder, time, &mut [&mut crowd])?;
+/// renderer.prepare_crowds(device, queue, &mut encoder, time, [&mut crowd])?;
 /// // ... begin the pass, renderer.render(&mut pass), submit.
 /// # Ok(()) }
 /// ```
@@ -95,8 +201,9 @@ pub struct Md2Crowd {
     frame_count: u32,
     skin_count: u32,
     frame_bounds: Arc<[([f32; 3], [f32; 3])]>,
+    clips: ClipTable,
     /// Dense: what the app gave, and what the GPU holds of it.
-    members: Vec<CrowdMember>,
+    members: Vec<MemberState>,
     records: Vec<MemberRecord>,
     buckets: Vec<Buckets>,
     /// Dense index to slot.
@@ -105,10 +212,10 @@ pub struct Md2Crowd {
     free: Vec<u32>,
     /// Members in each draw bucket.
     counts: [u32; BUCKETS],
-    /// Dense indices changed since the last flush, and a flag per index so
-    /// each is listed once.
+    /// Dense indices changed since the last flush (each listed once), and
+    /// per index the bytes of its record to write (empty: not listed).
     dirty: Vec<u32>,
-    is_dirty: Vec<bool>,
+    dirty_bytes: Vec<(u8, u8)>,
     /// Every record must be written (after the buffer grew).
     all_dirty: bool,
     culling: bool,
@@ -122,8 +229,9 @@ pub struct Md2Crowd {
 }
 
 impl Md2Crowd {
-    /// An empty crowd of `model`, drawn by renderers of `cache` (pass the
-    /// cache or a renderer). Needs compute shaders.
+    /// An empty crowd of `model`. Any renderer of the same device draws it
+    /// (pass the renderer's cache, or the renderer, to share the cache's
+    /// layouts). Needs compute shaders.
     pub fn new(
         device: &wgpu::Device,
         cache: &impl AsRef<Md2Cache>,
@@ -132,15 +240,14 @@ impl Md2Crowd {
         let cache = cache.as_ref();
         let limits = device.limits();
         // Members are bound as storage; the visible records (with shells,
-        // up to two per member) are bound as storage and as vertices.
-        let member_limit = limits
+        // up to two per member) are bound as storage and as vertices. A view
+        // that sorts keeps up to twice as many, and says so at
+        // `prepare_crowds` if they do not fit.
+        let binding = limits
             .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size)
-            / MEMBER;
-        let record_limit = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size)
-            / (2 * size_of::<super::shader::InstanceRecord>() as u64);
+            .min(limits.max_buffer_size);
+        let member_limit = binding / MEMBER;
+        let record_limit = binding / (2 * size_of::<super::shader::InstanceRecord>() as u64);
         let max_members = member_limit.min(record_limit).min(u64::from(u32::MAX)) as usize;
         let member_buffer =
             member_buffer(device, MIN_MEMBERS * MEMBER).map_err(|message| SetupError::Device {
@@ -160,6 +267,7 @@ impl Md2Crowd {
             frame_count: model.frame_count,
             skin_count: model.skin_count(),
             frame_bounds: Arc::clone(&model.frame_bounds),
+            clips: ClipTable::default(),
             members: Vec::new(),
             records: Vec::new(),
             buckets: Vec::new(),
@@ -168,7 +276,7 @@ impl Md2Crowd {
             free: Vec::new(),
             counts: [0; BUCKETS],
             dirty: Vec::new(),
-            is_dirty: Vec::new(),
+            dirty_bytes: Vec::new(),
             all_dirty: false,
             culling: true,
             member_buffer,
@@ -195,6 +303,25 @@ impl Md2Crowd {
         self.max_members
     }
 
+    /// How many distinct clips the members play (each is stored once).
+    pub fn clip_count(&self) -> usize {
+        self.clips.len()
+    }
+
+    /// Makes room for `additional` more members on the CPU, so that adding
+    /// them allocates nothing (the GPU buffer grows at the next
+    /// `prepare_crowds`).
+    pub fn reserve(&mut self, additional: usize) {
+        self.members.reserve(additional);
+        self.records.reserve(additional);
+        self.buckets.reserve(additional);
+        self.slot_of.reserve(additional);
+        self.slots
+            .reserve(additional.saturating_sub(self.free.len()));
+        self.dirty.reserve(additional);
+        self.dirty_bytes.reserve(additional);
+    }
+
     /// Whether members outside a view are left out of its draws (the
     /// default). Off, every member is drawn by every view.
     pub fn set_culling(&mut self, culling: bool) {
@@ -206,7 +333,8 @@ impl Md2Crowd {
         self.culling
     }
 
-    /// Adds a member; its handle stays valid until it is removed.
+    /// Adds a member at the end of the crowd's order; its handle stays
+    /// valid until it is removed.
     pub fn add(&mut self, member: CrowdMember) -> Result<CrowdHandle, CrowdError> {
         if self.members.len() >= self.max_members {
             return Err(CrowdError::TooManyMembers {
@@ -215,7 +343,8 @@ impl Md2Crowd {
                 limit: self.max_members as u64 * MEMBER,
             });
         }
-        let record = pack(&member, &self.facts())?;
+        let state = self.admit(&member)?;
+        let record = pack(&state, &self.clips);
         let dense = self.members.len() as u32;
         let slot = match self.free.pop() {
             Some(slot) => {
@@ -232,12 +361,12 @@ impl Md2Crowd {
         };
         let buckets = Buckets::of(record.effects);
         self.count(buckets, 1);
-        self.members.push(member);
+        self.members.push(state);
         self.records.push(record);
         self.buckets.push(buckets);
         self.slot_of.push(slot);
-        self.is_dirty.push(false);
-        self.mark(dense);
+        self.dirty_bytes.push((0, 0));
+        self.mark(dense, member_part::ALL);
         Ok(CrowdHandle {
             crowd: self.id,
             slot,
@@ -245,55 +374,99 @@ impl Md2Crowd {
         })
     }
 
-    /// The member behind `handle`, if it is still in the crowd.
-    pub fn get(&self, handle: CrowdHandle) -> Option<&CrowdMember> {
-        self.dense(handle).ok().map(|i| &self.members[i])
+    /// The member behind `handle`, if it is still in the crowd, as it was
+    /// given (its clips share their names with the crowd's: no allocation).
+    pub fn get(&self, handle: CrowdHandle) -> Option<CrowdMember> {
+        self.dense(handle)
+            .ok()
+            .map(|i| self.members[i].member(&self.clips))
     }
 
-    /// Replaces the member behind `handle`.
+    /// Replaces the member behind `handle` (its whole record is uploaded).
     pub fn set(&mut self, handle: CrowdHandle, member: CrowdMember) -> Result<(), CrowdError> {
         let i = self.dense(handle)?;
-        let record = pack(&member, &self.facts())?;
-        let buckets = Buckets::of(record.effects);
-        self.count(self.buckets[i], -1);
-        self.count(buckets, 1);
-        self.members[i] = member;
+        let state = self.admit(&member)?;
+        self.release(i);
+        self.members[i] = state;
+        let record = pack(&state, &self.clips);
         self.records[i] = record;
-        self.buckets[i] = buckets;
-        self.mark(i as u32);
+        self.rebucket(i);
+        self.mark(i as u32, member_part::ALL);
         Ok(())
     }
 
-    /// Moves the member behind `handle`.
+    /// Moves the member behind `handle`. Uploads 64 bytes.
     pub fn set_transform(
         &mut self,
         handle: CrowdHandle,
         transform: Mat4,
     ) -> Result<(), CrowdError> {
         let i = self.dense(handle)?;
-        let member = CrowdMember {
-            transform,
-            ..self.members[i].clone()
-        };
-        self.set(handle, member)
+        check_transform(&transform)?;
+        self.members[i].transform = transform;
+        write_transform(&mut self.records[i], &self.members[i]);
+        self.rebucket(i);
+        self.mark(i as u32, member_part::TRANSFORM);
+        Ok(())
+    }
+
+    /// Tints the member behind `handle` (see [`CrowdMember::tint`]); alpha
+    /// below 1 makes it translucent. Uploads 24 bytes.
+    pub fn set_tint(&mut self, handle: CrowdHandle, tint: [f32; 4]) -> Result<(), CrowdError> {
+        let i = self.dense(handle)?;
+        check_tint(&tint)?;
+        self.members[i].tint = tint;
+        write_look(&mut self.records[i], &self.members[i]);
+        self.rebucket(i);
+        self.mark(i as u32, member_part::TINT);
+        Ok(())
+    }
+
+    /// Gives the member behind `handle` another skin layer. Uploads 4
+    /// bytes.
+    pub fn set_skin(&mut self, handle: CrowdHandle, skin: u32) -> Result<(), CrowdError> {
+        let i = self.dense(handle)?;
+        check_skin(skin, &self.facts())?;
+        self.members[i].skin = skin;
+        write_look(&mut self.records[i], &self.members[i]);
+        self.mark(i as u32, member_part::SKIN);
+        Ok(())
+    }
+
+    /// Gives the member behind `handle` these effects (shell, fullbright,
+    /// minlight, shadow). Uploads 4 bytes.
+    pub fn set_effects(&mut self, handle: CrowdHandle, effects: Effects) -> Result<(), CrowdError> {
+        let i = self.dense(handle)?;
+        self.members[i].effects = effects;
+        self.records[i].effects = self.members[i].effects_word();
+        self.rebucket(i);
+        self.mark(i as u32, member_part::EFFECTS);
+        Ok(())
     }
 
     /// Crossfades the member behind `handle` into `next`, from `at` over
     /// `duration` seconds (0 is a cut), starting from whichever of its
-    /// current clips weighs more at `at` (see [`Playback::then`](crate::Playback::then)).
+    /// current clips weighs more at `at` (see [`Playback::then`]). Uploads
+    /// its clocks and bounds (144 bytes).
     pub fn play(
         &mut self,
         handle: CrowdHandle,
         next: ClipClock,
         at: f64,
-        duration: f32,
+        duration: f64,
     ) -> Result<(), CrowdError> {
         let i = self.dense(handle)?;
-        let member = CrowdMember {
-            playback: self.members[i].playback.then(next, at, duration),
-            ..self.members[i].clone()
-        };
-        self.set(handle, member)
+        let playback = self.members[i]
+            .member(&self.clips)
+            .playback
+            .then(next, at, duration);
+        check_playback(&playback, &self.facts())?;
+        let state = self.enter(&playback);
+        self.release(i);
+        self.members[i].playback = state;
+        write_playback(&mut self.records[i], &self.members[i], &self.clips);
+        self.mark(i as u32, member_part::PLAYBACK);
+        Ok(())
     }
 
     /// Removes the member behind `handle`: the last member moves into its
@@ -301,22 +474,24 @@ impl Md2Crowd {
     pub fn remove(&mut self, handle: CrowdHandle) -> Result<CrowdMember, CrowdError> {
         let i = self.dense(handle)?;
         let last = self.members.len() - 1;
+        let member = self.members[i].member(&self.clips);
+        self.release(i);
         self.count(self.buckets[i], -1);
         let slot = &mut self.slots[handle.slot as usize];
         slot.generation = slot.generation.wrapping_add(1);
         slot.dense = FREE;
         self.free.push(handle.slot);
-        let member = self.members.swap_remove(i);
+        self.members.swap_remove(i);
         self.records.swap_remove(i);
         self.buckets.swap_remove(i);
         self.slot_of.swap_remove(i);
-        let was_dirty = self.is_dirty.swap_remove(i);
+        // Whether index `i` is in the dirty list stays as it was; the moved
+        // member's old index, if listed, is now past the end (flush skips it).
+        let at_i = self.dirty_bytes.swap_remove(i);
         if i != last {
             self.slots[self.slot_of[i] as usize].dense = i as u32;
-            // The flag that came along with the moved member was its old
-            // index's; whether `i` is listed is what `i` had.
-            self.is_dirty[i] = was_dirty;
-            self.mark(i as u32);
+            self.dirty_bytes[i] = at_i;
+            self.mark(i as u32, member_part::ALL);
         }
         Ok(member)
     }
@@ -329,17 +504,21 @@ impl Md2Crowd {
             s.dense = FREE;
             self.free.push(slot);
         }
+        self.clips.clear();
         self.members.clear();
         self.records.clear();
         self.buckets.clear();
         self.slot_of.clear();
-        self.is_dirty.clear();
+        self.dirty_bytes.clear();
         self.dirty.clear();
         self.counts = [0; BUCKETS];
     }
 
-    /// Every member with its handle, in the crowd's (dense) order.
-    pub fn iter(&self) -> impl Iterator<Item = (CrowdHandle, &CrowdMember)> {
+    /// Every member with its handle, in the crowd's order: the order its
+    /// translucent members blend in (with [`TranslucentOrder::AsGiven`](crate::TranslucentOrder::AsGiven)).
+    /// Members are added at the end; a removal moves the last member into
+    /// the hole.
+    pub fn iter(&self) -> impl Iterator<Item = (CrowdHandle, CrowdMember)> + '_ {
         self.slot_of.iter().zip(&self.members).map(|(&slot, m)| {
             (
                 CrowdHandle {
@@ -347,7 +526,7 @@ impl Md2Crowd {
                     slot,
                     generation: self.slots[slot as usize].generation,
                 },
-                m,
+                m.member(&self.clips),
             )
         })
     }
@@ -365,11 +544,59 @@ impl Md2Crowd {
         }
     }
 
-    fn facts(&self) -> ModelFacts<'_> {
+    fn facts(&self) -> ModelFacts {
         ModelFacts {
             frame_count: self.frame_count,
             skin_count: self.skin_count,
-            frame_bounds: &self.frame_bounds,
+        }
+    }
+
+    /// Checks `member` and enters its clips: its state. Nothing is changed
+    /// on an error.
+    fn admit(&mut self, member: &CrowdMember) -> Result<MemberState, CrowdError> {
+        check_transform(&member.transform)?;
+        check_tint(&member.tint)?;
+        check_skin(member.skin, &self.facts())?;
+        check_playback(&member.playback, &self.facts())?;
+        Ok(MemberState {
+            transform: member.transform,
+            playback: self.enter(&member.playback),
+            skin: member.skin,
+            tint: member.tint,
+            effects: member.effects,
+        })
+    }
+
+    /// A checked playback with its clips entered in the table.
+    fn enter(&mut self, playback: &Playback) -> PlaybackState {
+        let mut clock = |c: &ClipClock| ClockState {
+            clip: self.clips.acquire(&c.clip, &self.frame_bounds),
+            start: c.start,
+            speed: c.speed,
+        };
+        PlaybackState {
+            clock: clock(&playback.clock),
+            fade: playback
+                .fade
+                .as_ref()
+                .map(|f| (clock(&f.to), f.start, f.duration)),
+        }
+    }
+
+    /// Lets go of the clips member `i` plays.
+    fn release(&mut self, i: usize) {
+        for clip in self.members[i].playback.clips() {
+            self.clips.release(clip);
+        }
+    }
+
+    /// Moves member `i` to the buckets its record's effects say.
+    fn rebucket(&mut self, i: usize) {
+        let buckets = Buckets::of(self.records[i].effects);
+        if buckets != self.buckets[i] {
+            self.count(self.buckets[i], -1);
+            self.count(buckets, 1);
+            self.buckets[i] = buckets;
         }
     }
 
@@ -381,11 +608,15 @@ impl Md2Crowd {
         }
     }
 
-    fn mark(&mut self, dense: u32) {
-        let flag = &mut self.is_dirty[dense as usize];
-        if !*flag {
-            *flag = true;
+    /// Marks `bytes` of member `dense`'s record for the next flush.
+    fn mark(&mut self, dense: u32, bytes: std::ops::Range<usize>) {
+        let range = &mut self.dirty_bytes[dense as usize];
+        let (lo, hi) = (bytes.start as u8, bytes.end as u8);
+        if *range == (0, 0) {
+            *range = (lo, hi);
             self.dirty.push(dense);
+        } else {
+            *range = (range.0.min(lo), range.1.max(hi));
         }
     }
 
@@ -397,37 +628,20 @@ impl Md2Crowd {
         &self.model
     }
 
-    /// Members in each draw bucket.
-    pub(crate) fn counts(&self) -> [u32; BUCKETS] {
-        self.counts
-    }
-
-    /// Where each bucket starts among a view's visible records: bucket by
-    /// bucket, each as large as its membership.
-    pub(crate) fn bases(&self) -> [u32; BUCKETS] {
-        let mut bases = [0; BUCKETS];
-        let mut at = 0;
-        for (base, count) in bases.iter_mut().zip(self.counts) {
-            *base = at;
-            at += count;
-        }
-        bases
-    }
-
-    /// Visible records a view can get at most.
-    pub(crate) fn record_capacity(&self) -> u64 {
-        self.counts.iter().map(|&c| u64::from(c)).sum()
+    /// Where the crowd's visible records and work words lie.
+    pub(crate) fn layout(&self) -> CrowdLayout {
+        CrowdLayout::of(self.counts, self.records.len() as u32)
     }
 
     pub(crate) fn group(&self) -> &wgpu::BindGroup {
         &self.group
     }
 
-    /// Uploads what changed since the last flush: the changed members (as
-    /// few writes as there are runs of consecutive changed members) and the
-    /// parameters if they changed. Grows the member buffer when the crowd
-    /// outgrew it (then every member is written once). Returns the bytes
-    /// written.
+    /// Uploads what changed since the last flush: each changed member's
+    /// changed bytes (one write for a run of consecutive wholly changed
+    /// members), and the parameters if they changed. Grows the member
+    /// buffer when the crowd outgrew it (then every member is written once).
+    /// Returns the bytes written.
     pub(crate) fn flush(
         &mut self,
         device: &wgpu::Device,
@@ -452,53 +666,45 @@ impl Md2Crowd {
         if self.all_dirty {
             queue.write_buffer(&self.member_buffer, 0, bytemuck::cast_slice(&self.records));
             written += needed;
-            for &i in &self.dirty {
-                self.is_dirty[i as usize] = false;
-            }
-            self.dirty.clear();
             self.all_dirty = false;
         } else if !self.dirty.is_empty() {
+            // An index can be listed twice (removed past the end, then
+            // added again), and be past the end.
             self.dirty.sort_unstable();
             self.dirty.dedup();
+            let len = self.records.len() as u32;
+            self.dirty.retain(|&i| i < len);
+            let whole = (0u8, MEMBER as u8);
             let mut k = 0;
             while k < self.dirty.len() {
-                let start = self.dirty[k];
-                let mut end = start + 1;
+                let start = self.dirty[k] as usize;
+                let bytes = self.dirty_bytes[start];
                 k += 1;
-                while k < self.dirty.len() && self.dirty[k] == end {
-                    end += 1;
-                    k += 1;
+                let mut end = start + 1;
+                if bytes == whole {
+                    while k < self.dirty.len()
+                        && self.dirty[k] as usize == end
+                        && self.dirty_bytes[end] == whole
+                    {
+                        end += 1;
+                        k += 1;
+                    }
                 }
-                // Indices past the end were removed after being marked.
-                let end = end.min(self.records.len() as u32);
-                if start < end {
-                    let run = &self.records[start as usize..end as usize];
-                    queue.write_buffer(
-                        &self.member_buffer,
-                        u64::from(start) * MEMBER,
-                        bytemuck::cast_slice(run),
-                    );
-                    written += (end - start) as u64 * MEMBER;
-                }
+                let run: &[u8] = bytemuck::cast_slice(&self.records[start..end]);
+                let (lo, hi) = (usize::from(bytes.0), usize::from(bytes.1));
+                let run = &run[lo..run.len() - (MEMBER as usize - hi)];
+                queue.write_buffer(&self.member_buffer, start as u64 * MEMBER + lo as u64, run);
+                written += run.len() as u64;
             }
-            for &i in &self.dirty {
-                if let Some(flag) = self.is_dirty.get_mut(i as usize) {
-                    *flag = false;
-                }
-            }
-            self.dirty.clear();
         }
-        let bases = self.bases();
-        let params = CrowdParams {
-            count: self.records.len() as u32,
-            index_count: self.model.index_count,
-            flags: if self.culling { CROWD_CULL } else { 0 },
-            _pad: 0,
-            bases: [
-                [bases[0], bases[1], bases[2], bases[3]],
-                [bases[4], bases[5], 0, 0],
-            ],
-        };
+        for &i in &self.dirty {
+            if let Some(range) = self.dirty_bytes.get_mut(i as usize) {
+                *range = (0, 0);
+            }
+        }
+        self.dirty.clear();
+        let flags = if self.culling { CROWD_CULL } else { 0 };
+        let params = self.layout().params(self.model.index_count, flags);
         if self.params_written != Some(params) {
             queue.write_buffer(&self.params_buffer, 0, bytemuck::bytes_of(&params));
             written += size_of::<CrowdParams>() as u64;

@@ -1,53 +1,47 @@
-//! What one view keeps of one crowd: the visible records its compute pass
-//! writes, the draw arguments it counts them into, and the draws that read
-//! them.
+//! What one view keeps of one crowd: the visible records its compute passes
+//! write, the work buffer they count and sort in (with the draw arguments at
+//! its start), and the draws that read them.
 
 use super::super::cache::{CrowdPipelines, Md2Cache};
 use super::super::device::grow;
 use super::super::error::PrepareError;
 use super::super::model::DrawModel;
-use super::super::shader::{BUCKETS, InstanceRecord, WORKGROUP_SIZE};
-use super::Md2Crowd;
+use super::super::shader::{BUCKETS, InstanceRecord, SORT_BLOCK, SORT_WORKGROUP, WORKGROUP_SIZE};
+use super::{CrowdLayout, Md2Crowd};
 
 const RECORD: u64 = size_of::<InstanceRecord>() as u64;
 /// One `DrawIndexedIndirectArgs`.
-const ARGS: u64 = 20;
+pub(crate) const ARGS: u64 = 20;
 /// Dispatches are at most this many workgroups wide (WebGPU's
-/// `maxComputeWorkgroupsPerDimension`); larger crowds add rows.
+/// `maxComputeWorkgroupsPerDimension`); larger ones add rows.
 const MAX_GROUPS_X: u32 = 65535;
 
 #[derive(Debug)]
 pub(crate) struct CrowdView {
     crowd_id: u64,
+    /// Whether this view sorts translucent members and shells.
+    sort: bool,
     records: Option<wgpu::Buffer>,
-    args: wgpu::Buffer,
+    work: Option<wgpu::Buffer>,
     group: Option<wgpu::BindGroup>,
+    /// The crowd's own bind group, as of the last `fit`.
+    crowd_group: Option<wgpu::BindGroup>,
     /// Of the crowd, as of the last `fit`.
     model: Option<DrawModel>,
-    counts: [u32; BUCKETS],
-    bases: [u32; BUCKETS],
-    members: u32,
+    layout: CrowdLayout,
 }
 
 impl CrowdView {
-    pub(crate) fn new(device: &wgpu::Device, crowd: &Md2Crowd) -> CrowdView {
-        let args = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("md2-wgpu crowd draw arguments"),
-            size: ARGS * BUCKETS as u64,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::INDIRECT
-                | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+    pub(crate) fn new(crowd: &Md2Crowd, sort: bool) -> CrowdView {
         CrowdView {
             crowd_id: crowd.id(),
+            sort,
             records: None,
-            args,
+            work: None,
             group: None,
+            crowd_group: None,
             model: None,
-            counts: [0; BUCKETS],
-            bases: [0; BUCKETS],
-            members: 0,
+            layout: CrowdLayout::default(),
         }
     }
 
@@ -55,8 +49,8 @@ impl CrowdView {
         self.crowd_id
     }
 
-    /// Makes room for every record the crowd can make visible, and takes
-    /// the crowd's current counts.
+    /// Makes room for every record and work word the crowd can need, and
+    /// takes the crowd's current layout.
     pub(crate) fn fit(
         mut self,
         device: &wgpu::Device,
@@ -64,108 +58,164 @@ impl CrowdView {
         crowd: &Md2Crowd,
         frame: &wgpu::Buffer,
     ) -> Result<CrowdView, PrepareError> {
-        let needed = crowd.record_capacity().max(1) * RECORD;
-        if self.records.as_ref().is_none_or(|b| b.size() < needed) {
-            let cap = device
-                .limits()
-                .max_storage_buffer_binding_size
-                .min(device.limits().max_buffer_size)
-                / RECORD
-                * RECORD;
-            let records = grow(
-                device,
-                "md2-wgpu crowd visible records",
-                needed,
-                64 * RECORD,
-                cap,
-                wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::VERTEX
-                    | wgpu::BufferUsages::COPY_SRC,
-            )
-            .map_err(|message| PrepareError::Device {
-                operation: "growing a view's crowd records",
-                message,
-            })?;
-            self.group = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("md2-wgpu crowd view bind group"),
-                layout: &cache.layouts().crowd_view,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: frame.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: records.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: self.args.as_entire_binding(),
-                    },
-                ],
-            }));
-            self.records = Some(records);
+        let layout = crowd.layout();
+        let records_needed = layout.records(self.sort).max(1) * RECORD;
+        let work_needed = layout.work_words(self.sort) * 4;
+        let limits = device.limits();
+        let cap = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let device_error = |operation| move |message| PrepareError::Device { operation, message };
+        // A view that sorts keeps its sorted buckets' records twice.
+        for bytes in [records_needed, work_needed] {
+            if bytes > cap {
+                return Err(PrepareError::TooManyInstances {
+                    instances: layout.records(self.sort) as usize,
+                    bytes,
+                    limit: cap,
+                });
+            }
         }
+        let mut rebind = false;
+        if self
+            .records
+            .as_ref()
+            .is_none_or(|b| b.size() < records_needed)
+        {
+            self.records = Some(
+                grow(
+                    device,
+                    "md2-wgpu crowd visible records",
+                    records_needed,
+                    64 * RECORD,
+                    cap / RECORD * RECORD,
+                    wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::VERTEX
+                        | wgpu::BufferUsages::COPY_SRC,
+                )
+                .map_err(device_error("growing a view's crowd records"))?,
+            );
+            rebind = true;
+        }
+        if self.work.as_ref().is_none_or(|b| b.size() < work_needed) {
+            self.work = Some(
+                grow(
+                    device,
+                    "md2-wgpu crowd work",
+                    work_needed,
+                    1024,
+                    cap / 4 * 4,
+                    wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::INDIRECT
+                        | wgpu::BufferUsages::COPY_SRC,
+                )
+                .map_err(device_error("growing a view's crowd work buffer"))?,
+            );
+            rebind = true;
+        }
+        if rebind || self.group.is_none() {
+            let (Some(records), Some(work)) = (&self.records, &self.work) else {
+                unreachable!("both buffers were just made");
+            };
+            let steps = &cache.crowd_pipelines(device).steps;
+            self.group = Some(cache.crowd_view_group(device, frame, records, work, steps));
+        }
+        self.crowd_group = Some(crowd.group().clone());
         if self.model.is_none() {
             self.model = Some(crowd.draw_model().clone());
         }
-        self.counts = crowd.counts();
-        self.bases = crowd.bases();
-        self.members = crowd.len() as u32;
+        self.layout = layout;
         Ok(self)
     }
 
-    /// Records this crowd's reset and cull dispatches.
-    pub(crate) fn record(
-        &self,
-        pass: &mut wgpu::ComputePass<'_>,
-        pipelines: &CrowdPipelines,
-        crowd: &Md2Crowd,
-    ) {
-        let Some(group) = &self.group else {
+    /// Records this crowd's passes: classify, scan, emit, and the sort of
+    /// each non-empty sorted bucket where the view sorts.
+    pub(crate) fn record(&self, pass: &mut wgpu::ComputePass<'_>, pipelines: &CrowdPipelines) {
+        let (Some(group), Some(crowd_group)) = (&self.group, &self.crowd_group) else {
             return;
         };
-        pass.set_bind_group(1, crowd.group(), &[]);
-        pass.set_bind_group(2, group, &[]);
-        pass.set_pipeline(&pipelines.reset);
+        let layout = &self.layout;
+        pass.set_bind_group(1, crowd_group, &[]);
+        pass.set_bind_group(2, group, &[0]);
+        pass.set_pipeline(&pipelines.classify);
+        dispatch(pass, layout.groups);
+        // Also for an empty crowd: it zeroes the draw counts.
+        pass.set_pipeline(&pipelines.scan);
         pass.dispatch_workgroups(1, 1, 1);
-        let groups = self.members.div_ceil(WORKGROUP_SIZE);
-        if groups > 0 {
-            let x = groups.min(MAX_GROUPS_X);
-            pass.set_pipeline(&pipelines.cull);
-            pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
+        pass.set_pipeline(&pipelines.emit);
+        dispatch(pass, layout.groups);
+        if !self.sort {
+            return;
         }
-    }
-
-    /// Whether any of `buckets` can have records.
-    pub(crate) fn draws_any(&self, buckets: [usize; 2]) -> bool {
-        self.records.is_some() && buckets.iter().any(|&k| self.counts[k] > 0)
-    }
-
-    /// The indirect draws of `buckets` (the second one mirrored); returns
-    /// how many it recorded.
-    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, buckets: [usize; 2]) -> u64 {
-        let (Some(records), Some(model)) = (&self.records, &self.model) else {
-            return 0;
-        };
-        let mut draws = 0;
-        for (mirrored, bucket) in [(false, buckets[0]), (true, buckets[1])] {
-            let count = self.counts[bucket];
-            if count == 0 {
+        for region in 0..2u32 {
+            let size = layout.sort_size[region as usize];
+            if size == 0 {
                 continue;
             }
-            let start = u64::from(self.bases[bucket]) * RECORD;
-            model.bind(pass, mirrored);
-            pass.set_vertex_buffer(1, records.slice(start..start + u64::from(count) * RECORD));
-            pass.draw_indexed_indirect(&self.args, bucket as u64 * ARGS);
-            draws += 1;
+            for (step, offset) in pipelines.steps.sort(region, size) {
+                pass.set_bind_group(2, group, &[offset]);
+                if step.k == 0 || step.j == 0 {
+                    pass.set_pipeline(&pipelines.sort_block);
+                    dispatch(pass, size / SORT_BLOCK);
+                } else {
+                    // One invocation per pair of keys.
+                    pass.set_pipeline(&pipelines.sort_step);
+                    dispatch(pass, size / 2 / SORT_WORKGROUP);
+                }
+            }
+            let bucket = layout.sorted_bucket(region);
+            pass.set_bind_group(2, group, &[pipelines.steps.region(region)]);
+            pass.set_pipeline(&pipelines.gather);
+            dispatch(pass, layout.counts[bucket].div_ceil(WORKGROUP_SIZE));
         }
-        draws
     }
 
-    /// The visible records and draw arguments, for tests that read them
-    /// back.
-    pub(crate) fn buffers(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer, [u32; BUCKETS])> {
-        Some((self.records.as_ref()?, &self.args, self.bases))
+    /// Whether `bucket` can have records.
+    pub(crate) fn draws_any(&self, bucket: usize) -> bool {
+        self.records.is_some() && self.layout.counts[bucket] > 0
     }
+
+    /// The indirect draw of `bucket` (with the reversed index list where
+    /// `reversed`); returns how many draws it recorded (0 or 1).
+    pub(crate) fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        bucket: usize,
+        reversed: bool,
+    ) -> u64 {
+        let (Some(records), Some(work), Some(model)) = (&self.records, &self.work, &self.model)
+        else {
+            return 0;
+        };
+        let count = self.layout.counts[bucket];
+        if count == 0 {
+            return 0;
+        }
+        let start = u64::from(self.layout.bases[bucket]) * RECORD;
+        model.bind(pass, reversed);
+        pass.set_vertex_buffer(1, records.slice(start..start + u64::from(count) * RECORD));
+        pass.draw_indexed_indirect(work, bucket as u64 * ARGS);
+        1
+    }
+
+    /// The visible records and the work buffer (draw arguments first), with
+    /// the buckets' bases, for tests that read them back and for the
+    /// renderer's counts.
+    pub(crate) fn buffers(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer, [u32; BUCKETS])> {
+        Some((
+            self.records.as_ref()?,
+            self.work.as_ref()?,
+            self.layout.bases,
+        ))
+    }
+}
+
+/// `groups` workgroups, in rows of at most [`MAX_GROUPS_X`] (the shaders
+/// number them row by row and ignore those past the end).
+fn dispatch(pass: &mut wgpu::ComputePass<'_>, groups: u32) {
+    if groups == 0 {
+        return;
+    }
+    let x = groups.min(MAX_GROUPS_X);
+    pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
 }

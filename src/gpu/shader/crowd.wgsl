@@ -1,12 +1,29 @@
-// md2-wgpu: the resident crowd's compute pass.
+// md2-wgpu: the resident crowd's compute passes.
 //
 // Every member of a crowd lives on the GPU (`Member`): its transform, what it
 // plays and since when, an optional crossfade, skin, tint and effects. Per
-// view and frame, `cs_reset` clears the draw counts and `cs_cull` turns every
-// member's clocks into (frame a, frame b, t) and a crossfade weight, tests its
-// conservative bounds against the view's frustum and appends the visible ones
-// to the records the vertex shader reads (md2.wgsl's InstanceIn, here
-// `InstanceOut`), counting them into DrawIndexedIndirectArgs.
+// view and frame, three passes turn the members into the records the vertex
+// shader reads (md2.wgsl's InstanceIn, here `InstanceOut`), bucket by bucket,
+// in member order:
+//
+// 1. `cs_classify`, one invocation per member: tests the member's
+//    conservative bounds against the view's frustum, picks its buckets, and
+//    numbers it within its workgroup by a workgroup-wide prefix sum.
+// 2. `cs_scan`, one workgroup: a prefix sum over the workgroups' counts, so
+//    each workgroup knows where its members go; it writes the draw counts
+//    into DrawIndexedIndirectArgs.
+// 3. `cs_emit`, one invocation per member: samples the visible members'
+//    clocks into (frame a, frame b, t) and a crossfade weight and writes
+//    each record at its place.
+//
+// Every visible member lands at the same place whatever order the GPU runs
+// the workgroups in, so the same inputs give the same records, and the same
+// pixels, every frame: translucent members and shells blend in member order.
+// (An atomic append would number members in the order their workgroups
+// happen to finish: a translucent crowd would flicker.) With the view's
+// BackToFront order, `cs_sort_*` then sort the visible translucent members
+// and shells by view depth (ties in member order) with a bitonic sort, and
+// `cs_gather` writes them in that order.
 //
 // Clocks (src/anim/clock.rs is the CPU reference): times are integer ticks
 // (2^20 a second) in two's-complement 64 bits, split in u32 words. A clip's
@@ -28,7 +45,16 @@ struct View {
     light_color: vec4<f32>,
     ambient: vec4<f32>,
     shadow_color: vec4<f32>,
+    // Dotted with a world point (w = 1), its depth along the view: larger
+    // is farther (see Md2Renderer::view_depth).
+    depth_row: vec4<f32>,
+    // x: VIEW_* bits.
+    flags: vec4<u32>,
 };
+
+// The view draws planar shadows: a member's shadow can be in view when the
+// member is not.
+const VIEW_SHADOWS: u32 = 1u;
 
 // One clip's clock.
 struct Clock {
@@ -54,19 +80,23 @@ const CLOCK_LOOPING: u32 = 1u;
 // finite): it holds its first frame.
 const CLOCK_HOLD: u32 = 2u;
 
+// Laid out so that each of the crowd's setters rewrites one short run of
+// bytes: the transform is bytes 0..64 (with the effects word, whose
+// mirrored bit follows the transform), the look (effects, skin, tint) bytes
+// 60..84, the clocks bytes 48..192.
 struct Member {
     // Model (Quake axes) to world, three rows.
     rows: array<vec4<f32>, 3>,
     // Model-space box of every frame either clip can show.
     bounds_min: vec3<f32>,
-    skin_intensity: u32,
-    bounds_max: vec3<f32>,
-    tint: u32,
-    // When the crossfade into `secondary` starts (ticks) and how long it takes.
-    fade_start: vec2<u32>,
-    fade_ticks: u32,
     // md2.wgsl's EFFECT_* bits, plus MEMBER_* bits.
     effects: u32,
+    bounds_max: vec3<f32>,
+    skin_intensity: u32,
+    tint: u32,
+    // How long the crossfade into `secondary` takes, and when it starts.
+    fade_ticks: u32,
+    fade_start: vec2<u32>,
     primary: Clock,
     secondary: Clock,
 };
@@ -86,14 +116,28 @@ struct CrowdParams {
     index_count: u32,
     // CROWD_* bits.
     flags: u32,
-    _pad: u32,
-    // First record of each of the six buckets in the output buffer:
-    // opaque, opaque mirrored, translucent, translucent mirrored, shell,
-    // shell mirrored.
-    bases: array<vec4<u32>, 2>,
+    // Workgroups of cs_classify and cs_emit: ceil(count / WORKGROUP).
+    groups: u32,
+    // First record of each bucket in the visible records: opaque, opaque
+    // mirrored, translucent, shell.
+    bases: vec4<u32>,
+    // For views that sort, per sorted bucket (translucent, shell): where its
+    // keys start in `work` (x, y; `size` (key, rank) pairs each), where its
+    // records wait in member order before cs_gather (z, w).
+    sort: vec4<u32>,
+    // The sorted buckets' key counts: powers of two, at least SORT_BLOCK
+    // (0 for an empty bucket).
+    sort_size: vec4<u32>,
 };
 
 const CROWD_CULL: u32 = 1u;
+
+// The buckets, in record order.
+const OPAQUE: u32 = 0u;
+const OPAQUE_MIRRORED: u32 = 1u;
+const TRANSLUCENT: u32 = 2u;
+const SHELL: u32 = 3u;
+const BUCKETS: u32 = 4u;
 
 struct CrowdFrame {
     // The view's time, in ticks.
@@ -103,9 +147,20 @@ struct CrowdFrame {
     _pad: u32,
 };
 
-// The view draws planar shadows: a member's shadow can be in view when the
-// member is not.
-const FRAME_SHADOWS: u32 = 1u;
+// Sort the visible translucent members and shells back to front.
+const FRAME_SORT: u32 = 1u;
+
+// One step of the bitonic sort of one sorted bucket (the dynamic offset of
+// `step` picks it): `k == 0` sorts each block of SORT_BLOCK keys on its own;
+// otherwise compare-and-swap keys `j` apart in sequences of `k` (`j == 0`:
+// every j below SORT_BLOCK, in workgroup memory).
+struct SortStep {
+    k: u32,
+    j: u32,
+    // 0: the translucent bucket; 1: the shells.
+    region: u32,
+    _pad: u32,
+};
 
 // md2.wgsl's InstanceIn, as memory.
 struct InstanceOut {
@@ -127,11 +182,23 @@ struct InstanceOut {
 
 @group(2) @binding(0) var<uniform> frame: CrowdFrame;
 @group(2) @binding(1) var<storage, read_write> out_records: array<InstanceOut>;
-// Six DrawIndexedIndirectArgs, five words each.
-@group(2) @binding(2) var<storage, read_write> draw_args: array<atomic<u32>>;
+// One buffer for everything else a view keeps of a crowd (a device may
+// offer only four storage buffers to a compute stage), in words:
+// - [0, 20): the buckets' DrawIndexedIndirectArgs, five words each;
+// - [SUMS, SUMS + 4 × groups): per workgroup, its visible members per
+//   bucket, then (after cs_scan) where its first one goes;
+// - [SUMS + 4 × groups, + count): per member, where it goes within its
+//   workgroup (`placed`);
+// - then the sort keys of the sorted buckets (CrowdParams.sort).
+@group(2) @binding(2) var<storage, read_write> work: array<u32>;
+@group(2) @binding(3) var<uniform> step: SortStep;
 
 const WORKGROUP: u32 = 64u;
-const BUCKETS: u32 = 6u;
+const SCAN_WORKGROUP: u32 = 256u;
+const SORT_WORKGROUP: u32 = 256u;
+// Elements one workgroup of the sort holds in workgroup memory.
+const SORT_BLOCK: u32 = 512u;
+const SUMS: u32 = 20u;
 // The largest f32 below 1, where a clip's t stops (as on the CPU).
 const BELOW_ONE: f32 = 0.99999994;
 const TWO_POW_32: f32 = 4294967296.0;
@@ -139,6 +206,7 @@ const TWO_POW_M32: f32 = 2.3283064e-10;
 const TWO_POW_M64: f32 = 5.421011e-20;
 // Seconds per tick.
 const TICK: f32 = 9.536743e-7;
+
 
 // a * b as (low word, high word).
 fn mul_wide(a: u32, b: u32) -> vec2<u32> {
@@ -196,7 +264,7 @@ struct Lerp {
     t: f32,
 };
 
-// Clip::sample_f64((now - start) * speed), in integers where it matters.
+// Clip::sample((now - start) * speed), in integers where it matters.
 fn sample(clock: Clock, now: vec2<u32>) -> Lerp {
     if (clock.flags & CLOCK_HOLD) != 0u {
         return Lerp(clock.first, clock.first, 0.0);
@@ -303,7 +371,7 @@ fn visible(m: Member) -> bool {
     if box_in_view(center, extent) {
         return true;
     }
-    let casts = (frame.flags & FRAME_SHADOWS) != 0u
+    let casts = (view.flags.x & VIEW_SHADOWS) != 0u
         && (m.effects & (EFFECT_NO_SHADOW | MEMBER_TRANSLUCENT)) == 0u;
     if !casts {
         return false;
@@ -325,36 +393,176 @@ fn visible(m: Member) -> bool {
     return box_in_view((s_lo + s_hi) * 0.5, (s_hi - s_lo) * 0.5);
 }
 
-fn append(bucket: u32, record: InstanceOut) {
-    let slot = atomicAdd(&draw_args[bucket * 5u + 1u], 1u);
-    out_records[crowd.bases[bucket / 4u][bucket % 4u] + slot] = record;
+
+// A member's place word: whether it is drawn (PLACED_MAIN), its main bucket
+// (bits 0-1) and rank among its workgroup's members of that bucket (bits
+// 2-7), and whether it has a shell (PLACED_SHELL) with its rank among the
+// workgroup's shells (bits 10-15).
+const PLACED_MAIN: u32 = 0x100u;
+const PLACED_SHELL: u32 = 0x200u;
+
+fn main_bucket(effects: u32) -> u32 {
+    if (effects & MEMBER_TRANSLUCENT) != 0u {
+        return TRANSLUCENT;
+    }
+    return select(OPAQUE, OPAQUE_MIRRORED, (effects & MEMBER_MIRRORED) != 0u);
 }
 
-// Sets every bucket's draw to (index_count, 0 instances, 0, 0, 0).
-@compute @workgroup_size(8)
-fn cs_reset(@builtin(local_invocation_index) i: u32) {
-    if i < BUCKETS {
-        atomicStore(&draw_args[i * 5u], crowd.index_count);
-        atomicStore(&draw_args[i * 5u + 1u], 0u);
-        atomicStore(&draw_args[i * 5u + 2u], 0u);
-        atomicStore(&draw_args[i * 5u + 3u], 0u);
-        atomicStore(&draw_args[i * 5u + 4u], 0u);
+fn one_hot(bucket: u32) -> vec4<u32> {
+    return vec4<u32>(vec4<bool>(bucket == 0u, bucket == 1u, bucket == 2u, bucket == 3u));
+}
+
+fn sums_at(group: u32) -> u32 {
+    return SUMS + 4u * group;
+}
+
+fn placed_at(member: u32) -> u32 {
+    return SUMS + 4u * crowd.groups + member;
+}
+
+var<workgroup> ranks: array<vec4<u32>, WORKGROUP>;
+
+@compute @workgroup_size(64)
+fn cs_classify(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let group = wid.y * groups.x + wid.x;
+    let index = group * WORKGROUP + lid;
+    var mine = vec4<u32>(0u);
+    var effects = 0u;
+    if index < crowd.count {
+        let m = members[index];
+        effects = m.effects;
+        if (crowd.flags & CROWD_CULL) == 0u || visible(m) {
+            mine = one_hot(main_bucket(effects));
+            if (effects & MEMBER_SHELL) != 0u {
+                mine.w = 1u;
+            }
+        }
     }
+    // An inclusive prefix sum over the workgroup, all four buckets at once
+    // (Hillis-Steele: log2(64) steps).
+    ranks[lid] = mine;
+    workgroupBarrier();
+    for (var offset = 1u; offset < WORKGROUP; offset <<= 1u) {
+        var sum = ranks[lid];
+        if lid >= offset {
+            sum += ranks[lid - offset];
+        }
+        workgroupBarrier();
+        ranks[lid] = sum;
+        workgroupBarrier();
+    }
+    let before = ranks[lid] - mine;
+    if index < crowd.count {
+        var word = 0u;
+        if any(mine.xyz != vec3<u32>(0u)) {
+            let bucket = main_bucket(effects);
+            word = PLACED_MAIN | bucket | (before[bucket] << 2u);
+        }
+        if mine.w != 0u {
+            word |= PLACED_SHELL | (before.w << 10u);
+        }
+        work[placed_at(index)] = word;
+    }
+    // Rows of workgroups may end past the crowd: those have no sums.
+    if lid == WORKGROUP - 1u && group < crowd.groups {
+        let total = ranks[lid];
+        let at = sums_at(group);
+        work[at] = total.x;
+        work[at + 1u] = total.y;
+        work[at + 2u] = total.z;
+        work[at + 3u] = total.w;
+    }
+}
+
+var<workgroup> chunk: array<vec4<u32>, SCAN_WORKGROUP>;
+
+// One workgroup: the workgroups' counts become where each workgroup's
+// members of each bucket start, and the totals become the draw counts.
+@compute @workgroup_size(SCAN_WORKGROUP)
+fn cs_scan(@builtin(local_invocation_index) lid: u32) {
+    var carry = vec4<u32>(0u);
+    for (var first = 0u; first < crowd.groups; first += SCAN_WORKGROUP) {
+        let group = first + lid;
+        let at = sums_at(group);
+        var count = vec4<u32>(0u);
+        if group < crowd.groups {
+            count = vec4<u32>(work[at], work[at + 1u], work[at + 2u], work[at + 3u]);
+        }
+        chunk[lid] = count;
+        workgroupBarrier();
+        for (var offset = 1u; offset < SCAN_WORKGROUP; offset <<= 1u) {
+            var sum = chunk[lid];
+            if lid >= offset {
+                sum += chunk[lid - offset];
+            }
+            workgroupBarrier();
+            chunk[lid] = sum;
+            workgroupBarrier();
+        }
+        if group < crowd.groups {
+            let start = crowd.bases + carry + chunk[lid] - count;
+            work[at] = start.x;
+            work[at + 1u] = start.y;
+            work[at + 2u] = start.z;
+            work[at + 3u] = start.w;
+        }
+        carry += chunk[SCAN_WORKGROUP - 1u];
+        workgroupBarrier();
+    }
+    if lid < BUCKETS {
+        work[lid * 5u] = crowd.index_count;
+        work[lid * 5u + 1u] = carry[lid];
+        work[lid * 5u + 2u] = 0u;
+        work[lid * 5u + 3u] = 0u;
+        work[lid * 5u + 4u] = 0u;
+    }
+}
+
+// The view depth of a member's origin as a key that sorts ascending from
+// the farthest: the float's bits made monotonic, then inverted.
+fn depth_key(rows: array<vec4<f32>, 3>) -> u32 {
+    let origin = vec4<f32>(rows[0].w, rows[1].w, rows[2].w, 1.0);
+    let bits = bitcast<u32>(dot(view.depth_row, origin));
+    let ordered = select(bits | 0x80000000u, ~bits, (bits & 0x80000000u) != 0u);
+    return ~ordered;
+}
+
+// Writes `record` at `slot` of the visible records. In a view that sorts, a
+// translucent or shell record waits at its rank in the bucket's scratch
+// place with a sort key, and cs_gather moves it.
+fn put(bucket: u32, slot: u32, record: InstanceOut, key: u32) {
+    if (frame.flags & FRAME_SORT) == 0u || bucket < TRANSLUCENT {
+        out_records[slot] = record;
+        return;
+    }
+    let r = bucket - TRANSLUCENT;
+    let rank = slot - crowd.bases[bucket];
+    out_records[crowd.sort[2u + r] + rank] = record;
+    let at = crowd.sort[r] + 2u * rank;
+    work[at] = key;
+    work[at + 1u] = rank;
 }
 
 @compute @workgroup_size(64)
-fn cs_cull(
-    @builtin(global_invocation_id) id: vec3<u32>,
+fn cs_emit(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let index = id.y * groups.x * WORKGROUP + id.x;
+    let group = wid.y * groups.x + wid.x;
+    let index = group * WORKGROUP + lid;
     if index >= crowd.count {
         return;
     }
-    let m = members[index];
-    if (crowd.flags & CROWD_CULL) != 0u && !visible(m) {
+    let word = work[placed_at(index)];
+    if (word & PLACED_MAIN) == 0u {
         return;
     }
+    let m = members[index];
     let p = sample(m.primary, frame.now);
     var s = p;
     var weight = 0.0;
@@ -371,10 +579,136 @@ fn cs_cull(
     record.skin_intensity = m.skin_intensity;
     record.tint = m.tint;
     record.effects = m.effects;
-    let mirrored = select(0u, 1u, (m.effects & MEMBER_MIRRORED) != 0u);
-    let translucent = select(0u, 2u, (m.effects & MEMBER_TRANSLUCENT) != 0u);
-    append(translucent + mirrored, record);
-    if (m.effects & MEMBER_SHELL) != 0u {
-        append(4u + mirrored, record);
+    let sums = sums_at(group);
+    let key = depth_key(m.rows);
+    let bucket = word & 3u;
+    put(bucket, work[sums + bucket] + ((word >> 2u) & 63u), record, key);
+    if (word & PLACED_SHELL) != 0u {
+        put(SHELL, work[sums + SHELL] + ((word >> 10u) & 63u), record, key);
     }
+}
+
+// The bitonic sort of one sorted bucket's (key, rank) pairs: ascending key,
+// so the farthest first, and ties by rank, which is member order. Keys past
+// the bucket's count are filled with the largest pair, so they sort last.
+
+fn visible_in(r: u32) -> u32 {
+    return work[(TRANSLUCENT + r) * 5u + 1u];
+}
+
+fn load_key(r: u32, i: u32) -> vec2<u32> {
+    let at = crowd.sort[r] + 2u * i;
+    return vec2<u32>(work[at], work[at + 1u]);
+}
+
+fn store_key(r: u32, i: u32, key: vec2<u32>) {
+    let at = crowd.sort[r] + 2u * i;
+    work[at] = key.x;
+    work[at + 1u] = key.y;
+}
+
+fn key_less(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.x < b.x || (a.x == b.x && a.y < b.y);
+}
+
+// Whether the pair (a, b = a + j) of sequences of `k` must swap: sequences
+// whose index has bit k clear sort ascending, the others descending.
+fn must_swap(a: u32, k: u32, lo: vec2<u32>, hi: vec2<u32>) -> bool {
+    let ascending = (a & k) == 0u;
+    return select(key_less(lo, hi), key_less(hi, lo), ascending);
+}
+
+// The first of the pair invocation `t` compares, `j` apart.
+fn pair_first(t: u32, j: u32) -> u32 {
+    let low = t & (j - 1u);
+    return ((t - low) << 1u) + low;
+}
+
+var<workgroup> block: array<vec2<u32>, SORT_BLOCK>;
+
+fn block_pass(lid: u32, first: u32, k: u32, j: u32) {
+    let a = pair_first(lid, j);
+    let lo = block[a];
+    let hi = block[a + j];
+    if must_swap(first + a, k, lo, hi) {
+        block[a] = hi;
+        block[a + j] = lo;
+    }
+}
+
+@compute @workgroup_size(SORT_WORKGROUP)
+fn cs_sort_block(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let r = step.region;
+    let first = (wid.y * groups.x + wid.x) * SORT_BLOCK;
+    // Workgroup-uniform, so returning before the barriers is allowed.
+    if first >= crowd.sort_size[r] {
+        return;
+    }
+    let count = visible_in(r);
+    for (var e = lid; e < SORT_BLOCK; e += SORT_WORKGROUP) {
+        let i = first + e;
+        var key = load_key(r, i);
+        if step.k == 0u && i >= count {
+            key = vec2<u32>(0xffffffffu);
+        }
+        block[e] = key;
+    }
+    workgroupBarrier();
+    if step.k == 0u {
+        for (var k = 2u; k <= SORT_BLOCK; k <<= 1u) {
+            for (var j = k >> 1u; j > 0u; j >>= 1u) {
+                block_pass(lid, first, k, j);
+                workgroupBarrier();
+            }
+        }
+    } else {
+        for (var j = SORT_BLOCK >> 1u; j > 0u; j >>= 1u) {
+            block_pass(lid, first, step.k, j);
+            workgroupBarrier();
+        }
+    }
+    for (var e = lid; e < SORT_BLOCK; e += SORT_WORKGROUP) {
+        store_key(r, first + e, block[e]);
+    }
+}
+
+@compute @workgroup_size(SORT_WORKGROUP)
+fn cs_sort_step(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let r = step.region;
+    let t = (wid.y * groups.x + wid.x) * SORT_WORKGROUP + lid;
+    if t >= crowd.sort_size[r] / 2u {
+        return;
+    }
+    let a = pair_first(t, step.j);
+    let lo = load_key(r, a);
+    let hi = load_key(r, a + step.j);
+    if must_swap(a, step.k, lo, hi) {
+        store_key(r, a, hi);
+        store_key(r, a + step.j, lo);
+    }
+}
+
+// Moves the sorted bucket's records from their scratch place into the
+// bucket, in key order.
+@compute @workgroup_size(64)
+fn cs_gather(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let r = step.region;
+    let i = (wid.y * groups.x + wid.x) * WORKGROUP + lid;
+    if i >= visible_in(r) {
+        return;
+    }
+    let rank = load_key(r, i).y;
+    out_records[crowd.bases[TRANSLUCENT + r] + i] = out_records[crowd.sort[2u + r] + rank];
 }

@@ -33,6 +33,15 @@ const EFFECT_SHELL_RGB: u32 = 0x00ffffffu;
 const EFFECT_FULLBRIGHT: u32 = 0x01000000u;
 const EFFECT_MINLIGHT: u32 = 0x02000000u;
 const EFFECT_NO_SHADOW: u32 = 0x04000000u;
+// The instance's transform mirrors (set by the CPU and the crowd).
+const MEMBER_MIRRORED: u32 = 0x20000000u;
+
+// Whether the fragment stage culls faces turned away from the camera, per
+// instance: set for the translucent and shell pipelines of a renderer that
+// culls. Those draw mirrored and plain instances in one draw, so that they
+// blend in one defined order, and the rasteriser cannot cull both ways at
+// once; opaque draws split by winding and let the rasteriser cull.
+override CULL_IN_FRAGMENT: bool = false;
 
 struct View {
     // World to clip space.
@@ -46,6 +55,11 @@ struct View {
     ambient: vec4<f32>,
     // The colour of planar shadows (Quake II: black at alpha 0.5).
     shadow_color: vec4<f32>,
+    // Dotted with a world point (w = 1), its depth along the view: larger
+    // is farther (the crowd sorts by it; see Md2Renderer::view_depth).
+    depth_row: vec4<f32>,
+    // x: VIEW_* bits (crowd.wgsl reads them).
+    flags: vec4<u32>,
 };
 
 struct ModelInfo {
@@ -266,17 +280,30 @@ fn linear_to_srgb(c: vec3<f32>) -> vec3<f32> {
     return select(high, low, x <= vec3<f32>(0.0031308));
 }
 
+// With CULL_IN_FRAGMENT, drops the fragments of faces turned away from the
+// camera: those that do not face front (the pipeline's front face is
+// clockwise, MD2's outside), or for a mirrored instance those that do. The
+// same faces the rasteriser would cull, found by the same rasteriser sign.
+fn cull_face(front_facing: bool, effects: u32) {
+    let mirrored = (effects & MEMBER_MIRRORED) != 0u;
+    if CULL_IN_FRAGMENT && front_facing == mirrored {
+        discard;
+    }
+}
+
 // Linear output: for sRGB targets (the hardware encodes), float targets and
 // any target the application post-processes as linear light.
 @fragment
-fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
+fn fs_main(in: VsOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    cull_face(front_facing, in.effects);
     return shade(in);
 }
 
 // sRGB-encoded output: for non-sRGB unorm targets that are displayed as they
 // are, so the stored bytes are the same as an sRGB target's.
 @fragment
-fn fs_main_srgb(in: VsOut) -> @location(0) vec4<f32> {
+fn fs_main_srgb(in: VsOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    cull_face(front_facing, in.effects);
     let c = shade(in);
     return vec4<f32>(linear_to_srgb(c.rgb), c.a);
 }
@@ -287,12 +314,14 @@ fn shell_color(effects: u32) -> vec4<f32> {
 }
 
 @fragment
-fn fs_shell(in: VsOut) -> @location(0) vec4<f32> {
+fn fs_shell(in: VsOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    cull_face(front_facing, in.effects);
     return shell_color(in.effects);
 }
 
 @fragment
-fn fs_shell_srgb(in: VsOut) -> @location(0) vec4<f32> {
+fn fs_shell_srgb(in: VsOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    cull_face(front_facing, in.effects);
     let c = shell_color(in.effects);
     return vec4<f32>(linear_to_srgb(c.rgb), c.a);
 }

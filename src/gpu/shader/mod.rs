@@ -27,9 +27,17 @@ pub(crate) mod entry {
     pub const FS_SHADOW: &str = "fs_shadow";
     pub const FS_SHADOW_SRGB: &str = "fs_shadow_srgb";
     pub const CS_CAPTURE: &str = "cs_capture";
-    pub const CS_RESET: &str = "cs_reset";
-    pub const CS_CULL: &str = "cs_cull";
+    pub const CS_CLASSIFY: &str = "cs_classify";
+    pub const CS_SCAN: &str = "cs_scan";
+    pub const CS_EMIT: &str = "cs_emit";
+    pub const CS_SORT_BLOCK: &str = "cs_sort_block";
+    pub const CS_SORT_STEP: &str = "cs_sort_step";
+    pub const CS_GATHER: &str = "cs_gather";
 }
+
+/// md2.wgsl's pipeline-overridable constant: cull per instance in the
+/// fragment stage (translucent and shell pipelines of a culling renderer).
+pub(crate) const CULL_IN_FRAGMENT: &str = "CULL_IN_FRAGMENT";
 
 /// The most frames an instance record can address (frame numbers travel as
 /// `u16`; Quake II itself stopped at 512).
@@ -39,8 +47,17 @@ pub const MAX_GPU_FRAMES: u32 = 1 << 16;
 /// `u16`; devices allow 256 to 2048 array layers).
 pub const MAX_GPU_SKINS: u32 = 1 << 16;
 
-/// Workgroup size of `cs_capture` and `cs_cull`.
+/// Workgroup size of `cs_capture`, `cs_classify`, `cs_emit` and `cs_gather`.
 pub(crate) const WORKGROUP_SIZE: u32 = 64;
+/// Workgroup size of `cs_sort_block` and `cs_sort_step`: each sorts or
+/// swaps two keys per invocation.
+pub(crate) const SORT_WORKGROUP: u32 = 256;
+/// Keys one workgroup of `cs_sort_block` sorts in workgroup memory; a
+/// sorted bucket's keys are padded to a power of two at least this large.
+pub(crate) const SORT_BLOCK: u32 = 512;
+/// Words at the start of a crowd view's work buffer: the buckets' draw
+/// arguments.
+pub(crate) const SUMS: u32 = 20;
 
 // Bits of the instance record's `effects` word (md2.wgsl's EFFECT_*, and
 // crowd.wgsl's MEMBER_* for what only the crowd reads).
@@ -56,9 +73,10 @@ pub(crate) const MEMBER_FADING: u32 = 0x8000_0000;
 // Bits of `Clock::flags`.
 pub(crate) const CLOCK_LOOPING: u32 = 1;
 pub(crate) const CLOCK_HOLD: u32 = 2;
-// Bits of `CrowdParams::flags` and `CrowdFrame::flags`.
+// Bits of `CrowdParams::flags`, `CrowdFrame::flags` and `View::flags.x`.
 pub(crate) const CROWD_CULL: u32 = 1;
-pub(crate) const FRAME_SHADOWS: u32 = 1;
+pub(crate) const FRAME_SORT: u32 = 1;
+pub(crate) const VIEW_SHADOWS: u32 = 1;
 
 /// md2.wgsl's `View`: the camera, light and shadow plane of one view.
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -70,6 +88,8 @@ pub(crate) struct ViewUniform {
     pub light_color: [f32; 4],
     pub ambient: [f32; 4],
     pub shadow_color: [f32; 4],
+    pub depth_row: [f32; 4],
+    pub flags: [u32; 4],
 }
 
 /// md2.wgsl's `ModelInfo`.
@@ -142,14 +162,53 @@ pub(crate) struct ClockRecord {
 pub(crate) struct MemberRecord {
     pub rows: [[f32; 4]; 3],
     pub bounds_min: [f32; 3],
-    pub skin_intensity: u32,
-    pub bounds_max: [f32; 3],
-    pub tint: u32,
-    pub fade_start: [u32; 2],
-    pub fade_ticks: u32,
     pub effects: u32,
+    pub bounds_max: [f32; 3],
+    pub skin_intensity: u32,
+    pub tint: u32,
+    pub fade_ticks: u32,
+    pub fade_start: [u32; 2],
     pub primary: ClockRecord,
     pub secondary: ClockRecord,
+}
+
+/// The byte ranges of a [`MemberRecord`] each of the crowd's setters
+/// rewrites (see crowd.wgsl's `Member`).
+pub(crate) mod member_part {
+    use std::ops::Range;
+
+    use super::MemberRecord;
+
+    const fn at(offset: usize, end: usize) -> Range<usize> {
+        offset..end
+    }
+
+    /// The transform, and the effects word whose mirrored bit follows it.
+    pub const TRANSFORM: Range<usize> = at(0, std::mem::offset_of!(MemberRecord, bounds_max));
+    /// The effects word alone (shell, fullbright, minlight, shadow).
+    pub const EFFECTS: Range<usize> = at(
+        std::mem::offset_of!(MemberRecord, effects),
+        std::mem::offset_of!(MemberRecord, bounds_max),
+    );
+    /// The skin layer (with the tint's intensity beside it).
+    pub const SKIN: Range<usize> = at(
+        std::mem::offset_of!(MemberRecord, skin_intensity),
+        std::mem::offset_of!(MemberRecord, tint),
+    );
+    /// The tint: its intensity, its colour, and the translucency bit in the
+    /// effects word.
+    pub const TINT: Range<usize> = at(
+        std::mem::offset_of!(MemberRecord, effects),
+        std::mem::offset_of!(MemberRecord, fade_ticks),
+    );
+    /// What plays: the clocks, the fade, the bounds of every frame they
+    /// show, and the fading bit in the effects word.
+    pub const PLAYBACK: Range<usize> = at(
+        std::mem::offset_of!(MemberRecord, bounds_min),
+        size_of::<MemberRecord>(),
+    );
+    /// The whole record.
+    pub const ALL: Range<usize> = at(0, size_of::<MemberRecord>());
 }
 
 /// crowd.wgsl's `CrowdParams`.
@@ -159,8 +218,20 @@ pub(crate) struct CrowdParams {
     pub count: u32,
     pub index_count: u32,
     pub flags: u32,
+    pub groups: u32,
+    pub bases: [u32; 4],
+    pub sort: [u32; 4],
+    pub sort_size: [u32; 4],
+}
+
+/// crowd.wgsl's `SortStep`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct SortStep {
+    pub k: u32,
+    pub j: u32,
+    pub region: u32,
     pub _pad: u32,
-    pub bases: [[u32; 4]; 2],
 }
 
 /// crowd.wgsl's `CrowdFrame`.
@@ -172,9 +243,10 @@ pub(crate) struct CrowdFrame {
     pub _pad: u32,
 }
 
-/// The six draw buckets of a model's instances, in the order the crowd's
-/// `bases` and draw arguments list them.
-pub(crate) const BUCKETS: usize = 6;
+/// The four draw buckets of a model's instances (opaque, opaque mirrored,
+/// translucent, shell), in the order the crowd's `bases` and draw arguments
+/// list them.
+pub(crate) const BUCKETS: usize = 4;
 
 /// A render vertex as the vertex buffer holds it:
 /// [`Corner`](crate::mesh::Corner), md2.wgsl's `CornerIn`.
@@ -222,9 +294,15 @@ pub(crate) struct Layouts {
     pub capture_model: wgpu::BindGroupLayout,
     /// Group 2 of `cs_capture`.
     pub capture_io: wgpu::BindGroupLayout,
+    /// Group 0 of crowd.wgsl: the view uniform alone (the crowd's compute
+    /// stage has no use for the normal table, and a device may offer it only
+    /// four storage buffers).
+    pub crowd_camera: wgpu::BindGroupLayout,
     /// Group 1 of crowd.wgsl: one crowd's members and parameters.
     pub crowd: wgpu::BindGroupLayout,
-    /// Group 2 of crowd.wgsl: one view's time, output and draw arguments.
+    /// Group 2 of crowd.wgsl: one view's time, output, work buffer (draw
+    /// arguments, prefix sums, sort keys) and the sort step (a dynamic
+    /// offset into the cache's table of steps).
     pub crowd_view: wgpu::BindGroupLayout,
     /// md2.wgsl's render pipelines: groups 0 and 1.
     pub render_pipeline: wgpu::PipelineLayout,
@@ -283,6 +361,10 @@ impl Layouts {
                 storage(1, S::COMPUTE, false),
             ],
         );
+        let crowd_camera = layout(
+            "md2-wgpu crowd camera layout",
+            &[uniform(0, S::COMPUTE, size_of::<ViewUniform>())],
+        );
         let crowd = layout(
             "md2-wgpu crowd layout",
             &[
@@ -296,6 +378,16 @@ impl Layouts {
                 uniform(0, S::COMPUTE, size_of::<CrowdFrame>()),
                 storage(1, S::COMPUTE, false),
                 storage(2, S::COMPUTE, false),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 3,
+                    visibility: S::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: NonZeroU64::new(size_of::<SortStep>() as u64),
+                    },
+                    count: None,
+                },
             ],
         );
         let pipeline = |label: &str, groups: &[&wgpu::BindGroupLayout]| {
@@ -314,13 +406,14 @@ impl Layouts {
         );
         let crowd_pipeline = pipeline(
             "md2-wgpu crowd pipeline layout",
-            &[&view, &crowd, &crowd_view],
+            &[&crowd_camera, &crowd, &crowd_view],
         );
         Layouts {
             view,
             model,
             capture_model,
             capture_io,
+            crowd_camera,
             crowd,
             crowd_view,
             render_pipeline,
@@ -463,7 +556,9 @@ mod tests {
                 towards_light,
                 light_color,
                 ambient,
-                shadow_color
+                shadow_color,
+                depth_row,
+                flags
             ]
         );
         check(&md2, &view);
@@ -500,12 +595,12 @@ mod tests {
                 [
                     rows,
                     bounds_min,
-                    skin_intensity,
-                    bounds_max,
-                    tint,
-                    fade_start,
-                    fade_ticks,
                     effects,
+                    bounds_max,
+                    skin_intensity,
+                    tint,
+                    fade_ticks,
+                    fade_start,
                     primary,
                     secondary
                 ]
@@ -516,9 +611,10 @@ mod tests {
             &mirror!(
                 CrowdParams,
                 "CrowdParams",
-                [count, index_count, flags, _pad, bases]
+                [count, index_count, flags, groups, bases, sort, sort_size]
             ),
         );
+        check(&crowd, &mirror!(SortStep, "SortStep", [k, j, region, _pad]));
         check(
             &crowd,
             &mirror!(CrowdFrame, "CrowdFrame", [now, flags, _pad]),
@@ -614,7 +710,14 @@ mod tests {
             assert!(has_entry_point(&md2, name, stage), "md2.wgsl: {name}");
         }
         let crowd = crowd();
-        for name in [entry::CS_RESET, entry::CS_CULL] {
+        for name in [
+            entry::CS_CLASSIFY,
+            entry::CS_SCAN,
+            entry::CS_EMIT,
+            entry::CS_SORT_BLOCK,
+            entry::CS_SORT_STEP,
+            entry::CS_GATHER,
+        ] {
             assert!(has_entry_point(&crowd, name, Compute), "crowd.wgsl: {name}");
         }
     }
@@ -663,6 +766,7 @@ mod tests {
             ("EFFECT_FULLBRIGHT", EFFECT_FULLBRIGHT),
             ("EFFECT_MINLIGHT", EFFECT_MINLIGHT),
             ("EFFECT_NO_SHADOW", EFFECT_NO_SHADOW),
+            ("MEMBER_MIRRORED", MEMBER_MIRRORED),
         ] {
             assert_eq!(u32_constant(&md2, name), value, "md2.wgsl {name}");
         }
@@ -675,9 +779,20 @@ mod tests {
             ("CLOCK_LOOPING", CLOCK_LOOPING),
             ("CLOCK_HOLD", CLOCK_HOLD),
             ("CROWD_CULL", CROWD_CULL),
-            ("FRAME_SHADOWS", FRAME_SHADOWS),
+            ("FRAME_SORT", FRAME_SORT),
+            ("VIEW_SHADOWS", VIEW_SHADOWS),
             ("WORKGROUP", WORKGROUP_SIZE),
+            ("SORT_BLOCK", SORT_BLOCK),
+            ("SORT_WORKGROUP", SORT_WORKGROUP),
+            ("SUMS", SUMS),
             ("BUCKETS", BUCKETS as u32),
+            ("OPAQUE", crate::gpu::instance::OPAQUE as u32),
+            (
+                "OPAQUE_MIRRORED",
+                crate::gpu::instance::OPAQUE_MIRRORED as u32,
+            ),
+            ("TRANSLUCENT", crate::gpu::instance::TRANSLUCENT as u32),
+            ("SHELL", crate::gpu::instance::SHELL as u32),
         ] {
             assert_eq!(u32_constant(&crowd, name), value, "crowd.wgsl {name}");
         }

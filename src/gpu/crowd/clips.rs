@@ -1,0 +1,142 @@
+//! The clips a crowd's members play, each stored once however many members
+//! play it: members hold a number, so a crowd of a million runners holds one
+//! `run` clip, and adding a member allocates nothing for its clip.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::member::{max3, min3};
+use crate::anim::Clip;
+
+/// A clip's number in its crowd's [`ClipTable`].
+pub(crate) type ClipId = u32;
+
+/// What identifies a clip: two clips equal in every field are one entry.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ClipKey {
+    name: Arc<str>,
+    first: u32,
+    last: u32,
+    fps_bits: u32,
+    looping: bool,
+}
+
+impl ClipKey {
+    fn of(clip: &Clip) -> ClipKey {
+        ClipKey {
+            name: Arc::clone(&clip.name),
+            first: clip.first,
+            last: clip.last,
+            fps_bits: clip.fps.to_bits(),
+            looping: clip.looping,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Entry {
+    clip: Clip,
+    /// Model-space box of every frame the clip plays.
+    bounds: ([f32; 3], [f32; 3]),
+    /// Members' clocks that play it (a fading member counts twice).
+    users: u64,
+}
+
+/// The clips of one crowd, counted by use; an entry no member plays any
+/// more is freed and its number reused.
+#[derive(Debug, Default)]
+pub(crate) struct ClipTable {
+    entries: Vec<Option<Entry>>,
+    ids: HashMap<ClipKey, ClipId>,
+    free: Vec<ClipId>,
+}
+
+impl ClipTable {
+    /// The number of `clip`, entered if new, with one more user. `frame_bounds`
+    /// (per frame of the model, its box) gives a new entry its bounds; the
+    /// clip's frames were checked against the model.
+    pub fn acquire(&mut self, clip: &Clip, frame_bounds: &[([f32; 3], [f32; 3])]) -> ClipId {
+        let key = ClipKey::of(clip);
+        if let Some(&id) = self.ids.get(&key) {
+            if let Some(entry) = &mut self.entries[id as usize] {
+                entry.users += 1;
+            }
+            return id;
+        }
+        let entry = Entry {
+            clip: clip.clone(),
+            bounds: clip_bounds(clip, frame_bounds),
+            users: 1,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.entries[id as usize] = Some(entry);
+                id
+            }
+            None => {
+                self.entries.push(Some(entry));
+                (self.entries.len() - 1) as ClipId
+            }
+        };
+        self.ids.insert(key, id);
+        id
+    }
+
+    /// One user fewer of `id`; the entry goes when it has none.
+    pub fn release(&mut self, id: ClipId) {
+        let Some(slot) = self.entries.get_mut(id as usize) else {
+            return;
+        };
+        let Some(entry) = slot else {
+            return;
+        };
+        entry.users -= 1;
+        if entry.users == 0 {
+            self.ids.remove(&ClipKey::of(&entry.clip));
+            *slot = None;
+            self.free.push(id);
+        }
+    }
+
+    /// Every entry gone (the crowd was cleared).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.ids.clear();
+        self.free.clear();
+    }
+
+    /// The clip numbered `id`.
+    pub fn clip(&self, id: ClipId) -> &Clip {
+        &self.entry(id).clip
+    }
+
+    /// The box of every frame the clip numbered `id` plays.
+    pub fn bounds(&self, id: ClipId) -> ([f32; 3], [f32; 3]) {
+        self.entry(id).bounds
+    }
+
+    /// How many distinct clips the crowd's members play.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn entry(&self, id: ClipId) -> &Entry {
+        match self.entries.get(id as usize) {
+            Some(Some(entry)) => entry,
+            _ => unreachable!("clip {id} is held by a member, so it is entered"),
+        }
+    }
+}
+
+/// The box of every frame `clip` plays.
+fn clip_bounds(clip: &Clip, frame_bounds: &[([f32; 3], [f32; 3])]) -> ([f32; 3], [f32; 3]) {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for frame in clip.frames() {
+        if let Some(&(a, b)) = frame_bounds.get(frame as usize) {
+            lo = min3(lo, a);
+            hi = max3(hi, b);
+        }
+    }
+    (lo, hi)
+}

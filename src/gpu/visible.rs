@@ -1,0 +1,158 @@
+//! Visible-member counts read back without waiting: each `prepare_crowds`
+//! copies its crowds' draw arguments into a small read-back buffer that
+//! maps itself once the frame is submitted and done, and the app takes the
+//! newest counts mapped so far.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use super::crowd::{ARGS, CrowdView};
+use super::instance::{OPAQUE, OPAQUE_MIRRORED, TRANSLUCENT};
+
+/// How many crowd members a view found in view, crowd by crowd, in a
+/// recent frame: see [`Md2Renderer::recent_visible_members`](crate::Md2Renderer::recent_visible_members).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VisibleMembers {
+    /// Which `prepare_crowds` call of the renderer it counts (from 1).
+    pub frame: u64,
+    /// Members in view, per crowd in the order given to `prepare_crowds`.
+    pub per_crowd: Vec<u32>,
+}
+
+/// Read-back buffers in flight at most: a frame's counts are typically
+/// mapped two or three frames later.
+const SLOTS: usize = 3;
+/// A slot whose mapping has not come back after this many frames belongs to
+/// an encoder that was never submitted: it is replaced, not reused.
+const STALE_FRAMES: u64 = 16;
+
+const FREE: u8 = 0;
+const PENDING: u8 = 1;
+const READY: u8 = 2;
+
+#[derive(Debug)]
+struct Slot {
+    buffer: wgpu::Buffer,
+    state: Arc<AtomicU8>,
+    frame: u64,
+    crowds: usize,
+}
+
+/// The renderer's read-back ring.
+#[derive(Debug, Default)]
+pub(crate) struct VisibleCounts {
+    frame: u64,
+    slots: Vec<Slot>,
+    latest: Option<VisibleMembers>,
+}
+
+impl VisibleCounts {
+    /// The members a view drew, from a crowd's draw arguments: each visible
+    /// member is in exactly one of the opaque, opaque mirrored and
+    /// translucent buckets (shells are counted in theirs a second time).
+    pub(crate) fn visible(args: &[u32]) -> u32 {
+        [OPAQUE, OPAQUE_MIRRORED, TRANSLUCENT]
+            .iter()
+            .map(|&bucket| args[bucket * 5 + 1])
+            .sum()
+    }
+
+    /// Copies the draw arguments of `views` into a free slot that maps
+    /// itself when `encoder` is submitted; skips the frame when all are in
+    /// flight.
+    pub(crate) fn record(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        views: &[CrowdView],
+    ) {
+        self.frame += 1;
+        let bytes = (views.len().max(1) as u64) * ARGS;
+        let frame = self.frame;
+        let index = self
+            .slots
+            .iter()
+            .position(|s| s.state.load(Ordering::Acquire) == FREE && s.buffer.size() >= bytes)
+            .or_else(|| {
+                self.slots.iter().position(|s| {
+                    let state = s.state.load(Ordering::Acquire);
+                    state == FREE || (state == PENDING && frame - s.frame > STALE_FRAMES)
+                })
+            });
+        let index = match index {
+            Some(i)
+                if self.slots[i].buffer.size() >= bytes
+                    && self.slots[i].state.load(Ordering::Acquire) == FREE =>
+            {
+                i
+            }
+            Some(i) => {
+                self.slots[i] = Slot::new(device, bytes);
+                i
+            }
+            None if self.slots.len() < SLOTS => {
+                self.slots.push(Slot::new(device, bytes));
+                self.slots.len() - 1
+            }
+            None => return,
+        };
+        let slot = &mut self.slots[index];
+        for (i, view) in views.iter().enumerate() {
+            if let Some((_, work, _)) = view.buffers() {
+                encoder.copy_buffer_to_buffer(work, 0, &slot.buffer, i as u64 * ARGS, ARGS);
+            }
+        }
+        slot.frame = frame;
+        slot.crowds = views.len();
+        slot.state.store(PENDING, Ordering::Release);
+        let state = Arc::clone(&slot.state);
+        encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |result| {
+            // A failed mapping (the device lost, say) frees the slot.
+            state.store(if result.is_ok() { READY } else { FREE }, Ordering::Release);
+        });
+    }
+
+    /// The newest counts mapped so far (polling the device once, without
+    /// waiting), and frees every mapped slot.
+    pub(crate) fn latest(&mut self, device: &wgpu::Device) -> Option<VisibleMembers> {
+        // An error here is a lost device, which the app hears of elsewhere.
+        let _ = device.poll(wgpu::PollType::Poll);
+        for slot in &self.slots {
+            if slot.state.load(Ordering::Acquire) != READY {
+                continue;
+            }
+            if self.latest.as_ref().is_none_or(|l| l.frame < slot.frame) {
+                let bytes = (slot.crowds as u64 * ARGS).max(4);
+                if let Ok(view) = slot.buffer.get_mapped_range(..bytes) {
+                    let words: &[u32] = bytemuck::cast_slice(&view);
+                    let per_crowd = (0..slot.crowds)
+                        .map(|i| VisibleCounts::visible(&words[i * 5..]))
+                        .collect();
+                    self.latest = Some(VisibleMembers {
+                        frame: slot.frame,
+                        per_crowd,
+                    });
+                }
+            }
+            slot.buffer.unmap();
+            slot.state.store(FREE, Ordering::Release);
+        }
+        self.latest.clone()
+    }
+}
+
+impl Slot {
+    fn new(device: &wgpu::Device, bytes: u64) -> Slot {
+        Slot {
+            buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("md2-wgpu visible counts read-back"),
+                size: bytes,
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                mapped_at_creation: false,
+            }),
+            state: Arc::new(AtomicU8::new(FREE)),
+            frame: 0,
+            crowds: 0,
+        }
+    }
+}
