@@ -321,7 +321,10 @@ fn gltf_writes_a_glb_with_every_frame_and_animation() {
     assert_eq!(g.materials().count(), 1);
 
     // Quantised, held keys, in metres, with a skin of one's own.
-    let skin = dir.join("red.png");
+    // In a folder of its own: beside the model, the export would take it
+    // as the model's skin (the folder's images, when the header's is absent).
+    let skin = dir.join("skins").join("red.png");
+    std::fs::create_dir_all(skin.parent().unwrap()).unwrap();
     common::solid_skin(16, 16, [200, 0, 0, 255])
         .save(&skin)
         .unwrap();

@@ -122,6 +122,9 @@ pub fn to_glb(
     let name = options.name.clone().unwrap_or_else(|| "md2".into());
     let target_names: Vec<String> = model.frames().iter().map(|f| f.name()).collect();
     let mesh_extras = raw(&serde_json::json!({ "targetNames": target_names }))?;
+    // The extension structs gain an `others` map where another crate in the
+    // build turns on gltf's `extensions` feature: the update fills it then.
+    #[allow(clippy::needless_update)]
     let variants = (materials.len() > 1).then(|| json::extensions::mesh::Primitive {
         khr_materials_variants: Some(json::extensions::mesh::KhrMaterialsVariants {
             mappings: materials
@@ -175,7 +178,9 @@ pub fn to_glb(
     }
     if materials.len() > 1 {
         b.root.extensions_used.push(VARIANTS.into());
-        b.root.extensions = Some(json::extensions::root::Root {
+        // As for the primitive's extension above.
+        #[allow(clippy::needless_update)]
+        let extensions = json::extensions::root::Root {
             khr_materials_variants: Some(json::extensions::root::KhrMaterialsVariants {
                 variants: skins
                     .iter()
@@ -187,7 +192,8 @@ pub fn to_glb(
                     .collect(),
             }),
             ..Default::default()
-        });
+        };
+        b.root.extensions = Some(extensions);
     }
 
     let json_bytes = json::serialize::to_vec(&b.root).map_err(|e| GltfError::Write {

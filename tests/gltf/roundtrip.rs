@@ -9,9 +9,12 @@ use md2_wgpu::{Clip, QUAKE_TO_Y_UP, Quake2Player, RenderMesh, TriangleOrder, ref
 use crate::cases::{self, Read, exported};
 use crate::common::{cross, dot, sub};
 
+/// Per frame, a value per corner.
+type PerFrame = Vec<Vec<[f64; 3]>>;
+
 /// Every frame as the GLB gives it back at each corner (base + delta, then
 /// the node's transform), and the base's normals plus each delta.
-fn frames_back(read: &Read) -> (Vec<Vec<[f64; 3]>>, Vec<Vec<[f64; 3]>>) {
+fn frames_back(read: &Read) -> (PerFrame, PerFrame) {
     let mesh = read.doc.meshes().next().expect("a mesh");
     let prim = mesh.primitives().next().expect("a primitive");
     let base_p = read.vectors(prim.get(&Semantic::Positions).expect("POSITION"));

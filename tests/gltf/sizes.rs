@@ -1,7 +1,7 @@
 //! The README's size table: each model's MD2 file against its GLB, float
 //! and quantised (no skins embedded: an MD2 holds none either).
 //!
-//! `cargo test --release --test gltf -- --ignored --nocapture size_table`
+//! `cargo test --test gltf -- --ignored --nocapture size_table`
 
 use md2_wgpu::gltf::GltfOptions;
 
