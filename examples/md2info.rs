@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run --example md2info -- FILE [--json] [--obj FRAME]
+//! cargo run --example md2info -- FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S]
 //! ```
 //!
 //! - no option: a readable summary (header, skins, animations with their
@@ -9,7 +10,16 @@
 //! - `--json`: one JSON object with the keys `header` (the 17 fields by their
 //!   conventional names, `ident` as a string), `skins`, `frames`,
 //!   `animations` (`{name, first, last}`) and `warnings`;
-//! - `--obj FRAME`: frame FRAME (0-based) as Wavefront OBJ on stdout.
+//! - `--obj FRAME`: frame FRAME (0-based) as Wavefront OBJ on stdout;
+//! - `--gltf OUT.glb`: the model as binary glTF 2.0 with every frame a morph
+//!   target and every animation a glTF animation (see `md2_wgpu::gltf`),
+//!   and on stdout what was written and its size against the MD2's. The
+//!   skins are the model's own, found as the viewer finds them, or the one
+//!   image `--skin` names; `--quantize` stores positions as 16-bit integers
+//!   (`KHR_mesh_quantization`) and prints the error that makes and the size
+//!   saved against the float export; `--step` holds each frame instead of
+//!   blending; `--scale S` multiplies every position (0.03125 gives metres,
+//!   a Quake II player 1.75 m tall).
 //!
 //! Exits 0 on success, and 1 with one message on stderr for bad arguments or
 //! a file that does not load.
@@ -26,11 +36,13 @@
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use md2_wgpu::Md2Model;
+use md2_wgpu::gltf::{GltfOptions, KeyInterpolation, to_glb};
+use md2_wgpu::{Md2Model, skins};
 
-const USAGE: &str = "usage: md2info FILE [--json] [--obj FRAME]";
+const USAGE: &str = "usage: md2info FILE [--json] [--obj FRAME] | \
+                     md2info FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S]";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -41,6 +53,23 @@ pub enum Output {
     Json,
     /// One frame as Wavefront OBJ.
     Obj(u32),
+    /// The model as a GLB file.
+    Gltf(GltfArgs),
+}
+
+/// What `--gltf` writes.
+#[derive(Debug, PartialEq)]
+pub struct GltfArgs {
+    /// The GLB file to write.
+    pub out: PathBuf,
+    /// The one skin to embed, instead of the model's own.
+    pub skin: Option<PathBuf>,
+    /// Quantised positions.
+    pub quantize: bool,
+    /// Held keys instead of blended ones.
+    pub step: bool,
+    /// Output units per model unit.
+    pub scale: f32,
 }
 
 /// The parsed command line.
@@ -59,15 +88,65 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
     let mut args = args.into_iter();
     let set = |new: Output, output: &mut Output| {
         if *output != Output::Summary {
-            return Err(format!("--json and --obj exclude each other ({USAGE})"));
+            return Err(format!(
+                "--json, --obj and --gltf exclude each other ({USAGE})"
+            ));
         }
         *output = new;
         Ok(())
     };
+    // The --gltf options, and the first of them seen (they need --gltf).
+    let mut skin = None;
+    let (mut quantize, mut step, mut scale) = (false, false, 1.0f32);
+    let mut gltf_option = None;
     while let Some(arg) = args.next() {
         match arg.to_str() {
             Some("-h" | "--help") => return Ok(None),
             Some("--json") => set(Output::Json, &mut output)?,
+            Some("--gltf") => {
+                let out = args
+                    .next()
+                    .ok_or_else(|| format!("--gltf needs an output file ({USAGE})"))?;
+                let gltf = GltfArgs {
+                    out: PathBuf::from(out),
+                    skin: None,
+                    quantize: false,
+                    step: false,
+                    scale: 1.0,
+                };
+                set(Output::Gltf(gltf), &mut output)?;
+            }
+            Some("--skin") => {
+                let path = args
+                    .next()
+                    .ok_or_else(|| format!("--skin needs an image file ({USAGE})"))?;
+                skin = Some(PathBuf::from(path));
+                gltf_option.get_or_insert("--skin");
+            }
+            Some("--quantize") => {
+                quantize = true;
+                gltf_option.get_or_insert("--quantize");
+            }
+            Some("--step") => {
+                step = true;
+                gltf_option.get_or_insert("--step");
+            }
+            Some("--scale") => {
+                let s = args
+                    .next()
+                    .ok_or_else(|| format!("--scale needs a number ({USAGE})"))?;
+                scale = s
+                    .to_str()
+                    .and_then(|s| s.parse::<f32>().ok())
+                    .filter(|s| s.is_finite() && *s > 0.0)
+                    .ok_or_else(|| {
+                        format!(
+                            "--scale needs a positive number (0.03125 for metres), not {:?} ({USAGE})",
+                            s.to_string_lossy()
+                        )
+                    })?;
+                gltf_option.get_or_insert("--scale");
+            }
             Some("--obj") => {
                 let frame = args
                     .next()
@@ -93,6 +172,19 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
         }
     }
     let file = file.ok_or_else(|| format!("no file given ({USAGE})"))?;
+    match &mut output {
+        Output::Gltf(gltf) => {
+            gltf.skin = skin;
+            gltf.quantize = quantize;
+            gltf.step = step;
+            gltf.scale = scale;
+        }
+        _ => {
+            if let Some(option) = gltf_option {
+                return Err(format!("{option} goes with --gltf OUT.glb ({USAGE})"));
+            }
+        }
+    }
     Ok(Some(Args { file, output }))
 }
 
@@ -116,6 +208,7 @@ pub fn run(
             s
         }
         Output::Obj(frame) => obj(&model, frame, &args.file.display().to_string())?,
+        Output::Gltf(gltf) => write_gltf(&model, &args.file, &gltf)?,
     };
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
@@ -240,6 +333,92 @@ pub fn obj(model: &Md2Model, frame: u32, name: &str) -> Result<String, String> {
         let _ = writeln!(s, "f {} {} {}", corner(0), corner(2), corner(1));
     }
     Ok(s)
+}
+
+/// Writes the GLB `--gltf` asks for; what was written, for stdout.
+pub fn write_gltf(model: &Md2Model, file: &Path, args: &GltfArgs) -> Result<String, String> {
+    let (skins, skin_names) = match &args.skin {
+        Some(path) => {
+            let image = skins::load_skin(path).map_err(|e| e.to_string())?;
+            (vec![image], vec![stem(path)])
+        }
+        // The model's own, as the viewer finds them; those that did not load
+        // are left out rather than exported as blank materials.
+        None => skins::load_skins(file, model)
+            .images
+            .into_iter()
+            .zip(skins::find_skins(file, model))
+            .filter(|(image, _)| image.width() > 0)
+            .map(|(image, path)| (image, path.map(|p| stem(&p)).unwrap_or_default()))
+            .unzip(),
+    };
+    let options = GltfOptions {
+        quantize: args.quantize,
+        interpolation: if args.step {
+            KeyInterpolation::Step
+        } else {
+            KeyInterpolation::Linear
+        },
+        scale: args.scale,
+        name: Some(stem(file)),
+        skin_names: skin_names.clone(),
+        ..GltfOptions::DEFAULT
+    };
+    let export = to_glb(model, &skins, &options).map_err(|e| format!("{}: {e}", file.display()))?;
+    std::fs::write(&args.out, &export.glb)
+        .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
+    let md2_bytes = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+    let r = &export.report;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "wrote {}: {} bytes (the MD2 file: {md2_bytes}); {} vertices, {} triangles, {} morph targets, {} animations",
+        args.out.display(),
+        export.glb.len(),
+        r.corners,
+        r.triangles,
+        r.morph_targets,
+        r.animations,
+    );
+    let _ = if skin_names.is_empty() {
+        writeln!(s, "skins: none found, one plain material")
+    } else {
+        writeln!(s, "skins: {}", skin_names.join(", "))
+    };
+    if let Some(q) = r.quantization {
+        // The saving, against the same export with float data.
+        let float = to_glb(
+            model,
+            &skins,
+            &GltfOptions {
+                quantize: false,
+                ..options
+            },
+        )
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+        let _ = writeln!(
+            s,
+            "quantized: {} bytes against {} as floats ({:.0}%, {} bytes saved); grid step {:.3e} units, \
+             positions within {:.3e} units, normals within {:.1e}; {} of {} targets keep float normals",
+            export.glb.len(),
+            float.glb.len(),
+            100.0 * export.glb.len() as f64 / float.glb.len() as f64,
+            float.glb.len().saturating_sub(export.glb.len()),
+            q.step,
+            q.max_position_error,
+            q.max_normal_error,
+            q.float_normal_targets,
+            r.morph_targets,
+        );
+    }
+    Ok(s)
+}
+
+/// A file's name without its extension.
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// An OBJ object name: one word, printable.

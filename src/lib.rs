@@ -33,6 +33,7 @@
 mod anim;
 pub mod demo;
 mod format;
+pub mod gltf;
 mod gpu;
 mod mesh;
 pub mod skins;

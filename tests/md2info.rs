@@ -260,7 +260,22 @@ fn the_binary_exits_0_on_success_and_1_with_one_message_on_garbage() {
         6 * 8 * 2 - 2 * 8
     );
 
+    let glb = path.with_file_name("binary.glb");
+    let gltf = Command::new(&bin)
+        .arg(&path)
+        .arg("--gltf")
+        .arg(&glb)
+        .output()
+        .unwrap();
+    assert_eq!(gltf.status.code(), Some(0), "{gltf:?}");
+    assert_eq!(&std::fs::read(&glb).unwrap()[..4], b"glTF");
+
     for args in [
+        vec![
+            garbage_file().into_os_string(),
+            os("--gltf"),
+            glb.into_os_string(),
+        ],
         vec![garbage_file().into_os_string()],
         vec![],
         vec![path.clone().into_os_string(), os("--obj"), os("99")],
@@ -272,5 +287,154 @@ fn the_binary_exits_0_on_success_and_1_with_one_message_on_garbage() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("md2info: "), "{err}");
         assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// The sphere's bytes with header field `index` (0-based, 4 bytes each) set.
+fn with_field(bytes: &[u8], index: usize, value: i32) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    b[4 * index..4 * index + 4].copy_from_slice(&value.to_le_bytes());
+    b
+}
+
+#[test]
+fn gltf_writes_a_glb_with_every_frame_and_animation() {
+    let (model, path) = sphere_file("gltf.md2");
+    let dir = path.parent().unwrap().to_path_buf();
+    let file = path.clone().into_os_string();
+    let out = dir.join("sphere.glb");
+    let text = run(&[&file, &os("--gltf"), &out.clone().into_os_string()]).unwrap();
+    assert!(text.starts_with("wrote "), "{text}");
+    assert!(
+        text.contains("5 morph targets") && text.contains("1 animations"),
+        "{text}"
+    );
+    let glb = std::fs::read(&out).unwrap();
+    assert!(text.contains(&format!("{} bytes", glb.len())), "{text}");
+    let g = gltf::Gltf::from_slice(&glb).expect("a valid glTF");
+    let prim = g.meshes().next().unwrap().primitives().next().unwrap();
+    assert_eq!(prim.morph_targets().count(), model.frame_count() as usize);
+    assert_eq!(g.animations().count(), model.animations().len());
+    assert_eq!(g.nodes().next().unwrap().name(), Some("gltf"));
+    // No skin beside it: one plain material.
+    assert!(text.contains("skins: none found"), "{text}");
+    assert_eq!(g.materials().count(), 1);
+
+    // Quantised, held keys, in metres, with a skin of one's own.
+    // In a folder of its own: beside the model, the export would take it
+    // as the model's skin (the folder's images, when the header's is absent).
+    let skin = dir.join("skins").join("red.png");
+    std::fs::create_dir_all(skin.parent().unwrap()).unwrap();
+    common::solid_skin(16, 16, [200, 0, 0, 255])
+        .save(&skin)
+        .unwrap();
+    let out_q = dir.join("sphere-q.glb");
+    let text = run(&[
+        &file,
+        &os("--gltf"),
+        &out_q.clone().into_os_string(),
+        &os("--quantize"),
+        &os("--step"),
+        &os("--scale"),
+        &os("0.03125"),
+        &os("--skin"),
+        &skin.into_os_string(),
+    ])
+    .unwrap();
+    assert!(
+        text.contains("quantized: ") && text.contains("positions within"),
+        "{text}"
+    );
+    assert!(text.contains("skins: red"), "{text}");
+    let glb = std::fs::read(&out_q).unwrap();
+    let g = gltf::Gltf::from_slice_without_validation(&glb).unwrap();
+    assert_eq!(
+        g.extensions_required().collect::<Vec<_>>(),
+        ["KHR_mesh_quantization"]
+    );
+    let sampler = g.animations().next().unwrap().samplers().next().unwrap();
+    assert_eq!(
+        sampler.interpolation(),
+        gltf::animation::Interpolation::Step
+    );
+    let material = g.materials().next().unwrap();
+    assert!(
+        material
+            .pbr_metallic_roughness()
+            .base_color_texture()
+            .is_some()
+    );
+    // The grid step is the node's scale: metres, so about a 32nd of the
+    // float export's.
+    let (_, _, scale) = g.nodes().next().unwrap().transform().decomposed();
+    assert!(
+        scale[0] > 0.0 && scale[0] < 40.0 / 32.0 / 32_000.0,
+        "{scale:?}"
+    );
+}
+
+#[test]
+fn gltf_refusals_are_one_line_errors() {
+    let (model, path) = sphere_file("gltf-bad.md2");
+    let file = path.clone().into_os_string();
+    let dir = path.parent().unwrap();
+    let out = dir.join("bad.glb").into_os_string();
+    let bytes = model.to_bytes();
+    let write = |name: &str, bytes: Vec<u8>| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.into_os_string()
+    };
+    // num_tris is field 8, num_frames 10, ofs_frames 14.
+    let no_frames = write("no-frames.md2", with_field(&bytes, 10, 0));
+    let no_triangles = write("no-tris.md2", with_field(&bytes, 8, 0));
+    let absurd = write("absurd.md2", with_field(&bytes, 10, i32::MAX));
+    let ofs_frames = model.header().ofs_frames as usize;
+    let mut nan = bytes.clone();
+    nan[ofs_frames..ofs_frames + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    let nan = write("nan-scale.md2", nan);
+    let missing_dir = os("/no/such/dir/out.glb");
+    let cases: [(&[&OsString], &str); 12] = [
+        (&[&file, &os("--gltf")], "output file"),
+        (&[&file, &os("--quantize")], "--quantize goes with --gltf"),
+        (
+            &[&file, &os("--json"), &os("--step")],
+            "--step goes with --gltf",
+        ),
+        (
+            &[&file, &os("--gltf"), &out, &os("--scale"), &os("0")],
+            "positive number",
+        ),
+        (
+            &[&file, &os("--gltf"), &out, &os("--scale"), &os("x")],
+            "positive number",
+        ),
+        (
+            &[
+                &file,
+                &os("--gltf"),
+                &out,
+                &os("--skin"),
+                &os("/no/such.png"),
+            ],
+            "/no/such.png",
+        ),
+        (
+            &[&file, &os("--gltf"), &missing_dir],
+            "cannot write /no/such/dir/out.glb",
+        ),
+        (
+            &[&file, &os("--gltf"), &out, &os("--obj"), &os("1")],
+            "exclude each other",
+        ),
+        (&[&no_frames, &os("--gltf"), &out], "num_frames"),
+        (&[&no_triangles, &os("--gltf"), &out], "num_tris"),
+        (&[&absurd, &os("--gltf"), &out], "frames"),
+        (&[&nan, &os("--gltf"), &out], "not finite"),
+    ];
+    for (args, want) in cases {
+        let err = run(args).unwrap_err();
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains('\n'), "{args:?}: one line: {err}");
     }
 }

@@ -1,0 +1,85 @@
+//! MD2 to glTF 2.0: a model with every frame and every animation in one GLB
+//! (binary glTF), for Blender, three.js and game engines. CPU only: nothing
+//! here knows about wgpu.
+//!
+//! [`to_glb`] writes it in memory; `md2info FILE --gltf OUT.glb` writes it
+//! to a file. The JSON is built from the `gltf` crate's schema types and the
+//! GLB container written by its `Glb`, so neither is hand-rolled.
+//!
+//! # What maps to what
+//!
+//! - **Mesh**: one primitive, the [`RenderMesh`](crate::RenderMesh) the
+//!   renderer draws: its welded (xyz, st) corners as vertices, its triangles
+//!   in its order ([`GltfOptions::order`]).
+//! - **Base and morph targets**: the mesh's own `POSITION` and `NORMAL`
+//!   hold one frame ([`GltfOptions::base_frame`], the first by default);
+//!   *every* frame, the base included, is a morph target holding `POSITION`
+//!   and `NORMAL` differences from the base, in frame order, named by the
+//!   frame names in the mesh's `extras.targetNames` (where three.js and
+//!   Blender read them).
+//! - **Animations**: every clip (by default one per
+//!   [`Md2Model::animations`](crate::Md2Model::animations), at
+//!   [`GltfOptions::fps`], Quake II's 10 by default) is an animation of the
+//!   node's morph `weights` with one-hot keys, `LINEAR` (MD2's own
+//!   interpolation, exactly) or `STEP`; a looping clip ends with a key back
+//!   on its first frame. Each animation's `extras` say `looping`, `fps` and
+//!   `frames` (first and last): play one-shot clips once and hold the end
+//!   (three.js: `LoopOnce` with `clampWhenFinished`), looping ones repeated.
+//!   The weights are sparse accessors, a few bytes per key.
+//! - **Axes**: Quake's X forward, Y left, Z up become glTF's Y up with the
+//!   model facing +Z: `(x, y, z)` → `(y, z, x)`, the mapping of
+//!   [`QUAKE_TO_Y_UP`](crate::QUAKE_TO_Y_UP), a rotation.
+//! - **Units**: model units times [`GltfOptions::scale`];
+//!   [`METRES_PER_QUAKE_UNIT`] (1/32: a 56-unit player is 1.75 m) gives
+//!   metres.
+//! - **Winding**: MD2 triangles run clockwise seen from outside; glTF's
+//!   front faces run counter-clockwise, so each triangle's corners are
+//!   written in reverse order (0, 2, 1). The exported normals and faces
+//!   then agree: the right-hand normal of a face points the way its vertex
+//!   normals do (the tests count it on every model).
+//! - **Texture coordinates**: as the renderer has them,
+//!   `(st + 0.5) / skin size` of the header's skin size, the centre of the
+//!   texel. glTF's UV origin is the image's top-left corner, as the crate's
+//!   is (`t` counts rows down from the top), so they are written unchanged
+//!   (three.js reads glTF textures with `flipY = false` for this reason).
+//! - **Skins**: each an embedded PNG with a material (base colour from the
+//!   skin, metallic 0, roughness 1, the renderer's bilinear mipmapped
+//!   repeating sampler); several skins are several materials, the first on
+//!   the primitive and all of them listed as `KHR_materials_variants`; a
+//!   model without skins gets one plain light-grey material.
+//!
+//! # Quantization
+//!
+//! [`GltfOptions::quantize`] stores positions as `SHORT` grid coordinates
+//! with `KHR_mesh_quantization`: one grid for every frame, since each MD2
+//! frame has a scale and translate of its own and morph targets are added
+//! in the base's units. The node's uniform scale is the grid step and its
+//! translation the grid's centre. Each position is off by at most half a
+//! step per axis; the export measures the largest error over every frame
+//! ([`QuantizationReport::max_position_error`]), which bounds any pose
+//! between frames too. Normal deltas are normalised `SHORT`s (off by at
+//! most 1/65534 per component), except for the frames where some
+//! component of a delta is beyond ±1 (a normal turned more than about 60°),
+//! which keep float deltas. Texture coordinates and the base's normals
+//! stay float: they are stored once, not per frame.
+//!
+//! # Errors
+//!
+//! Bad options, positions that overflow in the output units, or a GLB
+//! beyond [`GltfOptions::max_bytes`] are a [`GltfError`]; nothing panics,
+//! and the size is checked before the large buffers are allocated.
+
+mod animation;
+mod buffer;
+mod error;
+mod export;
+mod frames;
+mod materials;
+mod options;
+mod quantize;
+mod report;
+
+pub use error::GltfError;
+pub use export::to_glb;
+pub use options::{GltfOptions, KeyInterpolation, MAX_GLB_BYTES, METRES_PER_QUAKE_UNIT};
+pub use report::{GltfExport, GltfReport, QuantizationReport};

@@ -1,0 +1,210 @@
+//! The models every glTF test exports (the demo, a few built in code, every
+//! real model in the shared folder) and a reader for what comes back.
+
+use std::path::PathBuf;
+
+use image::RgbaImage;
+use md2_wgpu::gltf::{GltfExport, GltfOptions, to_glb};
+use md2_wgpu::{Md2Model, quake_to_y_up};
+
+use crate::common;
+
+/// A model to export, with its skins and the size of its MD2 file.
+pub struct Case {
+    pub name: String,
+    pub model: Md2Model,
+    pub skins: Vec<RgbaImage>,
+    pub skin_names: Vec<String>,
+    pub md2_bytes: usize,
+}
+
+impl Case {
+    /// The export with `options` (and this case's skin names).
+    pub fn export(&self, options: &GltfOptions) -> GltfExport {
+        let options = GltfOptions {
+            skin_names: self.skin_names.clone(),
+            ..options.clone()
+        };
+        to_glb(&self.model, &self.skins, &options)
+            .unwrap_or_else(|e| panic!("{}: export failed: {e}", self.name))
+    }
+}
+
+/// The built-in demo model and its skin.
+pub fn demo() -> Case {
+    Case {
+        name: "demo".into(),
+        model: md2_wgpu::demo::demo_model(),
+        skins: vec![md2_wgpu::demo::demo_skin()],
+        skin_names: vec!["demo".into()],
+        md2_bytes: md2_wgpu::demo::demo_model_bytes().len(),
+    }
+}
+
+/// Models built in code: a seamed sphere, one triangle, a seamed box; no
+/// skins.
+pub fn built() -> Vec<Case> {
+    [
+        ("sphere", common::sphere(6, 8, 5)),
+        ("single", common::single()),
+        ("box", common::seamed_box(7)),
+    ]
+    .into_iter()
+    .map(|(name, mesh)| {
+        let model = mesh.model();
+        Case {
+            name: name.into(),
+            md2_bytes: model.to_bytes().len(),
+            model,
+            skins: Vec::new(),
+            skin_names: Vec::new(),
+        }
+    })
+    .collect()
+}
+
+/// Every real model in the shared folder with the skins found beside it
+/// (those that load); empty, with a note, where the folder is absent.
+pub fn real() -> Vec<Case> {
+    let Some(dir) = common::shared_dir() else {
+        return Vec::new();
+    };
+    common::real_files()
+        .into_iter()
+        .map(|(name, bytes)| {
+            let model = Md2Model::from_bytes(&bytes).expect("real model parses");
+            let loaded = md2_wgpu::skins::load_skins(dir.join(&name), &model);
+            let (skins, skin_names) = loaded
+                .images
+                .into_iter()
+                .zip(loaded.paths)
+                .filter(|(image, _)| image.width() > 0)
+                .map(|(image, path)| (image, stem(path)))
+                .unzip();
+            Case {
+                name,
+                md2_bytes: bytes.len(),
+                model,
+                skins,
+                skin_names,
+            }
+        })
+        .collect()
+}
+
+fn stem(path: Option<PathBuf>) -> String {
+    path.and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap_or_default()
+}
+
+/// The demo, the built models and the real ones.
+pub fn all() -> Vec<Case> {
+    let mut cases = vec![demo()];
+    cases.extend(built());
+    cases.extend(real());
+    cases
+}
+
+/// Where this binary's files go: <target tmp>/gltf/<what>.
+pub fn out_dir(what: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("gltf")
+        .join(what);
+    std::fs::create_dir_all(&dir).expect("create the test output folder");
+    dir
+}
+
+/// A file name for a case's name (which may hold `/`).
+pub fn file_name(name: &str, suffix: &str) -> String {
+    format!("{}{suffix}", name.replace(['/', '\\'], "_"))
+}
+
+/// A position in Quake axes as the export writes it: in glTF's axes (the
+/// renderer's own mapping, `quake_to_y_up`) and scaled.
+pub fn exported(p: [f32; 3], scale: f32) -> [f32; 3] {
+    let v = quake_to_y_up(p);
+    [v.x * scale, v.y * scale, v.z * scale]
+}
+
+/// A GLB read back with the gltf crate (without its validation, which
+/// refuses `KHR_mesh_quantization`: it knows the extension but not its
+/// integer attributes).
+pub struct Read {
+    pub doc: gltf::Document,
+    pub blob: Vec<u8>,
+}
+
+impl Read {
+    pub fn new(glb: &[u8]) -> Read {
+        let g = gltf::Gltf::from_slice_without_validation(glb).expect("the GLB parses");
+        Read {
+            doc: g.document,
+            blob: g.blob.expect("a binary chunk"),
+        }
+    }
+
+    /// An accessor's elements as f64 triples (or pairs, third 0), its
+    /// normalised integers scaled as glTF says.
+    pub fn vectors(&self, accessor: gltf::Accessor<'_>) -> Vec<[f64; 3]> {
+        use gltf::accessor::{DataType, Dimensions, Iter};
+        let data = |_: gltf::Buffer<'_>| Some(self.blob.as_slice());
+        let normalized = accessor.normalized();
+        match (accessor.data_type(), accessor.dimensions()) {
+            (DataType::F32, Dimensions::Vec3) => Iter::<[f32; 3]>::new(accessor, data)
+                .expect("readable")
+                .map(|v| v.map(f64::from))
+                .collect(),
+            (DataType::F32, Dimensions::Vec2) => Iter::<[f32; 2]>::new(accessor, data)
+                .expect("readable")
+                .map(|v| [f64::from(v[0]), f64::from(v[1]), 0.0])
+                .collect(),
+            (DataType::I16, Dimensions::Vec3) => Iter::<[i16; 3]>::new(accessor, data)
+                .expect("readable")
+                .map(|v| {
+                    v.map(|x| {
+                        if normalized {
+                            (f64::from(x) / 32767.0).max(-1.0)
+                        } else {
+                            f64::from(x)
+                        }
+                    })
+                })
+                .collect(),
+            other => panic!("unexpected accessor type {other:?}"),
+        }
+    }
+
+    /// A scalar accessor as f64 (sparse ones included).
+    pub fn scalars(&self, accessor: gltf::Accessor<'_>) -> Vec<f64> {
+        use gltf::accessor::{DataType, Iter};
+        let data = |_: gltf::Buffer<'_>| Some(self.blob.as_slice());
+        match accessor.data_type() {
+            DataType::F32 => Iter::<f32>::new(accessor, data)
+                .expect("readable")
+                .map(f64::from)
+                .collect(),
+            DataType::U16 => Iter::<u16>::new(accessor, data)
+                .expect("readable")
+                .map(f64::from)
+                .collect(),
+            DataType::U32 => Iter::<u32>::new(accessor, data)
+                .expect("readable")
+                .map(f64::from)
+                .collect(),
+            other => panic!("unexpected scalar type {other:?}"),
+        }
+    }
+
+    /// The node's transform as (translation, uniform scale).
+    pub fn node_transform(&self) -> ([f64; 3], f64) {
+        let node = self.doc.nodes().next().expect("a node");
+        let (t, r, s) = node.transform().decomposed();
+        assert_eq!(
+            r,
+            [0.0, 0.0, 0.0, 1.0],
+            "no rotation: the axes are in the data"
+        );
+        assert!(s[0] == s[1] && s[1] == s[2], "a uniform scale: {s:?}");
+        (t.map(f64::from), f64::from(s[0]))
+    }
+}

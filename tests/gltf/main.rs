@@ -1,0 +1,16 @@
+//! The glTF export (`md2_wgpu::gltf`): every model read back on the CPU with
+//! the gltf crate (`roundtrip`), bad options refused (`errors`), and in node
+//! the Khronos glTF-Validator and three.js's loader and mixer (`node`,
+//! skipped loudly without node or the packages .ci/run installs, unless
+//! MD2_REQUIRE_NODE=1). `sizes` prints the README's size table.
+
+// The shared harness lives beside the other test binaries, which reach it
+// as `mod common`; this binary is a folder of its own.
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cases;
+mod errors;
+mod node;
+mod roundtrip;
+mod sizes;
