@@ -58,7 +58,7 @@ fn clip_keys(model: &Md2Model, clip: Clip) -> Result<Keys, GltfError> {
     let frames = clip.frames();
     if *frames.end() >= frame_count {
         return Err(GltfError::ClipOutOfRange {
-            clip: clip.name.clone(),
+            clip: clip.name.to_string(),
             first: clip.first,
             last: clip.last,
             frame_count,
@@ -66,7 +66,7 @@ fn clip_keys(model: &Md2Model, clip: Clip) -> Result<Keys, GltfError> {
     }
     let fps = f64::from(clip.fps);
     let bad_fps = || GltfError::InvalidFps {
-        clip: clip.name.clone(),
+        clip: clip.name.to_string(),
         fps: clip.fps,
     };
     if !(fps.is_finite() && fps > 0.0) {
@@ -126,7 +126,7 @@ pub(super) fn check_weight_counts(keys: &[Keys], targets: u32) -> Result<(), Glt
         let count = (k.times.len() as u64).saturating_mul(u64::from(targets));
         if count > u64::from(u32::MAX) {
             return Err(GltfError::TooManyWeights {
-                clip: k.clip.name.clone(),
+                clip: k.clip.name.to_string(),
                 count,
             });
         }
@@ -247,7 +247,7 @@ pub(super) fn write(
                 extensions: None,
                 extras: None,
             }],
-            name: Some(k.clip.name.clone()),
+            name: Some(k.clip.name.to_string()),
             samplers: vec![Sampler {
                 extensions: None,
                 extras: None,

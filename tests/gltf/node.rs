@@ -172,7 +172,7 @@ fn expected(
 ) {
     let n = case.model.vertex_count();
     let (mut p, mut nn) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    let mut lerp = clip.sample_f64(time);
+    let mut lerp = clip.sample(time);
     if step {
         lerp = FrameLerp::still(lerp.frame_a);
     }
@@ -222,7 +222,7 @@ fn three_js_plays_every_animation_as_the_crate_does() {
                     expected(&case, &mesh, &clip, t, step, &mut floats);
                 }
                 clips.push(serde_json::json!({
-                    "name": clip.name, "looping": clip.looping, "times": times, "offset": offset,
+                    "name": &*clip.name, "looping": clip.looping, "times": times, "offset": offset,
                 }));
             }
             let expected_path = dir.join(cases::file_name(&case.name, &format!("-{what}.f32")));

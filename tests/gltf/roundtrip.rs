@@ -247,7 +247,7 @@ fn animations_are_one_hot_keys_at_the_clip_rate() {
         let clips = Clip::for_model(&case.model);
         assert_eq!(read.doc.animations().count(), clips.len());
         for (anim, clip) in read.doc.animations().zip(&clips) {
-            assert_eq!(anim.name(), Some(clip.name.as_str()));
+            assert_eq!(anim.name(), Some(&*clip.name));
             let extras: serde_json::Value =
                 serde_json::from_str(anim.extras().as_ref().unwrap().get()).unwrap();
             assert_eq!(extras["looping"], clip.looping, "{}", clip.name);
