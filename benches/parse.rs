@@ -1,16 +1,12 @@
 //! How fast MD2 files load and write: `Md2Model::from_bytes` and
 //! `Md2Model::to_bytes` in MB/s (10^6 bytes of file per second), the median
-//! of many timed batches, on the real files in ../shared/md2 where present
-//! and on a model generated here (500 vertices × 198 frames).
+//! of many timed batches, on the real files in ../shared/md2 (or
+//! `$MD2_SHARED_MODELS`) where present and on the built-in demo model (588
+//! vertices × 198 frames, a player's size).
 //!
 //! ```text
 //! cargo bench --bench parse
 //! ```
-
-// The tests' harness: the shared models folder and the generated meshes
-// (the module allows what this leaves unused).
-#[path = "../tests/common/mod.rs"]
-mod common;
 
 mod timing;
 
@@ -23,19 +19,22 @@ use timing::median_seconds;
 const SAMPLES: usize = 41;
 
 fn main() {
-    let mut inputs: Vec<(String, Vec<u8>)> = common::real_files();
-    // A player-sized model: a closed sphere of 20 × 25 vertices (a texture
-    // seam included), 198 frames, glcmds generated.
-    let generated = common::sphere(19, 25, 198).model();
-    assert_eq!(generated.vertex_count(), 500);
+    let shared = md2_wgpu::support::shared_models_dir();
+    let mut inputs: Vec<(String, Vec<u8>)> = if shared.is_dir() {
+        md2_wgpu::support::md2_files_in(&shared).expect("read the shared models")
+    } else {
+        println!("(no {}: the demo model only)", shared.display());
+        Vec::new()
+    };
+    let demo = md2_wgpu::demo::demo_model();
     inputs.push((
         format!(
-            "generated: {} xyz, {} tris, {} frames",
-            generated.vertex_count(),
-            generated.triangles().len(),
-            generated.frame_count()
+            "demo: {} xyz, {} tris, {} frames",
+            demo.vertex_count(),
+            demo.triangles().len(),
+            demo.frame_count()
         ),
-        generated.to_bytes(),
+        md2_wgpu::demo::demo_model_bytes(),
     ));
 
     println!(

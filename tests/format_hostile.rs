@@ -1100,3 +1100,91 @@ fn every_warning_says_what_and_where() {
         }
     }
 }
+
+/// One seeded mutation of `bytes`, of the kinds fuzzers find bugs with:
+/// bits flipped, a word (a count, an offset, a float) set to a hostile
+/// value, the file cut short, a stretch copied over another.
+fn mutate(rng: &mut md2_wgpu::support::Rng, bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let words = out.len() / 4;
+    let hostile = |rng: &mut md2_wgpu::support::Rng, len: usize| -> [u8; 4] {
+        let v: u32 = match rng.below(10) {
+            0 => 0,
+            1 => 1,
+            2 => u32::MAX,
+            3 => i32::MAX as u32,
+            4 => i32::MIN as u32,
+            5 => len as u32,
+            6 => len as u32 + 1,
+            7 => f32::NAN.to_bits(),
+            8 => f32::INFINITY.to_bits(),
+            _ => rng.next_u64() as u32,
+        };
+        v.to_le_bytes()
+    };
+    match rng.below(5) {
+        0 => {
+            for _ in 0..1 + rng.below(8) {
+                let at = rng.below(out.len());
+                out[at] ^= 1 << rng.below(8);
+            }
+        }
+        // A header field, where the counts and offsets are.
+        1 => {
+            let at = 4 * rng.below(17.min(words));
+            out[at..at + 4].copy_from_slice(&hostile(rng, bytes.len()));
+        }
+        2 => {
+            let at = 4 * rng.below(words);
+            out[at..at + 4].copy_from_slice(&hostile(rng, bytes.len()));
+        }
+        3 => out.truncate(rng.below(out.len())),
+        _ => {
+            let len = 1 + rng.below(256.min(out.len()));
+            let from = rng.below(out.len() - len + 1);
+            let to = rng.below(out.len() - len + 1);
+            let chunk = bytes[from..from + len].to_vec();
+            out[to..to + len].copy_from_slice(&chunk);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_fuzz_targets_checks_hold_on_thousands_of_seeded_mutations() {
+    let mut seeds = vec![
+        ("demo".to_string(), md2_wgpu::demo::demo_model_bytes()),
+        ("seamed box".to_string(), base().1),
+    ];
+    seeds.extend(common::real_files());
+    let mut rng = md2_wgpu::support::Rng::new(0x5eed);
+    let (mut loaded, mut refused) = (0, 0);
+    for (name, bytes) in &seeds {
+        // Every seed as it is, then mutated.
+        md2_wgpu::support::check_from_bytes(bytes);
+        for _ in 0..400 {
+            let mutant = mutate(&mut rng, bytes);
+            match load(&mutant) {
+                Ok(_) => loaded += 1,
+                Err(_) => refused += 1,
+            }
+            let result = std::panic::catch_unwind(|| md2_wgpu::support::check_from_bytes(&mutant));
+            if result.is_err() {
+                let path = common::target_dir().join("tmp/fuzz-finding.md2");
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, &mutant).unwrap();
+                panic!(
+                    "a mutation of {name} fails the fuzz checks: {}",
+                    path.display()
+                );
+            }
+        }
+    }
+    eprintln!(
+        "{} mutations of {} seeds: {loaded} loaded, {refused} refused with a typed error",
+        loaded + refused,
+        seeds.len()
+    );
+    assert!(loaded + refused >= 800);
+    assert!(loaded > 0 && refused > 0, "both outcomes are exercised");
+}

@@ -911,3 +911,46 @@ fn the_reference_agrees_with_an_independent_decoder_on_real_files() {
     }
     eprintln!("checked {checked} real files against the independent decoder");
 }
+
+// ---------------------------------------------------------------- crowds
+
+/// This binary counts allocations, so the crowd's promise of no heap per
+/// member is checked here.
+#[test]
+fn a_crowd_of_100_000_stores_its_clips_once() {
+    let Some(gpu) = common::gpu() else { return };
+    let cache = md2_wgpu::Md2Cache::new(&gpu.device).unwrap();
+    let model = common::demo_gpu_model(&gpu, &cache);
+    let clips = Quake2Player::clips();
+    let member = |i: usize| {
+        let place = glam::Mat4::from_translation(glam::Vec3::new(i as f32, 0.0, 0.0));
+        let clock = md2_wgpu::ClipClock::new(clips[i % clips.len()].clone(), i as f64 * 0.01);
+        md2_wgpu::CrowdMember::new(place, clock)
+    };
+    let mut crowd = md2_wgpu::Md2Crowd::new(&gpu.device, &cache, &model).unwrap();
+    crowd.reserve(100_000);
+    let before = allocations();
+    let handles: Vec<_> = (0..100_000)
+        .map(|i| crowd.add(member(i)).unwrap())
+        .collect();
+    // The handles' own vector, and the clip table: its map and entries.
+    let made = allocations() - before;
+    eprintln!("100,000 members after reserve: {made} allocations");
+    assert!(made <= 16, "{made} allocations for 100,000 members");
+    assert_eq!(crowd.clip_count(), 20);
+    // Reading a member back shares the crowd's clip names.
+    let before = allocations();
+    let back = crowd.get(handles[12_345]).unwrap();
+    assert_eq!(allocations() - before, 0);
+    assert_eq!(back, member(12_345));
+    // Without reserve, the dense arrays grow geometrically: a logarithmic
+    // count, nothing per member.
+    let mut crowd = md2_wgpu::Md2Crowd::new(&gpu.device, &cache, &model).unwrap();
+    let before = allocations();
+    for i in 0..100_000 {
+        crowd.add(member(i)).unwrap();
+    }
+    let made = allocations() - before;
+    eprintln!("100,000 members without reserve: {made} allocations");
+    assert!(made <= 200, "{made} allocations for 100,000 members");
+}

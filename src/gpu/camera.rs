@@ -56,7 +56,17 @@ impl Light {
 }
 
 impl Default for Light {
-    /// A white light from above, in front and to one side, plus ambient.
+    /// A white light from above, in front and to one side, plus ambient:
+    /// towards the light `(0.4, 0.8, 0.6)` (normalised where it is used:
+    /// 48° above the horizon and 34° from +Z towards +X: in front of, above
+    /// and to the left of a model facing +Z), colour 0.8 and ambient 0.35 on
+    /// every channel.
+    ///
+    /// Light is not clamped: a surface facing the light receives
+    /// 0.35 + 0.8 = 1.15, so it shows its skin 15% brighter than the skin
+    /// itself (an sRGB or unorm target clamps the result at 1; a float
+    /// target keeps it). Quake II lit models above 1 too, for the same
+    /// punch. [`Light::ambient_only`]`(1.0)` shows the skin as it is.
     fn default() -> Self {
         Light {
             towards_light: Vec3::new(0.4, 0.8, 0.6),

@@ -16,7 +16,7 @@ use super::error::{PrepareError, PrepareReport, SetupError};
 use super::instance::{OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT};
 use super::model::DrawModel;
 use super::options::{ColorOutput, Md2RendererOptions, TranslucentOrder};
-use super::shader::{FRAME_SORT, InstanceRecord, ViewUniform};
+use super::shader::{BUCKETS, FRAME_SORT, InstanceRecord, ViewUniform};
 use super::visible::{VisibleCounts, VisibleMembers};
 
 const RECORD: u64 = size_of::<InstanceRecord>() as u64;
@@ -726,11 +726,18 @@ impl Md2Renderer {
                 continue;
             };
             let encoder = device.create_command_encoder(&Default::default());
-            let bytes = super::headless::read_buffer(device, queue, encoder, work, 0, ARGS * 4)
-                .map_err(|message| PrepareError::Device {
-                    operation: "reading the crowd's draw arguments back",
-                    message,
-                })?;
+            let bytes = super::headless::read_buffer(
+                device,
+                queue,
+                encoder,
+                work,
+                0,
+                ARGS * BUCKETS as u64,
+            )
+            .map_err(|message| PrepareError::Device {
+                operation: "reading the crowd's draw arguments back",
+                message,
+            })?;
             out.push(VisibleCounts::visible(bytemuck::cast_slice(&bytes)));
         }
         Ok(out)
@@ -741,7 +748,7 @@ impl Md2Renderer {
     ///
     /// The first call starts the counting: from then on every
     /// [`prepare_crowds`](Md2Renderer::prepare_crowds) copies its crowds'
-    /// draw counts (16 bytes a crowd) into one of a few small read-back
+    /// draw arguments (80 bytes a crowd) into one of a few small read-back
     /// buffers, maps the copy of an earlier, submitted frame, and this call
     /// returns the newest one mapped so far (typically two or three frames
     /// old). Mapping completes as the device is polled; native wgpu polls
@@ -774,7 +781,8 @@ impl Md2Renderer {
             return Ok(Vec::new());
         };
         let encoder = device.create_command_encoder(&Default::default());
-        let args = super::headless::read_buffer(device, queue, encoder, work, 0, ARGS * 4)?;
+        let args =
+            super::headless::read_buffer(device, queue, encoder, work, 0, ARGS * BUCKETS as u64)?;
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&args);
         let mut out = Vec::new();
         for (bucket, &base) in bases.iter().enumerate() {

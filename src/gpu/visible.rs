@@ -8,6 +8,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::crowd::{ARGS, CrowdView};
 use super::instance::{OPAQUE, OPAQUE_MIRRORED, TRANSLUCENT};
+use super::shader::BUCKETS;
+
+/// One crowd's draw arguments, every bucket's.
+const CROWD_ARGS: u64 = ARGS * BUCKETS as u64;
 
 /// How many crowd members a view found in view, crowd by crowd, in a
 /// recent frame: see [`Md2Renderer::recent_visible_members`](crate::Md2Renderer::recent_visible_members).
@@ -67,7 +71,7 @@ impl VisibleCounts {
         views: &[CrowdView],
     ) {
         self.frame += 1;
-        let bytes = (views.len().max(1) as u64) * ARGS;
+        let bytes = (views.len().max(1) as u64) * CROWD_ARGS;
         let frame = self.frame;
         let index = self
             .slots
@@ -99,7 +103,13 @@ impl VisibleCounts {
         let slot = &mut self.slots[index];
         for (i, view) in views.iter().enumerate() {
             if let Some((_, work, _)) = view.buffers() {
-                encoder.copy_buffer_to_buffer(work, 0, &slot.buffer, i as u64 * ARGS, ARGS);
+                encoder.copy_buffer_to_buffer(
+                    work,
+                    0,
+                    &slot.buffer,
+                    i as u64 * CROWD_ARGS,
+                    CROWD_ARGS,
+                );
             }
         }
         slot.frame = frame;
@@ -122,11 +132,13 @@ impl VisibleCounts {
                 continue;
             }
             if self.latest.as_ref().is_none_or(|l| l.frame < slot.frame) {
-                let bytes = (slot.crowds as u64 * ARGS).max(4);
+                let bytes = (slot.crowds as u64 * CROWD_ARGS).max(4);
                 if let Ok(view) = slot.buffer.get_mapped_range(..bytes) {
                     let words: &[u32] = bytemuck::cast_slice(&view);
-                    let per_crowd = (0..slot.crowds)
-                        .map(|i| VisibleCounts::visible(&words[i * 5..]))
+                    let per_crowd = words
+                        .chunks_exact(CROWD_ARGS as usize / 4)
+                        .take(slot.crowds)
+                        .map(VisibleCounts::visible)
                         .collect();
                     self.latest = Some(VisibleMembers {
                         frame: slot.frame,

@@ -49,29 +49,7 @@ pub fn real_files() -> Vec<(String, Vec<u8>)> {
     let Some(dir) = shared_dir() else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    let mut stack = vec![dir.clone()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("read the shared models folder") {
-            let path = entry.expect("read a directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("md2"))
-            {
-                let rel = path.strip_prefix(&dir).unwrap();
-                let rel = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect::<Vec<_>>()
-                    .join("/");
-                out.push((rel, std::fs::read(&path).expect("read an MD2 file")));
-            }
-        }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
+    md2_wgpu::support::md2_files_in(&dir).expect("read the shared models folder")
 }
 
 /// Cargo's target directory (which `CARGO_TARGET_DIR` may move).

@@ -6,9 +6,9 @@ use crate::common::*;
 use glam::{Mat4, Vec3};
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, Clip, ClipClock, CrowdError, CrowdMember, Fade, Frame, FrameLerp, GpuModel, Md2Batch,
-    Md2Crowd, Md2Instance, Md2Model, Md2Parts, Md2Renderer, Md2RendererOptions, PackedVertex,
-    Playback, Pose, TexCoord, Triangle,
+    Camera, Clip, ClipClock, CrowdError, CrowdMember, Effects, Fade, Frame, FrameLerp, GpuModel,
+    Md2Batch, Md2Crowd, Md2Instance, Md2Model, Md2Parts, Md2Renderer, Md2RendererOptions,
+    PackedVertex, Playback, Pose, TexCoord, Triangle,
 };
 
 /// `frames` frames of one triangle whose corners move from frame to frame
@@ -603,4 +603,130 @@ fn more_members_than_the_device_holds_is_a_typed_error() {
         "{err}"
     );
     let _ = FrameLerp::still(0);
+}
+
+#[test]
+fn each_setter_uploads_only_its_part_of_the_record() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = renderer(&gpu);
+    let skins = [
+        solid_skin(4, 4, [255, 255, 255, 255]),
+        solid_skin(4, 4, [255, 0, 0, 255]),
+    ];
+    let gpu_model = GpuModel::new(
+        &gpu.device,
+        &gpu.queue,
+        &renderer,
+        &moving_triangle(10),
+        &skins,
+    )
+    .unwrap();
+    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    let clip = Clip::looping("a", 0, 9);
+    let handles: Vec<_> = (0..1000)
+        .map(|i| {
+            let member = CrowdMember::new(placed(i), ClipClock::new(clip.clone(), 0.0));
+            crowd.add(member).unwrap()
+        })
+        .collect();
+    let camera = ortho_camera(0.0, 1000.0, -10.0, 10.0, 1.0);
+    let now = 1.0;
+    // The first frame writes everything; an unchanged one writes nothing.
+    step(&gpu, &mut renderer, &camera, &mut crowd, now);
+    assert!(renderer.uploaded_bytes() >= 1000 * 192);
+    step(&gpu, &mut renderer, &camera, &mut crowd, now);
+    assert_eq!(renderer.uploaded_bytes(), 0, "nothing changed");
+    let h = handles[500];
+    let mut frame = |crowd: &mut Md2Crowd| {
+        step(&gpu, &mut renderer, &camera, crowd, now);
+        renderer.uploaded_bytes()
+    };
+    crowd
+        .set_transform(h, placed(500) * Mat4::from_rotation_x(0.3))
+        .unwrap();
+    assert_eq!(frame(&mut crowd), 64, "set_transform: rows and effects");
+    crowd.set_tint(h, [0.5, 0.2, 0.9, 1.0]).unwrap();
+    assert_eq!(frame(&mut crowd), 24, "set_tint: effects, skin word, tint");
+    crowd.set_skin(h, 1).unwrap();
+    assert_eq!(frame(&mut crowd), 4, "set_skin: the skin word");
+    let glowing = Effects {
+        fullbright: true,
+        ..Effects::NONE
+    };
+    crowd.set_effects(h, glowing).unwrap();
+    assert_eq!(frame(&mut crowd), 4, "set_effects: the effects word");
+    crowd
+        .play(h, ClipClock::new(Clip::once("b", 2, 7), now), now, 0.5)
+        .unwrap();
+    assert_eq!(frame(&mut crowd), 144, "play: bounds, fade and clocks");
+    // Two setters of one member in one frame: one write of both parts.
+    crowd.set_skin(h, 0).unwrap();
+    crowd.set_effects(h, Effects::NONE).unwrap();
+    assert_eq!(frame(&mut crowd), 24 - 4, "effects and skin words, one run");
+    // A change of bucket also rewrites the crowd's parameters (64 bytes).
+    crowd.set_tint(h, [1.0, 1.0, 1.0, 0.5]).unwrap();
+    assert_eq!(frame(&mut crowd), 24 + 64, "set_tint to translucent");
+    // Whole members, and neighbours in one write.
+    let whole = crowd.get(handles[10]).unwrap();
+    crowd.set(handles[10], whole.clone()).unwrap();
+    crowd.set(handles[11], whole.clone()).unwrap();
+    assert_eq!(frame(&mut crowd), 2 * 192, "set: whole records");
+
+    // What was written is what is drawn: the member's record says so.
+    let records = renderer
+        .read_crowd_records(&gpu.device, &gpu.queue, 0)
+        .unwrap();
+    let (bucket, record) = records
+        .iter()
+        .find(|(_, r)| r.rows[0][3] == 500.0)
+        .expect("member 500 is drawn");
+    assert_eq!(*bucket, 2, "translucent");
+    assert_eq!(record.tint, [255, 255, 255, 128]);
+    let member = crowd.get(h).unwrap();
+    assert_eq!(member.tint, [1.0, 1.0, 1.0, 0.5]);
+    assert_eq!(member.skin, 0);
+    assert_eq!(member.effects, Effects::NONE);
+    assert!(member.playback.fade.is_some());
+    assert_eq!(crowd.clip_count(), 2, "two clips, stored once each");
+}
+
+#[test]
+fn visible_counts_come_back_without_waiting() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = renderer(&gpu);
+    let gpu_model =
+        GpuModel::new(&gpu.device, &gpu.queue, &renderer, &moving_triangle(4), &[]).unwrap();
+    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    for i in 0..300 {
+        let clock = ClipClock::new(Clip::looping("a", 0, 3), 0.0);
+        crowd.add(CrowdMember::new(placed(i), clock)).unwrap();
+    }
+    // A view of members 0 to 99 only.
+    let camera = ortho_camera(0.0, 100.0, -10.0, 10.0, 1.0);
+    assert_eq!(
+        renderer.recent_visible_members(&gpu.device),
+        None,
+        "counting starts"
+    );
+    let mut seen = None;
+    for frame in 1..=20u64 {
+        step(&gpu, &mut renderer, &camera, &mut crowd, frame as f64);
+        if let Some(counts) = renderer.recent_visible_members(&gpu.device) {
+            assert!(counts.frame <= frame, "from a frame already prepared");
+            seen = Some(counts);
+        }
+    }
+    let counts = seen.expect("some frame's counts came back");
+    let blocking = renderer.visible_members(&gpu.device, &gpu.queue).unwrap();
+    assert_eq!(counts.per_crowd, blocking);
+    assert!(
+        (100..=104).contains(&blocking[0]),
+        "a hundred in view, and a few at the edges (conservative boxes): {blocking:?}"
+    );
+    // Once the GPU is idle the newest frame's counts are there.
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let latest = renderer.recent_visible_members(&gpu.device).unwrap();
+    assert_eq!(latest.frame, 20);
 }

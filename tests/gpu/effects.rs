@@ -8,7 +8,7 @@ use image::RgbaImage;
 use md2_wgpu::{
     Camera, ClipClock, CrowdMember, DepthState, Effects, FrameLerp, GpuModel, Light, Md2Batch,
     Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions, PlanarShadow, Quake2Player, SetupError,
-    demo, quake_flags, reference, stand_on_ground,
+    ShadowStencil, demo, quake_flags, reference, stand_on_ground,
 };
 
 const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -582,4 +582,122 @@ fn shadows_and_shells_on_the_resident_crowd_match_the_immediate_path() {
         .filter(|p| p.0[..3].iter().all(|c| c.abs_diff(half) <= 1))
         .count();
     assert!(dark > 200, "the crowd casts shadows ({dark} pixels)");
+}
+
+/// Draws `batches` with `renderer` into a fresh target whose stencil is
+/// cleared to `stencil`, and reads the colour and the stencil back.
+fn draw_with_stencil(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    batches: &[Md2Batch<'_>],
+    stencil: u32,
+) -> (image::RgbaImage, Vec<u8>) {
+    renderer
+        .prepare(&gpu.device, &gpu.queue, camera, batches)
+        .unwrap();
+    let target = Target::for_renderer(gpu, renderer, SIZE, SIZE);
+    let depth = target.depth.as_ref().unwrap();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let color = target.color.create_view(&Default::default());
+        let depth = depth.create_view(&Default::default());
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &color,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(CLEAR),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(stencil),
+                    store: wgpu::StoreOp::Store,
+                }),
+            }),
+            ..Default::default()
+        });
+        renderer.render(&mut pass);
+    }
+    let picture = target.read(gpu, encoder);
+    let encoder = gpu.device.create_command_encoder(&Default::default());
+    let bits = md2_wgpu::support::read_texture(
+        &gpu.device,
+        &gpu.queue,
+        encoder,
+        depth,
+        wgpu::TextureAspect::StencilOnly,
+    )
+    .unwrap();
+    (picture, bits)
+}
+
+#[test]
+fn a_shadow_given_one_stencil_bit_leaves_the_apps_bits_alone() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer =
+        Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH_STENCIL).unwrap();
+    let model = demo::demo_model();
+    let gpu_model = demo_gpu_model(&gpu, &renderer);
+    let (floor, floor_instance) = ground(&gpu, &renderer, 150.0);
+    let lerp = Quake2Player::Run.clip().sample(0.25);
+    let figure = Md2Instance::new(
+        stand_on_ground(&model, lerp.frame_a..=lerp.frame_b, Vec3::ZERO),
+        lerp,
+    );
+    let (floors, figures) = ([floor_instance], [figure]);
+    let batches = [
+        Md2Batch::new(&floor, &floors),
+        Md2Batch::new(&gpu_model, &figures),
+    ];
+    let mut camera = Camera::look_at(
+        Vec3::new(0.0, 160.0, 1.0),
+        Vec3::ZERO,
+        0.7,
+        1.0,
+        10.0,
+        1000.0,
+    );
+    camera.light = Light::ambient_only(1.0);
+    let shadow = PlanarShadow::on_ground(0.0, Vec3::new(0.8, 1.5, 0.4));
+    // The reference: the whole stencil, cleared to 0.
+    renderer.set_shadow(Some(shadow)).unwrap();
+    let (whole, _) = draw_with_stencil(&gpu, &mut renderer, &camera, &batches, 0);
+    renderer.set_shadow(None).unwrap();
+    let (none, _) = draw_with_stencil(&gpu, &mut renderer, &camera, &batches, 0);
+    let shadowed = differing_pixels(&whole, &none, 0);
+    assert!(shadowed > 100, "a shadow is drawn ({shadowed} pixels)");
+
+    // The app keeps 0b0101 in its own bits; the shadow has bit 7.
+    let app_bits = 0b0101;
+    renderer
+        .set_shadow(Some(shadow.with_stencil(ShadowStencil::bit(7))))
+        .unwrap();
+    let (own_bit, stencil) = draw_with_stencil(&gpu, &mut renderer, &camera, &batches, app_bits);
+    save_picture(&own_bit, "shadow-stencil-bit.png");
+    let differ = differing_pixels(&own_bit, &whole, 0);
+    assert_eq!(
+        differ, 0,
+        "the same shadow, once per pixel ({differ} pixels differ)"
+    );
+    assert!(
+        stencil.iter().all(|&s| u32::from(s) & 0x7f == app_bits),
+        "the app's bits are untouched"
+    );
+    let marked = stencil.iter().filter(|&&s| s & 0x80 != 0).count();
+    assert_eq!(marked, shadowed, "bit 7 marks exactly the shadowed pixels");
+
+    // The whole-stencil default would test the app's bits too: with them
+    // set, it draws no shadow at all.
+    renderer.set_shadow(Some(shadow)).unwrap();
+    let (blocked, _) = draw_with_stencil(&gpu, &mut renderer, &camera, &batches, app_bits);
+    assert_eq!(differing_pixels(&blocked, &none, 0), 0);
 }

@@ -13,4 +13,5 @@ mod effects;
 mod hostile;
 mod order;
 mod pictures;
+mod rules;
 mod views;

@@ -1,7 +1,11 @@
 //! Helpers shared by the tests, examples and benchmarks: a headless device,
 //! read-backs, the GPU pose capture, the instance record, a seeded random
-//! number generator. Not part of the supported API: nothing here is
-//! covered by semver.
+//! number generator, the community models, the fuzz target's checks. Not
+//! part of the supported API: nothing here is covered by semver.
+
+mod fuzz;
+
+pub use fuzz::check_from_bytes;
 
 pub use crate::gpu::shader::{INSTANCE_ATTRIBUTES, InstanceRecord, MD2_WGSL, vertex_buffers};
 pub use crate::gpu::{
@@ -16,6 +20,36 @@ pub fn shared_models_dir() -> std::path::PathBuf {
         Some(dir) => dir.into(),
         None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/md2"),
     }
+}
+
+/// Every `*.md2` (any case) under `dir` (the tests and benches pass
+/// [`shared_models_dir`]), as (path relative to `dir` with `/` separators,
+/// bytes), sorted by path.
+pub fn md2_files_in(dir: &std::path::Path) -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("md2"))
+            {
+                let rel = path
+                    .strip_prefix(dir)
+                    .unwrap_or(&path)
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                out.push((rel, std::fs::read(&path)?));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
 }
 
 /// SplitMix64: small, fast, and the same sequence on every machine, so
