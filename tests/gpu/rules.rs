@@ -52,15 +52,9 @@ impl Scene {
         let (gpu, camera) = (&self.gpu, camera());
         let draw = |policy, instances: &[Md2Instance]| {
             let mut renderer = self.renderer(policy);
-            let report = renderer
-                .prepare(
-                    &gpu.device,
-                    &gpu.queue,
-                    &camera,
-                    &[Md2Batch::new(&self.model, instances)],
-                )
-                .map(|report| (report, draw_and_read(gpu, &[&renderer], SIZE, SIZE)));
-            report
+            let batches = [Md2Batch::new(&self.model, instances)];
+            let report = renderer.prepare(&gpu.device, &gpu.queue, &camera, &batches)?;
+            Ok::<_, PrepareError>((report, draw_and_read(gpu, &[&renderer], SIZE, SIZE)))
         };
         let err = draw(InstancePolicy::Strict, &[good, bad]).unwrap_err();
         match &err {
