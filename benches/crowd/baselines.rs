@@ -128,7 +128,11 @@ impl Baseline {
                 )
             }
         };
-        let (pipeline, layout) = pipeline(device, cache, source);
+        let entry = match source {
+            Source::Static => "vs_static",
+            Source::Posed => "vs_posed",
+        };
+        let (pipeline, layout) = pipeline(device, cache, entry, &[floats(2), floats(3)]);
         let vertices = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("md2-wgpu crowd bench float vertices"),
             layout: &layout,
@@ -171,16 +175,9 @@ impl Baseline {
     }
 }
 
-/// md2.wgsl with the baselines appended, its groups 0 and 1 as the crate
-/// lays them out, a group 2 of their own for the float vertices, and the
-/// crate's vertex buffers; depth, culling and winding as the crate's opaque
-/// pipeline has them.
-fn pipeline(
-    device: &wgpu::Device,
-    cache: &Md2Cache,
-    source: Source,
-) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
-    let floats = |binding| wgpu::BindGroupLayoutEntry {
+/// A read-only storage buffer of the vertex stage at `binding` of group 2.
+pub fn floats(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::VERTEX,
         ty: wgpu::BindingType::Buffer {
@@ -189,10 +186,22 @@ fn pipeline(
             min_binding_size: None,
         },
         count: None,
-    };
+    }
+}
+
+/// md2.wgsl with the baselines appended, vertex stage `entry`, its groups 0
+/// and 1 as the crate lays them out, a group 2 of `entries` for the
+/// baseline's own vertex data, and the crate's vertex buffers; depth,
+/// culling and winding as the crate's opaque pipeline has them.
+pub fn pipeline(
+    device: &wgpu::Device,
+    cache: &Md2Cache,
+    entry: &str,
+    entries: &[wgpu::BindGroupLayoutEntry],
+) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("md2-wgpu crowd bench float vertices layout"),
-        entries: &[floats(2), floats(3)],
+        entries,
     });
     let [view, model] = cache.render_layouts();
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -211,10 +220,7 @@ fn pipeline(
         layout: Some(&pipeline_layout),
         vertex: wgpu::VertexState {
             module: &shader,
-            entry_point: Some(match source {
-                Source::Static => "vs_static",
-                Source::Posed => "vs_posed",
-            }),
+            entry_point: Some(entry),
             compilation_options: Default::default(),
             buffers: &buffers,
         },
@@ -297,20 +303,15 @@ impl Strategy for Baseline {
     }
 
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
-        let Some(records) = self.renderer.instance_buffer() else {
-            return;
-        };
         let count = self.instances.len() as u32;
-        let (indices, format, index_count) = self.gpu_model.index_buffer();
-        let record_bytes = u64::from(count) * size_of::<InstanceRecord>() as u64;
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, self.renderer.view_bind_group(), &[]);
-        pass.set_bind_group(1, self.gpu_model.bind_group(), &[]);
-        pass.set_bind_group(2, &self.vertices, &[]);
-        pass.set_vertex_buffer(0, self.gpu_model.corner_buffer().slice(..));
-        pass.set_vertex_buffer(1, records.slice(..record_bytes));
-        pass.set_index_buffer(indices.slice(..), format);
-        pass.draw_indexed(0..index_count, 0, 0..count);
+        draw_records(
+            pass,
+            &self.renderer,
+            &self.gpu_model,
+            &self.pipeline,
+            &self.vertices,
+            count,
+        );
     }
 
     fn uploaded_bytes(&self) -> u64 {
@@ -322,11 +323,37 @@ impl Strategy for Baseline {
     }
 }
 
+/// One instanced draw of the `count` records `renderer` packed, with a
+/// baseline's `pipeline` and its own vertex data as group 2, and the
+/// crate's groups, corners and indices.
+pub fn draw_records(
+    pass: &mut wgpu::RenderPass<'_>,
+    renderer: &Md2Renderer,
+    gpu_model: &GpuModel,
+    pipeline: &wgpu::RenderPipeline,
+    vertices: &wgpu::BindGroup,
+    count: u32,
+) {
+    let Some(records) = renderer.instance_buffer() else {
+        return;
+    };
+    let (indices, format, index_count) = gpu_model.index_buffer();
+    let record_bytes = u64::from(count) * size_of::<InstanceRecord>() as u64;
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, renderer.view_bind_group(), &[]);
+    pass.set_bind_group(1, gpu_model.bind_group(), &[]);
+    pass.set_bind_group(2, vertices, &[]);
+    pass.set_vertex_buffer(0, gpu_model.corner_buffer().slice(..));
+    pass.set_vertex_buffer(1, records.slice(..record_bytes));
+    pass.set_index_buffer(indices.slice(..), format);
+    pass.draw_indexed(0..index_count, 0, 0..count);
+}
+
 /// Float positions and normals, one triple per vertex each.
 type FloatVertices = (Vec<[f32; 3]>, Vec<[f32; 3]>);
 
 /// Every frame of `model` decoded by the CPU reference, frame-major.
-fn decode_all_frames(model: &Md2Model) -> Result<FloatVertices, String> {
+pub fn decode_all_frames(model: &Md2Model) -> Result<FloatVertices, String> {
     let n = model.vertex_count().max(1);
     // Every frame's packed vertices: vertices × frames.
     let total = model.vertices().len();

@@ -7,7 +7,8 @@ use std::path::Path;
 use crate::Bench;
 use crate::baselines::{Baseline, Source};
 use crate::measure::{self, Entry, Table};
-use crate::report::{self, Measured, Row, find, ms, ratio, verdict};
+use crate::morph::{Morph, Weights};
+use crate::report::{self, Measured, Row, find, ms, ratio, ratio_spread, verdict};
 use crate::scene::{BenchModel, Scene};
 use crate::strategies::{Immediate, Resident, ResidentDraw, upload};
 
@@ -18,10 +19,19 @@ pub enum Kind {
     Resident,
     Cpu,
     Static,
+    MorphLoop,
+    MorphPair,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Gpu, Kind::Resident, Kind::Cpu, Kind::Static];
+    pub const ALL: [Kind; 6] = [
+        Kind::Gpu,
+        Kind::Resident,
+        Kind::Cpu,
+        Kind::Static,
+        Kind::MorphLoop,
+        Kind::MorphPair,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -29,6 +39,8 @@ impl Kind {
             Kind::Resident => "resident",
             Kind::Cpu => "cpu",
             Kind::Static => "static",
+            Kind::MorphLoop => "morph-loop",
+            Kind::MorphPair => "morph-pair",
         }
     }
 
@@ -51,6 +63,19 @@ impl Kind {
                 gpu_model()
                     .and_then(|m| Resident::new(gpu, cache, m, scene, true, ResidentDraw::All)),
             ),
+            Kind::MorphLoop | Kind::MorphPair => {
+                let weights = if self == Kind::MorphLoop {
+                    Weights::Loop
+                } else {
+                    Weights::Pair
+                };
+                Entry::new(
+                    self.name(),
+                    look,
+                    gpu_model()
+                        .and_then(|m| Morph::new(gpu, cache, &model.model, m, scene, weights)),
+                )
+            }
             Kind::Cpu | Kind::Static => {
                 let source = if self == Kind::Cpu {
                     Source::Posed
@@ -128,13 +153,16 @@ pub fn save_pictures(dir: &Path, name: &str, runs: &[measure::Run]) -> Result<()
     Ok(())
 }
 
-/// The ratios between strategies, per (model, instances).
+/// The ratios between strategies, per (model, instances). Frame and CPU
+/// ratios are taken round by round (the strategies draw each round in turn,
+/// under the same load): the median, and the smallest and largest round.
 fn ratios(rows: &[Row]) -> String {
     let mut out = String::from(
         "| model | instances | CPU cpu/gpu | frame cpu/gpu | frame gpu/static \
          | frame CPU-work gpu/static | frame resident/gpu | CPU resident/gpu \
-         | renderer CPU resident/gpu | upload cpu/gpu | vertex data static/gpu |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         | renderer CPU resident/gpu | upload cpu/gpu | vertex data static/gpu \
+         | frame morph-loop/gpu | frame morph-pair/gpu | vertex data morph/gpu |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let mut seen: Vec<(&str, usize)> = Vec::new();
     for row in rows {
@@ -146,24 +174,38 @@ fn ratios(rows: &[Row]) -> String {
         let find = |s| find(rows, key.0, key.1, s);
         let (gpu, resident, cpu, stat) =
             (find("gpu"), find("resident"), find("cpu"), find("static"));
+        let (morph_loop, morph_pair) = (find("morph-loop"), find("morph-pair"));
         let pair = |a: Option<&Measured>, b: Option<&Measured>, f: fn(&Measured) -> f64| {
             a.zip(b)
                 .map_or_else(|| "—".to_string(), |(a, b)| ratio(f(a), f(b)))
         };
+        let rounds = |a: Option<&Measured>, b: Option<&Measured>, f: fn(&Measured) -> &[f64]| {
+            a.zip(b)
+                .map_or_else(|| "—".to_string(), |(a, b)| ratio_spread(f(a), f(b)))
+        };
+        fn frames(m: &Measured) -> &[f64] {
+            &m.frame_rounds
+        }
+        fn cpus(m: &Measured) -> &[f64] {
+            &m.cpu_rounds
+        }
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             key.0,
             key.1,
-            pair(cpu, gpu, |m| m.cpu_ms.median),
-            pair(cpu, gpu, |m| m.frame_ms.median),
-            pair(gpu, stat, |m| m.frame_ms.median),
+            rounds(cpu, gpu, cpus),
+            rounds(cpu, gpu, frames),
+            rounds(gpu, stat, frames),
             pair(gpu, stat, |m| m.frame_cpu_ms.map_or(f64::NAN, |s| s.median)),
-            pair(resident, gpu, |m| m.frame_ms.median),
-            pair(resident, gpu, |m| m.cpu_ms.median),
+            rounds(resident, gpu, frames),
+            rounds(resident, gpu, cpus),
             pair(resident, gpu, |m| m.renderer_cpu_ms.median),
             pair(cpu, gpu, |m| m.upload_bytes as f64),
             pair(stat, gpu, |m| m.gpu_model_bytes as f64),
+            rounds(morph_loop, gpu, frames),
+            rounds(morph_pair, gpu, frames),
+            pair(morph_pair, gpu, |m| m.gpu_model_bytes as f64),
         );
     }
     out

@@ -40,6 +40,7 @@ mod culling;
 mod effects;
 mod gpu;
 mod measure;
+mod morph;
 mod order;
 mod probe;
 mod report;
@@ -62,8 +63,8 @@ usage: cargo bench --bench crowd [-- OPTIONS]
                        (default 1000,4000)
   --frames N           measured frames per run (default 8)
   --warmup N           frames drawn before measuring (default 2)
-  --strategies LIST    any of gpu,resident,cpu,static for the main comparison
-                       (default all four)
+  --strategies LIST    any of gpu,resident,cpu,static,morph-loop,morph-pair for
+                       the main comparison (default all six)
   --models LIST        demo, yohko (yohko/tris.md2 with Yohko.pcx in the
                        shared models folder, $MD2_SHARED_MODELS or
                        ../shared/md2; skipped when absent) or MD2 paths, each

@@ -234,6 +234,8 @@ pub fn measure(
                     gpu_model_bytes: strategy.gpu_model_bytes(),
                     vs_invocations: last.invocations,
                     visible: last.visible,
+                    frame_rounds: samples.frame,
+                    cpu_rounds: samples.cpu,
                 })
             });
             Run {

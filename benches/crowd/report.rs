@@ -68,6 +68,31 @@ pub struct Measured {
     pub vs_invocations: Option<u64>,
     /// Members in view, where the strategy culls.
     pub visible: Option<u32>,
+    /// Frame time and CPU time of each measured round, in order: every
+    /// strategy of a table draws round k in turn, under the same load, so
+    /// ratios are taken round by round (see [`spread`]).
+    pub frame_rounds: Vec<f64>,
+    pub cpu_rounds: Vec<f64>,
+}
+
+/// The ratio `a / b` taken round by round (same-load frames), summarised:
+/// its median and its spread over the rounds.
+pub fn spread(a: &[f64], b: &[f64]) -> Option<Summary> {
+    let ratios: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .filter(|&(_, &y)| y > 0.0)
+        .map(|(x, y)| x / y)
+        .collect();
+    Summary::of(&ratios)
+}
+
+/// "1.97× (1.85–2.10)": a round-by-round ratio with its spread, or —.
+pub fn ratio_spread(a: &[f64], b: &[f64]) -> String {
+    match spread(a, b) {
+        Some(s) => format!("{:.2}× ({:.2}–{:.2})", s.median, s.min, s.max),
+        None => "—".into(),
+    }
 }
 
 /// One row of a table.
@@ -123,6 +148,8 @@ pub fn json(rows: &[Row], adapter: &str) -> serde_json::Value {
                     "gpu_model_bytes": m.gpu_model_bytes,
                     "vs_invocations_per_frame": m.vs_invocations,
                     "visible_members": m.visible,
+                    "frame_ms_rounds": m.frame_rounds,
+                    "cpu_ms_rounds": m.cpu_rounds,
                 }),
                 Err(e) => json!({ "error": e }),
             };

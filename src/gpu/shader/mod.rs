@@ -675,7 +675,7 @@ mod tests {
             include_str!("../../../benches/crowd/baselines.wgsl.part")
         );
         let module = parse("md2.wgsl + baselines.wgsl.part", &source);
-        for name in ["vs_static", "vs_posed"] {
+        for name in ["vs_static", "vs_posed", "vs_morph_loop", "vs_morph_pair"] {
             assert!(
                 has_entry_point(&module, name, naga::ShaderStage::Vertex),
                 "{name}"
