@@ -350,7 +350,7 @@ pub fn draw_records(
 }
 
 /// Float positions and normals, one triple per vertex each.
-type FloatVertices = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+pub type FloatVertices = (Vec<[f32; 3]>, Vec<[f32; 3]>);
 
 /// Every frame of `model` decoded by the CPU reference, frame-major.
 pub fn decode_all_frames(model: &Md2Model) -> Result<FloatVertices, String> {

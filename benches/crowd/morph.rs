@@ -19,7 +19,7 @@
 use md2_wgpu::{GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Model, Md2Renderer, RenderMesh};
 use wgpu::util::DeviceExt;
 
-use crate::baselines::{decode_all_frames, draw_records, floats, pipeline};
+use crate::baselines::{FloatVertices, decode_all_frames, draw_records, floats, pipeline};
 use crate::gpu::Gpu;
 use crate::scene::{Member, Scene};
 use crate::strategies::{Strategy, instance, pose_all, renderer};
@@ -145,7 +145,7 @@ impl Morph {
 /// The model as morph targets over its welded corners, in the crate's
 /// triangle order: the base frame's corners, then per frame every corner's
 /// delta from the base (positions and normals alike).
-fn targets(model: &Md2Model) -> Result<(Vec<[f32; 3]>, Vec<[f32; 3]>), String> {
+fn targets(model: &Md2Model) -> Result<FloatVertices, String> {
     let (frame_positions, frame_normals) = decode_all_frames(model)?;
     let mesh = RenderMesh::new(model, md2_wgpu::TriangleOrder::default());
     let num_xyz = model.vertex_count();
