@@ -4,10 +4,13 @@
 
 use super::camera::depth_key;
 use super::error::{PrepareError, PrepareReport};
-use super::instance::{Buckets, Md2Instance, Packed, SHELL, TRANSLUCENT, pack};
+use super::instance::{
+    Buckets, Md2Instance, Md2Previous, Packed, SHELL, TRANSLUCENT, pack, pack_previous,
+    unmoved_extra,
+};
 use super::model::GpuModel;
 use super::options::InstancePolicy;
-use super::shader::{BUCKETS, InstanceRecord};
+use super::shader::{BUCKETS, ExtraRecord, InstanceRecord};
 
 /// One model and the instances to draw of it: the input to
 /// [`Md2Renderer::prepare`](crate::Md2Renderer::prepare).
@@ -17,18 +20,36 @@ pub struct Md2Batch<'a> {
     pub model: &'a GpuModel,
     /// Its instances this frame.
     pub instances: &'a [Md2Instance],
+    /// What each instance showed in the previous frame (its transform and
+    /// pose), for motion vectors; one per instance. Without them the
+    /// previous frame is taken to have shown the same (only the camera
+    /// moved). Read only by renderers that keep motion (a material, or a
+    /// motion target).
+    pub previous: Option<&'a [Md2Previous]>,
 }
 
 impl<'a> Md2Batch<'a> {
     /// `instances` of `model`.
     pub fn new(model: &'a GpuModel, instances: &'a [Md2Instance]) -> Md2Batch<'a> {
-        Md2Batch { model, instances }
+        Md2Batch {
+            model,
+            instances,
+            previous: None,
+        }
+    }
+
+    /// The same batch with what each instance showed in the previous frame.
+    pub fn with_previous(self, previous: &'a [Md2Previous]) -> Md2Batch<'a> {
+        Md2Batch {
+            previous: Some(previous),
+            ..self
+        }
     }
 }
 
 impl<'a> From<(&'a GpuModel, &'a [Md2Instance])> for Md2Batch<'a> {
     fn from((model, instances): (&'a GpuModel, &'a [Md2Instance])) -> Self {
-        Md2Batch { model, instances }
+        Md2Batch::new(model, instances)
     }
 }
 
@@ -42,40 +63,104 @@ pub(crate) struct Ranges {
     pub count: [u32; BUCKETS],
 }
 
-/// Packs every batch's instances into `packed` (cleared first), each batch
-/// bucket by bucket, each bucket in the order given, and returns the
-/// batches' ranges. With `back_to_front` (the view's depth row), the
-/// translucent and shell buckets are then sorted by the view depth of each
-/// instance's origin, farthest first, ties in the order given (the crowd's
-/// GPU sort uses the same key). `scratch` is reused memory.
-pub(crate) fn pack_batches(
-    batches: &[Md2Batch<'_>],
-    policy: InstancePolicy,
-    back_to_front: Option<[f32; 4]>,
-    packed: &mut Vec<InstanceRecord>,
-    scratch: &mut Vec<InstanceRecord>,
-    report: &mut PrepareReport,
-) -> Result<Vec<Ranges>, PrepareError> {
-    packed.clear();
-    let mut ranges = Vec::with_capacity(batches.len());
-    for (b, batch) in batches.iter().enumerate() {
+/// The records of a frame's batches, and reused memory.
+#[derive(Debug, Default)]
+pub(crate) struct Packing {
+    pub records: Vec<InstanceRecord>,
+    /// Parallel to `records` where the renderer keeps extra records.
+    pub extras: Vec<ExtraRecord>,
+    /// One batch's records in the order given, and their extras.
+    scratch: Vec<(InstanceRecord, ExtraRecord)>,
+}
+
+/// How to pack.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PackOptions {
+    pub policy: InstancePolicy,
+    /// The view's depth row, where translucent instances and shells are
+    /// sorted back to front.
+    pub back_to_front: Option<[f32; 4]>,
+    /// Whether to make the extra records (previous transform and pose,
+    /// index, id).
+    pub extras: bool,
+}
+
+impl Packing {
+    /// Packs every batch's instances (cleared first), each batch bucket by
+    /// bucket, each bucket in the order given, and returns the batches'
+    /// ranges. With `back_to_front`, the translucent and shell buckets are
+    /// then sorted by the view depth of each instance's origin, farthest
+    /// first, ties in the order given (the crowd's GPU sort uses the same
+    /// key).
+    pub(crate) fn pack(
+        &mut self,
+        batches: &[super::batch::Md2Batch<'_>],
+        options: PackOptions,
+        report: &mut PrepareReport,
+    ) -> Result<Vec<Ranges>, PrepareError> {
+        self.records.clear();
+        self.extras.clear();
+        let mut ranges = Vec::with_capacity(batches.len());
+        for (b, batch) in batches.iter().enumerate() {
+            let start = self.records.len();
+            let previous = match batch.previous {
+                Some(previous) if options.extras => {
+                    if previous.len() != batch.instances.len() {
+                        return Err(PrepareError::PreviousMismatch {
+                            batch: b,
+                            instances: batch.instances.len(),
+                            previous: previous.len(),
+                        });
+                    }
+                    Some(previous)
+                }
+                _ => None,
+            };
+            let count = self.pack_batch(b, batch, previous, options, report)?;
+            let mut first = [0u32; BUCKETS];
+            let mut at = start as u32;
+            for bucket in 0..BUCKETS {
+                first[bucket] = at;
+                at += count[bucket];
+            }
+            if let Some(row) = options.back_to_front {
+                for bucket in [TRANSLUCENT, SHELL] {
+                    let range = first[bucket] as usize..(first[bucket] + count[bucket]) as usize;
+                    self.sort_back_to_front(range, row, options.extras);
+                }
+            }
+            ranges.push(Ranges { first, count });
+        }
+        Ok(ranges)
+    }
+
+    /// One batch: its records (and extras) appended bucket by bucket;
+    /// returns how many went into each bucket.
+    fn pack_batch(
+        &mut self,
+        b: usize,
+        batch: &super::batch::Md2Batch<'_>,
+        previous: Option<&[Md2Previous]>,
+        options: PackOptions,
+        report: &mut PrepareReport,
+    ) -> Result<[u32; BUCKETS], PrepareError> {
         let model = batch.model;
-        let start = packed.len();
+        let start = self.records.len();
         let mut count = [0u32; BUCKETS];
+        self.scratch.clear();
         for (i, instance) in batch.instances.iter().enumerate() {
-            let record = match pack(
+            let policy = options.policy;
+            let packed = pack(
                 instance,
                 model.frame_count,
                 model.skin_count(),
                 policy,
                 b,
                 i,
-            ) {
-                Packed::Good(record) => record,
-                Packed::Clamped(record, problem) => {
-                    report.note(problem, false);
-                    record
-                }
+            );
+            let (record, mut problem) = match packed {
+                Packed::Good(record) => (record, None),
+                Packed::Clamped(record, problem) => (record, Some(problem)),
                 Packed::Refused(problem) => {
                     if policy == InstancePolicy::Strict {
                         return Err(problem.into());
@@ -84,40 +169,76 @@ pub(crate) fn pack_batches(
                     continue;
                 }
             };
+            let extra = if options.extras {
+                let earlier = previous.map(|p| &p[i]);
+                match pack_previous(&record, earlier, model.frame_count, instance.id, b, i) {
+                    Ok(extra) => extra,
+                    Err(previous_problem) => {
+                        if policy == InstancePolicy::Strict {
+                            return Err(previous_problem.into());
+                        }
+                        if policy == InstancePolicy::Skip {
+                            report.note(previous_problem, true);
+                            continue;
+                        }
+                        // Clamp: as if the previous frame had shown this
+                        // one (no motion but the camera's); the instance is
+                        // reported once, with its first problem.
+                        problem.get_or_insert(previous_problem);
+                        unmoved_extra(&record, i, instance.id)
+                    }
+                }
+            } else {
+                ExtraRecord::default()
+            };
+            if let Some(problem) = problem {
+                report.note(problem, false);
+            }
             let buckets = Buckets::of(record.effects);
             count[buckets.main] += 1;
             if let Some(shell) = buckets.shell {
                 count[shell] += 1;
             }
-            packed.push(record);
+            self.scratch.push((record, extra));
         }
-        // The common case, every record opaque with the model's winding and
-        // no shell, is already in order.
-        let in_order = count[1..].iter().all(|&c| c == 0);
-        if !in_order {
-            scratch.clear();
-            scratch.extend(packed.drain(start..));
-            for bucket in 0..BUCKETS {
-                packed.extend(scratch.iter().filter(|r| {
-                    let b = Buckets::of(r.effects);
-                    b.main == bucket || b.shell == Some(bucket)
-                }));
-            }
-        }
-        let mut first = [0u32; BUCKETS];
-        let mut at = start as u32;
+        // Bucket by bucket, each in the order given; a shelled record goes
+        // into its main bucket and the shell bucket.
         for bucket in 0..BUCKETS {
-            first[bucket] = at;
-            at += count[bucket];
-        }
-        if let Some(row) = back_to_front {
-            for bucket in [TRANSLUCENT, SHELL] {
-                let range = first[bucket] as usize..(first[bucket] + count[bucket]) as usize;
-                // Stable: equal depths keep the order given.
-                packed[range].sort_by_key(|r| depth_key(row, &r.rows));
+            for (record, extra) in &self.scratch {
+                let b = Buckets::of(record.effects);
+                if b.main == bucket || b.shell == Some(bucket) {
+                    self.records.push(*record);
+                    if options.extras {
+                        self.extras.push(*extra);
+                    }
+                }
             }
         }
-        ranges.push(Ranges { first, count });
+        debug_assert_eq!(
+            self.records.len() - start,
+            count.iter().sum::<u32>() as usize
+        );
+        Ok(count)
     }
-    Ok(ranges)
+
+    /// Sorts the records in `range` (and their extras) by view depth,
+    /// farthest first; stable, so equal depths keep the order given.
+    fn sort_back_to_front(&mut self, range: std::ops::Range<usize>, row: [f32; 4], extras: bool) {
+        if !extras {
+            self.records[range].sort_by_key(|r| depth_key(row, &r.rows));
+            return;
+        }
+        self.scratch.clear();
+        self.scratch.extend(
+            self.records[range.clone()]
+                .iter()
+                .copied()
+                .zip(self.extras[range.clone()].iter().copied()),
+        );
+        self.scratch.sort_by_key(|(r, _)| depth_key(row, &r.rows));
+        for (k, (record, extra)) in self.scratch.iter().enumerate() {
+            self.records[range.start + k] = *record;
+            self.extras[range.start + k] = *extra;
+        }
+    }
 }

@@ -10,11 +10,19 @@ use wgpu::util::DeviceExt;
 
 use super::device::check_device;
 use super::error::SetupError;
-use super::options::{ColorOutput, DepthState};
-use super::shader::{
-    CROWD_WGSL, CULL_IN_FRAGMENT, Layouts, MD2_WGSL, SORT_BLOCK, SortStep, entry, vertex_buffers,
-};
+use super::pipeline::{self, PassKey, Shading};
+use super::shader::{CROWD_WGSL, Layouts, MD2_WGSL, SORT_BLOCK, SortStep, entry};
 use crate::format::ANORMS;
+
+/// A built-in pipeline's key: the colour format and whether the shader
+/// encodes sRGB (`None` for a depth-only pass), the motion target's format,
+/// and the pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct BuiltinKey {
+    pub color: Option<(wgpu::TextureFormat, bool)>,
+    pub motion: Option<wgpu::TextureFormat>,
+    pub pass: PassKey,
+}
 
 /// Shared GPU state for any number of renderers (views) of one device:
 /// shader modules, bind-group layouts, the skin sampler, the normal table,
@@ -38,8 +46,8 @@ struct CacheInner {
     layouts: Layouts,
     sampler: wgpu::Sampler,
     anorms: wgpu::Buffer,
-    pipelines: Mutex<HashMap<PipelineKey, wgpu::RenderPipeline>>,
-    capture: OnceLock<wgpu::ComputePipeline>,
+    pipelines: Mutex<HashMap<BuiltinKey, wgpu::RenderPipeline>>,
+    capture: OnceLock<[wgpu::ComputePipeline; 2]>,
     crowd_passes: OnceLock<CrowdPipelines>,
 }
 
@@ -144,112 +152,6 @@ impl SortSteps {
     }
 }
 
-/// Which draw a pipeline makes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Draw {
-    /// Lit and skinned, no blending, depth as the app says.
-    Opaque,
-    /// Lit and skinned, alpha-blended, depth tested but not written; culled
-    /// per instance in the fragment stage.
-    Translucent,
-    /// Pushed out along the normals, flat colour, blended, no depth writes;
-    /// culled per instance in the fragment stage.
-    Shell,
-    /// Projected onto the shadow plane, flat colour, blended once per pixel
-    /// by the stencil (these read and write masks), no depth writes.
-    Shadow { read_mask: u32, write_mask: u32 },
-    /// Positions only, no colour target.
-    DepthOnly,
-}
-
-/// Everything a render pipeline depends on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct PipelineKey {
-    /// The colour format and whether the shader encodes sRGB; `None` for a
-    /// depth-only pass.
-    pub color: Option<(wgpu::TextureFormat, bool)>,
-    pub multisample: wgpu::MultisampleState,
-    pub depth: Option<DepthKey>,
-    pub cull_back_faces: bool,
-    pub draw: Draw,
-}
-
-/// A [`DepthState`] as a hash key (the bias floats by their bits).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct DepthKey {
-    format: wgpu::TextureFormat,
-    compare: wgpu::CompareFunction,
-    write: bool,
-    bias: (i32, u32, u32),
-}
-
-impl From<DepthState> for DepthKey {
-    fn from(d: DepthState) -> DepthKey {
-        DepthKey {
-            format: d.format,
-            compare: d.compare,
-            write: d.write,
-            bias: (
-                d.bias.constant,
-                d.bias.slope_scale.to_bits(),
-                d.bias.clamp.to_bits(),
-            ),
-        }
-    }
-}
-
-impl DepthKey {
-    fn state(&self, draw: Draw) -> wgpu::DepthStencilState {
-        let writes = self.write && matches!(draw, Draw::Opaque | Draw::DepthOnly);
-        let biased = matches!(draw, Draw::Opaque | Draw::DepthOnly);
-        let stencil = if let Draw::Shadow {
-            read_mask,
-            write_mask,
-        } = draw
-        {
-            // The first shadow fragment of a pixel passes and inverts the
-            // write-mask bits, so every later one fails (see ShadowStencil).
-            // Inverting, unlike incrementing, touches no bit outside the
-            // mask, whatever the app keeps in the others.
-            let face = wgpu::StencilFaceState {
-                compare: wgpu::CompareFunction::Equal,
-                fail_op: wgpu::StencilOperation::Keep,
-                depth_fail_op: wgpu::StencilOperation::Keep,
-                pass_op: wgpu::StencilOperation::Invert,
-            };
-            wgpu::StencilState {
-                front: face,
-                back: face,
-                read_mask,
-                write_mask,
-            }
-        } else {
-            // Leave the app's stencil alone.
-            wgpu::StencilState {
-                front: wgpu::StencilFaceState::IGNORE,
-                back: wgpu::StencilFaceState::IGNORE,
-                read_mask: 0,
-                write_mask: 0,
-            }
-        };
-        wgpu::DepthStencilState {
-            format: self.format,
-            depth_write_enabled: Some(writes),
-            depth_compare: Some(self.compare),
-            stencil,
-            bias: if biased {
-                wgpu::DepthBiasState {
-                    constant: self.bias.0,
-                    slope_scale: f32::from_bits(self.bias.1),
-                    clamp: f32::from_bits(self.bias.2),
-                }
-            } else {
-                wgpu::DepthBiasState::default()
-            },
-        }
-    }
-}
-
 impl AsRef<Md2Cache> for Md2Cache {
     fn as_ref(&self) -> &Md2Cache {
         self
@@ -299,8 +201,8 @@ impl Md2Cache {
         &self.0.layouts
     }
 
-    /// Group 0 of every pipeline for a view whose uniform is `view`: the
-    /// view, the normal table, the sampler.
+    /// Group 0 of every render pipeline for a view whose uniform is `view`:
+    /// the view and the sampler.
     pub(crate) fn view_group(&self, device: &wgpu::Device, view: &wgpu::Buffer) -> wgpu::BindGroup {
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("md2-wgpu view bind group"),
@@ -312,10 +214,6 @@ impl Md2Cache {
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
-                    resource: self.0.anorms.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
                     resource: wgpu::BindingResource::Sampler(&self.0.sampler),
                 },
             ],
@@ -329,8 +227,28 @@ impl Md2Cache {
         [&self.0.layouts.view, &self.0.layouts.model]
     }
 
-    /// The render pipeline for `key`, built on first use.
-    pub(crate) fn pipeline(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
+    /// The layout of a model's bind group (group 1 of md2.wgsl, and of
+    /// [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL)): the model's counts, packed
+    /// frames, frame parameters and normal table, and its skins. Bind a
+    /// [`GpuModel::bind_group`](crate::GpuModel::bind_group) with it.
+    pub fn model_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.0.layouts.model
+    }
+
+    /// The layout of a view's bind group (group 0 of md2.wgsl): the view
+    /// uniform (`Md2View`) and the skin sampler.
+    pub fn view_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.0.layouts.view
+    }
+
+    /// Quake II's normal table on the GPU, which every model's bind group
+    /// binds.
+    pub(crate) fn anorms(&self) -> &wgpu::Buffer {
+        &self.0.anorms
+    }
+
+    /// The built-in pipeline for `key`, built on first use.
+    pub(crate) fn pipeline(&self, device: &wgpu::Device, key: BuiltinKey) -> wgpu::RenderPipeline {
         let mut pipelines = self
             .0
             .pipelines
@@ -338,99 +256,72 @@ impl Md2Cache {
             .unwrap_or_else(PoisonError::into_inner);
         pipelines
             .entry(key)
-            .or_insert_with(|| self.build(device, key))
+            .or_insert_with(|| self.build(device, &key))
             .clone()
     }
 
-    fn build(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
-        let (vertex, label) = match key.draw {
-            Draw::Opaque => (entry::VS_MAIN, "md2-wgpu opaque pipeline"),
-            Draw::Translucent => (entry::VS_MAIN, "md2-wgpu translucent pipeline"),
-            Draw::Shell => (entry::VS_SHELL, "md2-wgpu shell pipeline"),
-            Draw::Shadow { .. } => (entry::VS_SHADOW, "md2-wgpu shadow pipeline"),
-            Draw::DepthOnly => (entry::VS_DEPTH, "md2-wgpu depth-only pipeline"),
+    fn build(&self, device: &wgpu::Device, key: &BuiltinKey) -> wgpu::RenderPipeline {
+        let md2 = &self.0.md2;
+        let layout = &self.0.layouts.render_pipeline;
+        let Some((format, encode)) = key.color else {
+            return pipeline::build(device, &key.pass, None, md2, layout);
         };
-        // Translucent instances and shells draw both windings in one draw,
-        // so that they blend in one order: the fragment stage culls them.
-        let cull_in_fragment = matches!(key.draw, Draw::Translucent | Draw::Shell);
-        let constants = [(CULL_IN_FRAGMENT, f64::from(u8::from(key.cull_back_faces)))];
-        let fragment_options = wgpu::PipelineCompilationOptions {
-            constants: if cull_in_fragment { &constants } else { &[] },
-            ..Default::default()
+        let color = |blend| wgpu::ColorTargetState {
+            format,
+            blend,
+            write_mask: wgpu::ColorWrites::ALL,
         };
-        let blend = match key.draw {
-            Draw::Opaque | Draw::DepthOnly => None,
-            _ => Some(wgpu::BlendState::ALPHA_BLENDING),
+        // Translucent surfaces, shells and shadows leave the motion target
+        // alone: a pixel's motion is that of the opaque surface behind.
+        let motion = |write_mask| {
+            key.motion.map(|format| wgpu::ColorTargetState {
+                format,
+                blend: None,
+                write_mask,
+            })
         };
-        let targets = key.color.map(|(format, encode)| {
-            let fragment = match (key.draw, encode) {
-                (Draw::Shell, false) => entry::FS_SHELL,
-                (Draw::Shell, true) => entry::FS_SHELL_SRGB,
-                (Draw::Shadow { .. }, false) => entry::FS_SHADOW,
-                (Draw::Shadow { .. }, true) => entry::FS_SHADOW_SRGB,
-                (_, false) => entry::FS_MAIN,
-                (_, true) => entry::FS_MAIN_SRGB,
-            };
-            (
-                fragment,
-                [Some(wgpu::ColorTargetState {
-                    format,
-                    blend,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            )
-        });
-        let buffers = vertex_buffers();
-        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(label),
-            layout: Some(&self.0.layouts.render_pipeline),
-            vertex: wgpu::VertexState {
-                module: &self.0.md2,
-                entry_point: Some(vertex),
-                compilation_options: Default::default(),
-                buffers: &buffers,
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                // Measured on real files (yohko, ogro): cross(v1 - v0, v2 - v0)
-                // points against the stored vertex normals in over 99% of
-                // triangles, i.e. triangles run clockwise seen from outside.
-                // Quake II drew them with glCullFace(GL_FRONT). QUAKE_TO_Y_UP
-                // is a rotation, so the winding survives into our world;
-                // mirrored instances draw with the reversed index list.
-                front_face: wgpu::FrontFace::Cw,
-                // A projected shadow's triangles face either way; the stencil
-                // keeps them from darkening twice.
-                cull_mode: (key.cull_back_faces
-                    && matches!(key.draw, Draw::Opaque | Draw::DepthOnly))
-                .then_some(wgpu::Face::Back),
-                ..Default::default()
-            },
-            depth_stencil: key.depth.map(|d| d.state(key.draw)),
-            multisample: key.multisample,
-            fragment: targets
-                .as_ref()
-                .map(|(fragment, targets)| wgpu::FragmentState {
-                    module: &self.0.md2,
-                    entry_point: Some(fragment),
-                    compilation_options: fragment_options,
-                    targets,
-                }),
-            multiview_mask: None,
-            cache: None,
-        })
+        let opaque: Vec<_> = std::iter::once(color(None))
+            .chain(motion(wgpu::ColorWrites::ALL))
+            .collect();
+        let blended: Vec<_> = std::iter::once(color(Some(wgpu::BlendState::ALPHA_BLENDING)))
+            .chain(motion(wgpu::ColorWrites::empty()))
+            .collect();
+        let fragment = match (key.motion.is_some(), encode) {
+            (false, false) => entry::FS_BUILTIN,
+            (false, true) => entry::FS_BUILTIN_SRGB,
+            (true, false) => entry::FS_BUILTIN_MOTION,
+            (true, true) => entry::FS_BUILTIN_MOTION_SRGB,
+        };
+        let shading = Shading {
+            module: md2,
+            layout,
+            // Motion needs the previous transform and pose.
+            extra: key.motion.is_some(),
+            fragment,
+            opaque_targets: &opaque,
+            blended_targets: &blended,
+        };
+        pipeline::build(device, &key.pass, Some(&shading), md2, layout)
     }
 
-    /// `cs_capture`, built on first use.
-    pub(crate) fn capture_pipeline(&self, device: &wgpu::Device) -> &wgpu::ComputePipeline {
+    /// The module and layout of depth-only pipelines (which any shading
+    /// shares), for materials.
+    pub(crate) fn depth_only_parts(&self) -> (&wgpu::ShaderModule, &wgpu::PipelineLayout) {
+        (&self.0.md2, &self.0.layouts.render_pipeline)
+    }
+
+    /// The captures of a pose and of motion, built on first use.
+    pub(crate) fn capture_pipelines(&self, device: &wgpu::Device) -> &[wgpu::ComputePipeline; 2] {
         self.0.capture.get_or_init(|| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("md2-wgpu capture pipeline"),
-                layout: Some(&self.0.layouts.capture_pipeline),
-                module: &self.0.md2,
-                entry_point: Some(entry::CS_CAPTURE),
-                compilation_options: Default::default(),
-                cache: None,
+            [entry::CS_CAPTURE, entry::CS_CAPTURE_MOTION].map(|entry_point| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("md2-wgpu capture pipeline"),
+                    layout: Some(&self.0.layouts.capture_pipeline),
+                    module: &self.0.md2,
+                    entry_point: Some(entry_point),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
             })
         })
     }
@@ -512,22 +403,5 @@ impl Md2Cache {
                 },
             ],
         })
-    }
-
-    /// The key of `draw` for a pass with this colour target and options.
-    pub(crate) fn key(
-        color: Option<(wgpu::TextureFormat, ColorOutput)>,
-        multisample: wgpu::MultisampleState,
-        depth: Option<DepthState>,
-        cull_back_faces: bool,
-        draw: Draw,
-    ) -> PipelineKey {
-        PipelineKey {
-            color: color.map(|(format, output)| (format, output == ColorOutput::SrgbEncoded)),
-            multisample,
-            depth: depth.map(DepthKey::from),
-            cull_back_faces,
-            draw,
-        }
     }
 }

@@ -77,13 +77,20 @@ impl Default for Light {
 }
 
 /// What the renderer needs from the camera: a view-projection matrix (world
-/// to wgpu clip space, depth 0..1) and the light.
+/// to wgpu clip space, depth 0..1), the light, and a jitter for temporal
+/// anti-aliasing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Camera {
-    /// World to clip space.
+    /// World to clip space, without jitter.
     pub view_proj: Mat4,
     /// The light, in world space.
     pub light: Light,
+    /// A sub-pixel offset of the rasterised image for temporal
+    /// anti-aliasing, in normalised device coordinates (2 / width is one
+    /// pixel across; [`Camera::with_jitter_pixels`]). It is added after
+    /// projecting, so motion vectors, culling and sorting use `view_proj`
+    /// unjittered, as TAA wants. Zero by default.
+    pub jitter: glam::Vec2,
 }
 
 impl Default for Camera {
@@ -104,6 +111,17 @@ impl Camera {
         Camera {
             view_proj,
             light: Light::default(),
+            jitter: glam::Vec2::ZERO,
+        }
+    }
+
+    /// The same camera jittered by `pixels` (x right, y down) on a target
+    /// of `size` pixels: the offset a TAA sequence (Halton, say) gives.
+    pub fn with_jitter_pixels(self, pixels: glam::Vec2, size: glam::UVec2) -> Camera {
+        let size = size.max(glam::UVec2::ONE).as_vec2();
+        Camera {
+            jitter: glam::Vec2::new(2.0 * pixels.x / size.x, -2.0 * pixels.y / size.y),
+            ..self
         }
     }
 
@@ -240,7 +258,12 @@ impl Camera {
     /// The shader's view uniform for this camera, with `shadow`'s plane (or
     /// none); `reverse_z` says which way an orthographic camera's depth
     /// runs (see [`depth_row`]).
-    pub(crate) fn uniform(&self, shadow: Option<&PlanarShadow>, reverse_z: bool) -> ViewUniform {
+    pub(crate) fn uniform(
+        &self,
+        shadow: Option<&PlanarShadow>,
+        reverse_z: bool,
+        previous_view_proj: Mat4,
+    ) -> ViewUniform {
         let towards = self.light.towards_light.normalize_or_zero();
         let (shadow_proj, shadow_color) = match shadow {
             Some(s) => (s.projection(), s.color),
@@ -255,6 +278,8 @@ impl Camera {
             shadow_color,
             depth_row: depth_row(&self.view_proj, reverse_z),
             flags: [if shadow.is_some() { VIEW_SHADOWS } else { 0 }, 0, 0, 0],
+            previous_view_proj: previous_view_proj.to_cols_array_2d(),
+            jitter: [self.jitter.x, self.jitter.y, 0.0, 0.0],
         }
     }
 }

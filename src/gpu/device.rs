@@ -129,3 +129,30 @@ pub(crate) fn grow(
         None => Ok(buffer),
     }
 }
+
+/// Writes the words of `new` that differ from `old` (all of it without an
+/// `old`) into `buffer`, as one run from the first changed word to the
+/// last; returns the bytes written.
+pub(crate) fn write_changed<T: bytemuck::Pod>(
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    old: Option<&T>,
+    new: &T,
+) -> u64 {
+    let new_bytes = bytemuck::bytes_of(new);
+    let range = match old {
+        None => 0..new_bytes.len(),
+        Some(old) => {
+            let old_bytes = bytemuck::bytes_of(old);
+            let differs = |k: &usize| old_bytes[4 * k..4 * k + 4] != new_bytes[4 * k..4 * k + 4];
+            let words = new_bytes.len() / 4;
+            let Some(first) = (0..words).find(differs) else {
+                return 0;
+            };
+            let last = (0..words).rev().find(differs).unwrap_or(first);
+            4 * first..4 * last + 4
+        }
+    };
+    queue.write_buffer(buffer, range.start as u64, &new_bytes[range.clone()]);
+    range.len() as u64
+}

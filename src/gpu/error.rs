@@ -73,6 +73,14 @@ pub enum SetupError {
         /// wgpu's message.
         message: String,
     },
+    /// A material does not fit the crate's vertex stage, its targets or the
+    /// device: see [`MaterialError`](crate::MaterialError).
+    Material {
+        /// The material's label.
+        label: String,
+        /// What is wrong.
+        error: crate::MaterialError,
+    },
 }
 
 impl fmt::Display for SetupError {
@@ -128,6 +136,7 @@ impl fmt::Display for SetupError {
             SetupError::Device { operation, message } => {
                 write!(f, "wgpu error while {operation}: {message}")
             }
+            SetupError::Material { label, error } => write!(f, "material {label:?}: {error}"),
         }
     }
 }
@@ -249,6 +258,21 @@ pub enum PrepareError {
         /// wgpu's message.
         message: String,
     },
+    /// A pipeline the frame needs (the shadow's, for new stencil masks)
+    /// could not be built.
+    Setup(SetupError),
+    /// The renderer's material has a bind group layout, but no bind group
+    /// was set ([`Md2Renderer::set_material_bind_group`](crate::Md2Renderer::set_material_bind_group)).
+    MaterialBindGroupMissing,
+    /// A batch's previous transforms and poses are not one per instance.
+    PreviousMismatch {
+        /// Index of the batch.
+        batch: usize,
+        /// Its instances.
+        instances: usize,
+        /// The previous transforms and poses given.
+        previous: usize,
+    },
 }
 
 impl From<InstanceError> for PrepareError {
@@ -278,6 +302,21 @@ impl fmt::Display for PrepareError {
             PrepareError::Device { operation, message } => {
                 write!(f, "wgpu error while {operation}: {message}")
             }
+            PrepareError::Setup(e) => e.fmt(f),
+            PrepareError::MaterialBindGroupMissing => write!(
+                f,
+                "the material has a bind group layout, but no bind group was set \
+                 (Md2Renderer::set_material_bind_group)"
+            ),
+            PrepareError::PreviousMismatch {
+                batch,
+                instances,
+                previous,
+            } => write!(
+                f,
+                "batch {batch}: {previous} previous transforms and poses for {instances} \
+                 instances (give one per instance, or none)"
+            ),
         }
     }
 }
@@ -286,6 +325,7 @@ impl std::error::Error for PrepareError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             PrepareError::Instance(e) => Some(e),
+            PrepareError::Setup(e) => Some(e),
             _ => None,
         }
     }

@@ -7,7 +7,9 @@ use glam::Mat4;
 use super::effects::Effects;
 use super::error::InstanceError;
 use super::options::InstancePolicy;
-use super::shader::{InstanceRecord, MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT};
+use super::shader::{
+    ExtraRecord, InstanceRecord, MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT,
+};
 use crate::anim::{Clip, Crossfade, Playback, Pose};
 
 /// One instance of a model to draw: the input to
@@ -43,10 +45,13 @@ pub struct Md2Instance {
     pub tint: [f32; 4],
     /// Shell, fullbright, minlight, shadow.
     pub effects: Effects,
+    /// The app's id for the instance, handed to a material's fragment stage
+    /// (`Md2Fragment::id`) as it is: to pick it with the mouse, say.
+    pub id: u32,
 }
 
 impl Default for Md2Instance {
-    /// Frame 0 at the origin, skin 0, no tint, no effects.
+    /// Frame 0 at the origin, skin 0, no tint, no effects, id 0.
     fn default() -> Self {
         Md2Instance {
             transform: Mat4::IDENTITY,
@@ -54,6 +59,29 @@ impl Default for Md2Instance {
             skin: 0,
             tint: [1.0; 4],
             effects: Effects::NONE,
+            id: 0,
+        }
+    }
+}
+
+/// What an instance showed in the previous frame: its transform and pose,
+/// for motion vectors (see [`Md2Batch::with_previous`](crate::Md2Batch::with_previous)).
+/// The same rules as the instance's own hold: finite values, frames the
+/// model has.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Md2Previous {
+    /// Model to world in the previous frame.
+    pub transform: Mat4,
+    /// The pose in the previous frame.
+    pub pose: Pose,
+}
+
+impl Md2Previous {
+    /// What `instance` shows now, to keep for the next frame.
+    pub fn of(instance: &Md2Instance) -> Md2Previous {
+        Md2Previous {
+            transform: instance.transform,
+            pose: instance.pose,
         }
     }
 }
@@ -99,6 +127,11 @@ impl Md2Instance {
     /// The same instance with these effects.
     pub fn with_effects(self, effects: Effects) -> Self {
         Md2Instance { effects, ..self }
+    }
+
+    /// The same instance with this id.
+    pub fn with_id(self, id: u32) -> Self {
+        Md2Instance { id, ..self }
     }
 }
 
@@ -250,6 +283,81 @@ pub(crate) fn pose_words(pose: &Pose) -> ([u32; 4], [f32; 3]) {
             unit(pose.weight),
         ],
     )
+}
+
+/// The extra record of an instance whose previous frame showed what its
+/// record shows now (no motion but the camera's): index `index` in its
+/// batch, id `id`.
+pub(crate) fn unmoved_extra(record: &InstanceRecord, index: usize, id: u32) -> ExtraRecord {
+    ExtraRecord {
+        rows: record.rows,
+        frames: record.frames,
+        lerp: [record.t, record.t2, record.weight],
+        index: index as u32,
+        id,
+        _pad: 0,
+    }
+}
+
+/// The extra record of the instance whose record is `record`: `previous`
+/// (or, without one, [`unmoved_extra`]), its index in the batch and its
+/// id. A previous transform or pose that is not finite, or names a frame
+/// the model lacks, is the error (to which [`unmoved_extra`] is the
+/// repair).
+pub(crate) fn pack_previous(
+    record: &InstanceRecord,
+    previous: Option<&Md2Previous>,
+    frame_count: u32,
+    id: u32,
+    batch: usize,
+    index: usize,
+) -> Result<ExtraRecord, InstanceError> {
+    let current = unmoved_extra(record, index, id);
+    let Some(previous) = previous else {
+        return Ok(current);
+    };
+    let not_finite = |field| InstanceError::NotFinite {
+        batch,
+        instance: index,
+        field,
+    };
+    if !previous.transform.is_finite() {
+        return Err(not_finite("previous.transform"));
+    }
+    let p = &previous.pose;
+    for (value, field) in [p.primary.t, p.secondary.t, p.weight].into_iter().zip([
+        "previous.pose.primary.t",
+        "previous.pose.secondary.t",
+        "previous.pose.weight",
+    ]) {
+        if !value.is_finite() {
+            return Err(not_finite(field));
+        }
+    }
+    let (frames, lerp) = pose_words(p);
+    let fields = [
+        "previous.primary.frame_a",
+        "previous.primary.frame_b",
+        "previous.secondary.frame_a",
+        "previous.secondary.frame_b",
+    ];
+    for (frame, field) in frames.into_iter().zip(fields) {
+        if frame >= frame_count {
+            return Err(InstanceError::FrameOutOfRange {
+                batch,
+                instance: index,
+                field,
+                frame,
+                frame_count,
+            });
+        }
+    }
+    Ok(ExtraRecord {
+        rows: rows(&previous.transform),
+        frames: frames.map(|f| f as u16),
+        lerp,
+        ..current
+    })
 }
 
 /// What [`pack`] found wrong with an instance, and whether it is drawn.

@@ -192,6 +192,10 @@ impl GpuModel {
                     },
                     wgpu::BindGroupEntry {
                         binding: 3,
+                        resource: cache.anorms().as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
                         resource: wgpu::BindingResource::TextureView(&skin.view),
                     },
                 ],

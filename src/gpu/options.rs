@@ -243,6 +243,16 @@ pub struct Md2RendererOptions {
     pub cull_back_faces: bool,
     /// The blending order of translucent instances and shells.
     pub translucent_order: TranslucentOrder,
+    /// Motion vectors from the built-in look too: a second colour target of
+    /// this format (`Rg16Float`), to which the opaque pass writes each
+    /// pixel's motion, `md2_motion` in md2.wgsl (x, y in UV units: current
+    /// minus previous, y down), and the blending passes nothing (a pixel's
+    /// motion is that of the opaque surface behind). Needs the previous
+    /// frame's transforms and poses: the resident crowd keeps them; the
+    /// immediate path takes them in [`Md2Batch::with_previous`](crate::Md2Batch::with_previous).
+    /// A material writes motion where it likes (`md2_motion(in)`), and
+    /// ignores this.
+    pub motion_target: Option<wgpu::TextureFormat>,
 }
 
 impl Md2RendererOptions {
@@ -259,6 +269,7 @@ impl Md2RendererOptions {
         policy: InstancePolicy::Strict,
         cull_back_faces: true,
         translucent_order: TranslucentOrder::AsGiven,
+        motion_target: None,
     };
 
     /// [`Md2RendererOptions::DEFAULT`] with a `Depth32Float` depth buffer
@@ -299,6 +310,15 @@ impl Md2RendererOptions {
     /// The same options with this policy for bad instances.
     pub const fn with_policy(self, policy: InstancePolicy) -> Md2RendererOptions {
         Md2RendererOptions { policy, ..self }
+    }
+
+    /// The same options with the built-in look's motion vectors in a second
+    /// target of this format (see [`Md2RendererOptions::motion_target`]).
+    pub const fn with_motion_target(self, format: wgpu::TextureFormat) -> Md2RendererOptions {
+        Md2RendererOptions {
+            motion_target: Some(format),
+            ..self
+        }
     }
 
     /// The same options with this blending order for translucent instances

@@ -6,20 +6,25 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::Vec3;
 
-use super::batch::{Md2Batch, Ranges, pack_batches};
-use super::cache::{Draw, Md2Cache, PipelineKey};
+use super::batch::{Md2Batch, PackOptions, Packing, Ranges};
+use super::cache::{BuiltinKey, Md2Cache};
 use super::camera::{Camera, depth_row, view_depth};
 use super::crowd::{ARGS, CrowdView, Md2Crowd};
-use super::device::{grow, ready_error};
+use super::device::{grow, ready_error, write_changed};
 use super::effects::PlanarShadow;
 use super::error::{PrepareError, PrepareReport, SetupError};
 use super::instance::{OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT};
+use super::material::Md2Material;
 use super::model::DrawModel;
 use super::options::{ColorOutput, Md2RendererOptions, TranslucentOrder};
-use super::shader::{BUCKETS, FRAME_SORT, InstanceRecord, ViewUniform};
+use super::pipeline::{Draw, PassKey};
+use super::shader::{
+    BUCKETS, ExtraRecord, FRAME_EXTRA, FRAME_FIRST, FRAME_SORT, InstanceRecord, ViewUniform,
+};
 use super::visible::{VisibleCounts, VisibleMembers};
 
 const RECORD: u64 = size_of::<InstanceRecord>() as u64;
+const EXTRA: u64 = size_of::<ExtraRecord>() as u64;
 /// The instance buffer's first size, in records: enough for a small scene
 /// without regrowing.
 const MIN_INSTANCE_CAPACITY: u64 = 64;
@@ -67,6 +72,22 @@ impl Md2Phase {
             Md2Phase::Shells => &[(SHELL, false)],
         }
     }
+}
+
+/// What a renderer's colour passes look like.
+#[derive(Clone, Debug)]
+enum Look {
+    /// Quake II's shading in one target of this format (sRGB-encoded by
+    /// the shader or not), and motion vectors in a second where asked.
+    Builtin {
+        format: wgpu::TextureFormat,
+        encode: bool,
+        motion: Option<wgpu::TextureFormat>,
+    },
+    /// The app's material.
+    Material(Md2Material),
+    /// No colour: depth only.
+    DepthOnly,
 }
 
 /// The pipelines one renderer draws with, from its cache.
@@ -135,7 +156,9 @@ struct BatchDraw {
 #[derive(Debug)]
 pub struct Md2Renderer {
     cache: Md2Cache,
-    color_format: Option<wgpu::TextureFormat>,
+    look: Look,
+    /// The material's own bind group (group 2), where it has one.
+    material_group: Option<wgpu::BindGroup>,
     options: Md2RendererOptions,
     output: ColorOutput,
     pipelines: Pipelines,
@@ -147,9 +170,16 @@ pub struct Md2Renderer {
     view_written: Option<ViewUniform>,
     shadow: Option<PlanarShadow>,
     instance_buffer: Option<wgpu::Buffer>,
-    /// The packed records of the last `prepare`, kept to reuse the memory.
-    packed: Vec<InstanceRecord>,
-    scratch: Vec<InstanceRecord>,
+    /// The extra records (previous transform and pose, index, id), parallel
+    /// to the instance records, where the renderer keeps them.
+    extra_buffer: Option<wgpu::Buffer>,
+    /// The records of the last `prepare`, kept to reuse the memory.
+    packing: Packing,
+    /// The camera of the last `prepare`: the previous frame's, for motion.
+    previous_view_proj: Option<glam::Mat4>,
+    /// The crowds' time of the last `prepare_crowds`, in ticks, where the
+    /// renderer draws motion.
+    previous_crowd_time: Option<i64>,
     batches: Vec<BatchDraw>,
     crowds: Vec<CrowdView>,
     /// Last frame's crowd views, kept to reuse the memory of the list.
@@ -205,7 +235,35 @@ impl Md2Renderer {
         color_format: wgpu::TextureFormat,
         options: Md2RendererOptions,
     ) -> Result<Md2Renderer, SetupError> {
-        Md2Renderer::build(device, cache.as_ref(), Some(color_format), options)
+        let output = options.output.resolve(color_format);
+        if output == ColorOutput::SrgbEncoded && color_format.is_srgb() {
+            return Err(SetupError::EncodedTwice {
+                format: color_format,
+            });
+        }
+        let look = Look::Builtin {
+            format: color_format,
+            encode: output == ColorOutput::SrgbEncoded,
+            motion: options.motion_target,
+        };
+        Md2Renderer::build(device, cache.as_ref(), look, output, options)
+    }
+
+    /// A renderer whose colour passes run the app's `material` (see
+    /// [`Md2Material`]): its fragment code, colour targets and bind group
+    /// (set with [`Md2Renderer::set_material_bind_group`]), with the
+    /// crate's vertex stage, depth state, multisampling and culling from
+    /// `options` (`output` and `motion_target` are the material's business
+    /// and ignored). Every pass draws the animated pose: opaque,
+    /// translucent, shells, planar shadows.
+    pub fn with_material(
+        device: &wgpu::Device,
+        cache: &impl AsRef<Md2Cache>,
+        material: &Md2Material,
+        options: Md2RendererOptions,
+    ) -> Result<Md2Renderer, SetupError> {
+        let look = Look::Material(material.clone());
+        Md2Renderer::build(device, cache.as_ref(), look, ColorOutput::Linear, options)
     }
 
     /// A renderer for a pass without colour (a shadow map, a depth
@@ -216,39 +274,38 @@ impl Md2Renderer {
         cache: &impl AsRef<Md2Cache>,
         options: Md2RendererOptions,
     ) -> Result<Md2Renderer, SetupError> {
-        Md2Renderer::build(device, cache.as_ref(), None, options)
+        if options.depth.is_none() {
+            return Err(SetupError::NothingToDraw);
+        }
+        Md2Renderer::build(
+            device,
+            cache.as_ref(),
+            Look::DepthOnly,
+            ColorOutput::Linear,
+            options,
+        )
     }
 
     fn build(
         device: &wgpu::Device,
         cache: &Md2Cache,
-        color_format: Option<wgpu::TextureFormat>,
+        look: Look,
+        output: ColorOutput,
         options: Md2RendererOptions,
     ) -> Result<Md2Renderer, SetupError> {
-        let output = match color_format {
-            Some(format) => {
-                let output = options.output.resolve(format);
-                if output == ColorOutput::SrgbEncoded && format.is_srgb() {
-                    return Err(SetupError::EncodedTwice { format });
-                }
-                output
-            }
-            None if options.depth.is_none() => return Err(SetupError::NothingToDraw),
-            None => ColorOutput::Linear,
-        };
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let key = pipeline_key(color_format, output, &options);
-        let pipelines = match color_format {
-            None => Pipelines {
-                opaque: cache.pipeline(device, key(Draw::DepthOnly)),
+        let fetch = |draw| fetch_pipeline(device, cache, &look, &options, draw);
+        let pipelines = match look {
+            Look::DepthOnly => Pipelines {
+                opaque: fetch(Draw::DepthOnly)?,
                 translucent: None,
                 shell: None,
                 shadow: None,
             },
-            Some(_) => Pipelines {
-                opaque: cache.pipeline(device, key(Draw::Opaque)),
-                translucent: Some(cache.pipeline(device, key(Draw::Translucent))),
-                shell: Some(cache.pipeline(device, key(Draw::Shell))),
+            _ => Pipelines {
+                opaque: fetch(Draw::Opaque)?,
+                translucent: Some(fetch(Draw::Translucent)?),
+                shell: Some(fetch(Draw::Shell)?),
                 shadow: None,
             },
         };
@@ -268,7 +325,8 @@ impl Md2Renderer {
         }
         Ok(Md2Renderer {
             cache: cache.clone(),
-            color_format,
+            look,
+            material_group: None,
             options,
             output,
             pipelines,
@@ -278,8 +336,10 @@ impl Md2Renderer {
             view_written: None,
             shadow: None,
             instance_buffer: None,
-            packed: Vec::new(),
-            scratch: Vec::new(),
+            extra_buffer: None,
+            packing: Packing::default(),
+            previous_view_proj: None,
+            previous_crowd_time: None,
             batches: Vec::new(),
             crowds: Vec::new(),
             spare_crowds: Vec::new(),
@@ -296,10 +356,51 @@ impl Md2Renderer {
         &self.cache
     }
 
-    /// The colour format the pipelines were built for; `None` for a
+    /// The (first) colour format the pipelines were built for; `None` for a
     /// depth-only renderer.
     pub fn color_format(&self) -> Option<wgpu::TextureFormat> {
-        self.color_format
+        match &self.look {
+            Look::Builtin { format, .. } => Some(*format),
+            Look::Material(material) => material.targets().first().map(|t| t.format),
+            Look::DepthOnly => None,
+        }
+    }
+
+    /// Every colour target the passes write, in location order: the
+    /// built-in look's (and its motion target), or the material's.
+    pub fn color_targets(&self) -> Vec<wgpu::TextureFormat> {
+        match &self.look {
+            Look::Builtin { format, motion, .. } => {
+                std::iter::once(*format).chain(*motion).collect()
+            }
+            Look::Material(material) => material.targets().iter().map(|t| t.format).collect(),
+            Look::DepthOnly => Vec::new(),
+        }
+    }
+
+    /// The material the colour passes run, if any.
+    pub fn material(&self) -> Option<&Md2Material> {
+        match &self.look {
+            Look::Material(material) => Some(material),
+            _ => None,
+        }
+    }
+
+    /// The material's own bind group (group [`Md2Material::GROUP`]), bound
+    /// by every draw. Required before `prepare` where the material has a
+    /// bind group layout.
+    pub fn set_material_bind_group(&mut self, group: Option<wgpu::BindGroup>) {
+        self.material_group = group;
+    }
+
+    /// Whether the draws read the extra record (previous transform and
+    /// pose, index, id): for a material, and for motion vectors.
+    fn extra(&self) -> bool {
+        match &self.look {
+            Look::Builtin { motion, .. } => motion.is_some(),
+            Look::Material(_) => true,
+            Look::DepthOnly => false,
+        }
     }
 
     /// The options the pipelines were built with.
@@ -335,7 +436,7 @@ impl Md2Renderer {
     /// no shadows, and accepts any.
     pub fn set_shadow(&mut self, shadow: Option<PlanarShadow>) -> Result<(), SetupError> {
         let stencil = self.options.depth.is_some_and(|d| d.has_stencil());
-        if shadow.is_some() && !stencil && self.color_format.is_some() {
+        if shadow.is_some() && !stencil && self.color_format().is_some() {
             return Err(SetupError::ShadowsNeedStencil {
                 depth_format: self.options.depth.map(|d| d.format),
             });
@@ -398,33 +499,51 @@ impl Md2Renderer {
         self.batches.clear();
         self.uploaded = 0;
         self.recorded.store(0, Ordering::Relaxed);
-        self.fit_shadow_pipeline(device);
+        self.fit_shadow_pipeline(device)?;
+        if self
+            .material()
+            .is_some_and(|m| m.has_bind_group() && self.material_group.is_none())
+        {
+            return Err(PrepareError::MaterialBindGroupMissing);
+        }
         let mut report = PrepareReport::default();
-        let back_to_front = (self.options.translucent_order == TranslucentOrder::BackToFront)
-            .then(|| depth_row(&camera.view_proj, self.reverse_z()));
-        let ranges = pack_batches(
-            batches,
-            self.options.policy,
-            back_to_front,
-            &mut self.packed,
-            &mut self.scratch,
-            &mut report,
-        )?;
-        let records = self.packed.len() as u64;
+        let options = PackOptions {
+            policy: self.options.policy,
+            back_to_front: (self.options.translucent_order == TranslucentOrder::BackToFront)
+                .then(|| depth_row(&camera.view_proj, self.reverse_z())),
+            extras: self.extra(),
+        };
+        let ranges = self.packing.pack(batches, options, &mut report)?;
+        let records = self.packing.records.len() as u64;
         let bytes = records * RECORD;
         let max_buffer_size = device.limits().max_buffer_size;
         if bytes > max_buffer_size || u32::try_from(records).is_err() {
             return Err(PrepareError::TooManyInstances {
-                instances: self.packed.len(),
+                instances: self.packing.records.len(),
                 bytes,
                 limit: max_buffer_size,
             });
         }
         if records > 0 {
-            self.grow_instance_buffer(device, bytes, max_buffer_size)?;
-            if let Some(buffer) = &self.instance_buffer {
-                queue.write_buffer(buffer, 0, bytemuck::cast_slice(&self.packed));
-                self.uploaded += bytes;
+            let buffer = grow_buffer(
+                device,
+                &mut self.instance_buffer,
+                "md2-wgpu instances",
+                bytes,
+                RECORD,
+            )?;
+            queue.write_buffer(buffer, 0, bytemuck::cast_slice(&self.packing.records));
+            self.uploaded += bytes;
+            if options.extras {
+                let buffer = grow_buffer(
+                    device,
+                    &mut self.extra_buffer,
+                    "md2-wgpu extra instance records",
+                    records * EXTRA,
+                    EXTRA,
+                )?;
+                queue.write_buffer(buffer, 0, bytemuck::cast_slice(&self.packing.extras));
+                self.uploaded += records * EXTRA;
             }
         }
         for (batch, ranges) in batches.iter().zip(ranges) {
@@ -440,10 +559,10 @@ impl Md2Renderer {
     }
 
     /// The shadow pipeline for the current shadow's stencil masks, fetched
-    /// from the cache when they changed.
-    fn fit_shadow_pipeline(&mut self, device: &wgpu::Device) {
-        let Some(shadow) = self.shadow.filter(|_| self.color_format.is_some()) else {
-            return;
+    /// when they changed.
+    fn fit_shadow_pipeline(&mut self, device: &wgpu::Device) -> Result<(), PrepareError> {
+        let Some(shadow) = self.shadow.filter(|_| self.color_format().is_some()) else {
+            return Ok(());
         };
         let draw = Draw::Shadow {
             read_mask: shadow.stencil.read_mask,
@@ -455,10 +574,12 @@ impl Md2Renderer {
             .as_ref()
             .is_some_and(|(d, _)| *d == draw)
         {
-            return;
+            return Ok(());
         }
-        let key = pipeline_key(self.color_format, self.output, &self.options);
-        self.pipelines.shadow = Some((draw, self.cache.pipeline(device, key(draw))));
+        let pipeline = fetch_pipeline(device, &self.cache, &self.look, &self.options, draw)
+            .map_err(PrepareError::Setup)?;
+        self.pipelines.shadow = Some((draw, pipeline));
+        Ok(())
     }
 
     /// The shadow pipeline and stencil reference to draw shadows with, if
@@ -471,68 +592,30 @@ impl Md2Renderer {
 
     /// Writes the view uniform where it changed: the camera matrix alone
     /// (the common case, 64 bytes), or all of it.
+    /// The camera, the previous frame's camera and the light, with the
+    /// view's shadow plane. The changed words only: a moving camera changes
+    /// the matrices (and the jitter), which lie first, 144 bytes; a still
+    /// one nothing.
     fn write_view(&mut self, queue: &wgpu::Queue, camera: &Camera) {
         let shadow = self.shadow.filter(|_| self.shadow_draw().is_some());
-        let uniform = camera.uniform(shadow.as_ref(), self.reverse_z());
-        let Some(old) = self.view_written else {
-            queue.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&uniform));
-            self.uploaded += size_of::<ViewUniform>() as u64;
-            self.view_written = Some(uniform);
-            return;
-        };
-        if old == uniform {
-            return;
-        }
-        let matrix = size_of::<[[f32; 4]; 4]>();
-        let (old_bytes, new_bytes) = (bytemuck::bytes_of(&old), bytemuck::bytes_of(&uniform));
-        let rest_changed = old_bytes[matrix..] != new_bytes[matrix..];
-        let written = if rest_changed {
-            new_bytes
-        } else {
-            &new_bytes[..matrix]
-        };
-        queue.write_buffer(&self.view_buffer, 0, written);
-        self.uploaded += written.len() as u64;
+        let previous = self.previous_view_proj.unwrap_or(camera.view_proj);
+        self.previous_view_proj = Some(camera.view_proj);
+        let uniform = camera.uniform(shadow.as_ref(), self.reverse_z(), previous);
+        self.uploaded += write_changed(
+            queue,
+            &self.view_buffer,
+            self.view_written.as_ref(),
+            &uniform,
+        );
         self.view_written = Some(uniform);
     }
 
-    /// Makes the instance buffer at least `bytes` long (growing it to the
-    /// next power of two, so a growing crowd reallocates a logarithmic number
-    /// of times).
-    fn grow_instance_buffer(
-        &mut self,
-        device: &wgpu::Device,
-        bytes: u64,
-        max_buffer_size: u64,
-    ) -> Result<(), PrepareError> {
-        if self
-            .instance_buffer
-            .as_ref()
-            .is_some_and(|b| b.size() >= bytes)
-        {
-            return Ok(());
-        }
-        let buffer = grow(
-            device,
-            "md2-wgpu instances",
-            bytes,
-            MIN_INSTANCE_CAPACITY * RECORD,
-            max_buffer_size / RECORD * RECORD,
-            wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-        );
-        match buffer {
-            Ok(buffer) => {
-                self.instance_buffer = Some(buffer);
-                Ok(())
-            }
-            Err(message) => {
-                self.instance_buffer = None;
-                Err(PrepareError::Device {
-                    operation: "growing the instance buffer",
-                    message,
-                })
-            }
-        }
+    /// Forgets the previous frame: the next frame takes its camera, and its
+    /// crowds' members, to have been where they are now, so the motion
+    /// vectors show no motion (after a cut, or a jump of the clock).
+    pub fn reset_motion(&mut self) {
+        self.previous_view_proj = None;
+        self.previous_crowd_time = None;
     }
 
     /// Records the resident crowds' compute passes into `encoder`: for each
@@ -565,10 +648,27 @@ impl Md2Renderer {
     ) -> Result<(), PrepareError> {
         let now = crate::anim::clock::to_ticks(time).ok_or(PrepareError::TimeNotFinite { time })?;
         let sort = self.options.translucent_order == TranslucentOrder::BackToFront;
+        let extra = self.extra();
+        let mut flags = if sort { FRAME_SORT } else { 0 };
+        // The previous frame's time matters only where motion is drawn.
+        let previous = match (extra, self.previous_crowd_time) {
+            (false, _) => 0,
+            (true, Some(previous)) => previous,
+            (true, None) => {
+                flags |= FRAME_EXTRA | FRAME_FIRST;
+                now
+            }
+        };
+        if extra {
+            flags |= FRAME_EXTRA;
+            self.previous_crowd_time = Some(now);
+        }
+        let split = |ticks: i64| [ticks as u32, (ticks as u64 >> 32) as u32];
         let frame = super::shader::CrowdFrame {
-            now: [now as u32, (now as u64 >> 32) as u32],
-            flags: if sort { FRAME_SORT } else { 0 },
-            _pad: 0,
+            now: split(now),
+            flags,
+            previous: split(previous),
+            ..Default::default()
         };
         let frame_buffer = self.crowd_frame.get_or_insert_with(|| {
             device.create_buffer(&wgpu::BufferDescriptor {
@@ -578,21 +678,25 @@ impl Md2Renderer {
                 mapped_at_creation: false,
             })
         });
-        if self.crowd_frame_written != Some(frame) {
-            queue.write_buffer(frame_buffer, 0, bytemuck::bytes_of(&frame));
-            self.uploaded += size_of::<super::shader::CrowdFrame>() as u64;
-            self.crowd_frame_written = Some(frame);
-        }
+        self.uploaded += write_changed(
+            queue,
+            frame_buffer,
+            self.crowd_frame_written.as_ref(),
+            &frame,
+        );
+        self.crowd_frame_written = Some(frame);
         let frame_buffer = frame_buffer.clone();
         let mut views = std::mem::take(&mut self.spare_crowds);
         views.clear();
         for crowd in crowds {
-            self.uploaded += crowd.flush(device, queue)?;
+            self.uploaded += crowd.flush(device, queue, time, extra)?;
             let view = match self.crowds.iter().position(|v| v.crowd_id() == crowd.id()) {
                 Some(i) => self.crowds.swap_remove(i),
-                None => CrowdView::new(crowd, sort),
+                None => CrowdView::new(crowd, sort, extra),
             };
-            views.push(view.fit(device, &self.cache, crowd, &frame_buffer)?);
+            let (view, written) = view.fit(device, queue, &self.cache, crowd, &frame_buffer)?;
+            self.uploaded += written;
+            views.push(view);
         }
         self.spare_crowds = std::mem::replace(&mut self.crowds, views);
         let pipelines = self.cache.crowd_pipelines(device);
@@ -657,19 +761,25 @@ impl Md2Renderer {
         }
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &self.view_group, &[]);
+        if let Some(group) = &self.material_group {
+            pass.set_bind_group(Md2Material::GROUP, group, &[]);
+        }
         if let Some(reference) = reference {
             pass.set_stencil_reference(reference);
         }
         if let Some(instances) = immediate {
+            let records = Records {
+                instances,
+                extras: self.extra_buffer.as_ref().filter(|_| self.extra()),
+            };
             for batch in &self.batches {
                 let r = &batch.ranges;
                 if phase == Md2Phase::Shadows {
                     // Shadows are not culled, so both opaque buckets (which
                     // lie side by side) are one draw with either winding.
                     let count = r.count[OPAQUE] + r.count[OPAQUE_MIRRORED];
-                    self.count_draws(draw_range(
+                    self.count_draws(records.draw(
                         pass,
-                        instances,
                         &batch.model,
                         false,
                         r.first[OPAQUE],
@@ -679,14 +789,7 @@ impl Md2Renderer {
                 }
                 for &(bucket, reversed) in draws {
                     let (first, count) = (r.first[bucket], r.count[bucket]);
-                    self.count_draws(draw_range(
-                        pass,
-                        instances,
-                        &batch.model,
-                        reversed,
-                        first,
-                        count,
-                    ));
+                    self.count_draws(records.draw(pass, &batch.model, reversed, first, count));
                 }
             }
         }
@@ -822,42 +925,105 @@ impl Md2Renderer {
     }
 }
 
-/// The pipeline key of each draw for a renderer with this colour target and
-/// options.
-fn pipeline_key(
-    color_format: Option<wgpu::TextureFormat>,
-    output: ColorOutput,
+/// The pipeline of `draw` for a renderer with this look and options: the
+/// cache's built-in one, or the material's.
+fn fetch_pipeline(
+    device: &wgpu::Device,
+    cache: &Md2Cache,
+    look: &Look,
     options: &Md2RendererOptions,
-) -> impl Fn(Draw) -> PipelineKey + use<> {
-    let options = *options;
-    move |draw| {
-        Md2Cache::key(
-            color_format.map(|f| (f, output)),
-            options.multisample,
-            options.depth,
-            options.cull_back_faces,
-            draw,
-        )
+    draw: Draw,
+) -> Result<wgpu::RenderPipeline, SetupError> {
+    let pass = PassKey {
+        multisample: options.multisample,
+        depth: options.depth.map(Into::into),
+        cull_back_faces: options.cull_back_faces,
+        draw,
+    };
+    match look {
+        Look::Builtin {
+            format,
+            encode,
+            motion,
+        } => Ok(cache.pipeline(
+            device,
+            BuiltinKey {
+                color: Some((*format, *encode)),
+                motion: *motion,
+                pass,
+            },
+        )),
+        Look::DepthOnly => Ok(cache.pipeline(
+            device,
+            BuiltinKey {
+                color: None,
+                motion: None,
+                pass,
+            },
+        )),
+        Look::Material(material) => material.pipeline(device, pass),
     }
 }
 
-/// One instanced draw of `count` records from `first`; returns how many
-/// draws it recorded (0 or 1).
-fn draw_range(
-    pass: &mut wgpu::RenderPass<'_>,
-    instances: &wgpu::Buffer,
-    model: &DrawModel,
-    reversed: bool,
-    first: u32,
-    count: u32,
-) -> u64 {
-    if count == 0 {
-        return 0;
+/// Makes `slot` a buffer of at least `bytes` (growing it to the next power
+/// of two, so a growing crowd reallocates a logarithmic number of times),
+/// for records of `stride` bytes, and returns it.
+fn grow_buffer<'b>(
+    device: &wgpu::Device,
+    slot: &'b mut Option<wgpu::Buffer>,
+    label: &str,
+    bytes: u64,
+    stride: u64,
+) -> Result<&'b wgpu::Buffer, PrepareError> {
+    if slot.as_ref().is_none_or(|b| b.size() < bytes) {
+        let max = device.limits().max_buffer_size;
+        *slot = None;
+        let buffer = grow(
+            device,
+            label,
+            bytes,
+            MIN_INSTANCE_CAPACITY * stride,
+            max / stride * stride,
+            wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        )
+        .map_err(|message| PrepareError::Device {
+            operation: "growing an instance buffer",
+            message,
+        })?;
+        *slot = Some(buffer);
     }
-    let start = u64::from(first) * RECORD;
-    let end = start + u64::from(count) * RECORD;
-    model.bind(pass, reversed);
-    pass.set_vertex_buffer(1, instances.slice(start..end));
-    pass.draw_indexed(0..model.index_count, 0, 0..count);
-    1
+    Ok(slot.as_ref().expect("made above"))
+}
+
+/// The immediate path's records on the GPU: the instance records and,
+/// where the renderer keeps them, the extra records beside them.
+struct Records<'b> {
+    instances: &'b wgpu::Buffer,
+    extras: Option<&'b wgpu::Buffer>,
+}
+
+impl Records<'_> {
+    /// One instanced draw of `count` records from `first`; returns how many
+    /// draws it recorded (0 or 1).
+    fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        model: &DrawModel,
+        reversed: bool,
+        first: u32,
+        count: u32,
+    ) -> u64 {
+        if count == 0 {
+            return 0;
+        }
+        let (first, count) = (u64::from(first), u64::from(count));
+        model.bind(pass, reversed);
+        let records = first * RECORD..(first + count) * RECORD;
+        pass.set_vertex_buffer(1, self.instances.slice(records));
+        if let Some(extras) = self.extras {
+            pass.set_vertex_buffer(2, extras.slice(first * EXTRA..(first + count) * EXTRA));
+        }
+        pass.draw_indexed(0..model.index_count, 0, 0..count as u32);
+        1
+    }
 }

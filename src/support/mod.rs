@@ -7,9 +7,12 @@ mod fuzz;
 
 pub use fuzz::check_from_bytes;
 
-pub use crate::gpu::shader::{INSTANCE_ATTRIBUTES, InstanceRecord, MD2_WGSL, vertex_buffers};
+pub use crate::gpu::shader::{
+    ExtraRecord, INSTANCE_ATTRIBUTES, InstanceRecord, MD2_WGSL, pass, vertex_buffers,
+};
 pub use crate::gpu::{
-    CapturedPose, Headless, PoseCapture, block_on, read_buffer, read_rgba8, read_texture,
+    CapturedMotion, CapturedPose, Headless, PoseCapture, block_on, read_buffer, read_rgba8,
+    read_texture,
 };
 
 /// Where the community test models are: `$MD2_SHARED_MODELS`, else

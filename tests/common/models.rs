@@ -173,8 +173,8 @@ pub fn ortho_camera(x0: f32, x1: f32, y0: f32, y1: f32, ambient: f32) -> Camera 
     let proj = glam::camera::rh::proj::directx::orthographic(x0, x1, y0, y1, 0.0, 200.0);
     let view = glam::Mat4::from_translation(glam::Vec3::new(0.0, 0.0, -100.0));
     Camera {
-        view_proj: proj * view,
         light: md2_wgpu::Light::ambient_only(ambient),
+        ..Camera::new(proj * view)
     }
 }
 

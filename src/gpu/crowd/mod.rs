@@ -18,13 +18,15 @@ pub use member::CrowdMember;
 pub(crate) use view::{ARGS, CrowdView};
 
 use super::cache::Md2Cache;
-use super::device::grow;
+use super::device::{grow, write_changed};
 use super::effects::Effects;
 use super::error::{CrowdError, PrepareError, SetupError};
+use super::instance::pose_words;
 use super::instance::{Buckets, SHELL, TRANSLUCENT};
 use super::model::{DrawModel, GpuModel};
 use super::shader::{
-    BUCKETS, CROWD_CULL, CrowdParams, MemberRecord, SORT_BLOCK, SUMS, WORKGROUP_SIZE, member_part,
+    BUCKETS, CROWD_CULL, CrowdParams, MOTION_FLAG_BITS, MOTION_MOVED, MOTION_NEW, MOTION_POSE,
+    MemberRecord, MotionRecord, SORT_BLOCK, SUMS, WORKGROUP_SIZE, member_part,
 };
 use crate::anim::{ClipClock, Playback};
 use clips::ClipTable;
@@ -34,6 +36,7 @@ use member::{
 };
 
 const MEMBER: u64 = size_of::<MemberRecord>() as u64;
+const MOTION: u64 = size_of::<MotionRecord>() as u64;
 /// The member buffer's first size, in members.
 const MIN_MEMBERS: u64 = 64;
 
@@ -44,6 +47,15 @@ pub struct CrowdHandle {
     crowd: u64,
     slot: u32,
     generation: u32,
+}
+
+impl CrowdHandle {
+    /// The member's id, stable while it is in the crowd (a removed member's
+    /// id is given to a later one): what a material's fragment stage gets
+    /// as `Md2Fragment::id`.
+    pub fn id(&self) -> u32 {
+        self.slot
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -107,7 +119,8 @@ impl CrowdLayout {
     }
 
     /// Visible records a view needs room for; one that sorts keeps its
-    /// sorted buckets' records a second time before ordering them.
+    /// sorted buckets' records a second time before ordering them. Without
+    /// the extra records, which a view that wants them keeps as many again.
     pub fn records(&self, sort: bool) -> u64 {
         let scratch = u64::from(self.counts[TRANSLUCENT]) + u64::from(self.counts[SHELL]);
         self.total() + if sort { scratch } else { 0 }
@@ -125,7 +138,7 @@ impl CrowdLayout {
         self.key_bases()[0] + if sort { keys } else { 0 }
     }
 
-    fn params(&self, index_count: u32, flags: u32) -> CrowdParams {
+    fn params(&self, index_count: u32, flags: u32, generation: u32) -> CrowdParams {
         let keys = self.key_bases();
         let total = self.total() as u32;
         CrowdParams {
@@ -140,7 +153,12 @@ impl CrowdLayout {
                 total,
                 total + self.counts[TRANSLUCENT],
             ],
-            sort_size: [self.sort_size[0], self.sort_size[1], 0, 0],
+            sort_size: self.sort_size,
+            extra_base: [self.records(false) as u32, self.records(true) as u32],
+            generation,
+            _pad0: 0,
+            _pad1: 0,
+            _pad2: 0,
         }
     }
 }
@@ -218,6 +236,23 @@ pub struct Md2Crowd {
     dirty_bytes: Vec<(u8, u8)>,
     /// Every record must be written (after the buffer grew).
     all_dirty: bool,
+    /// What the previous frame showed of each member that changed (see
+    /// crowd.wgsl's `MemberMotion`), as last uploaded or about to be.
+    motions: Vec<MotionRecord>,
+    /// Per member, the MOTION_* bits of changes since the last flush (0:
+    /// none).
+    motion_pending: Vec<u8>,
+    /// Dense indices whose motion record must be uploaded, each once.
+    motion_upload: Vec<u32>,
+    in_motion_upload: Vec<bool>,
+    /// Counts the flushes that uploaded motion.
+    generation: u32,
+    /// The time of the last flush: the previous frame's.
+    last_now: Option<f64>,
+    /// The members' motion records on the GPU, made when a view first
+    /// draws motion; until then a stand-in fills the binding.
+    motion_buffer: Option<wgpu::Buffer>,
+    motion_stand_in: wgpu::Buffer,
     culling: bool,
     member_buffer: wgpu::Buffer,
     params_buffer: wgpu::Buffer,
@@ -260,7 +295,19 @@ impl Md2Crowd {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let group = crowd_group(device, cache, &member_buffer, &params_buffer);
+        let motion_stand_in = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("md2-wgpu crowd motion stand-in"),
+            size: MOTION,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let group = crowd_group(
+            device,
+            cache,
+            &member_buffer,
+            &params_buffer,
+            &motion_stand_in,
+        );
         Ok(Md2Crowd {
             id: NEXT_CROWD.fetch_add(1, Ordering::Relaxed),
             model: model.draw_model(),
@@ -278,6 +325,14 @@ impl Md2Crowd {
             dirty: Vec::new(),
             dirty_bytes: Vec::new(),
             all_dirty: false,
+            motions: Vec::new(),
+            motion_pending: Vec::new(),
+            motion_upload: Vec::new(),
+            in_motion_upload: Vec::new(),
+            generation: 0,
+            last_now: None,
+            motion_buffer: None,
+            motion_stand_in,
             culling: true,
             member_buffer,
             params_buffer,
@@ -320,6 +375,10 @@ impl Md2Crowd {
             .reserve(additional.saturating_sub(self.free.len()));
         self.dirty.reserve(additional);
         self.dirty_bytes.reserve(additional);
+        self.motions.reserve(additional);
+        self.motion_pending.reserve(additional);
+        self.motion_upload.reserve(additional);
+        self.in_motion_upload.reserve(additional);
     }
 
     /// Whether members outside a view are left out of its draws (the
@@ -367,6 +426,14 @@ impl Md2Crowd {
         self.slot_of.push(slot);
         self.dirty_bytes.push((0, 0));
         self.mark(dense, member_part::ALL);
+        self.motions.push(MotionRecord {
+            previous_rows: record.rows,
+            flags_id: slot << MOTION_FLAG_BITS,
+            ..MotionRecord::default()
+        });
+        self.motion_pending.push(0);
+        self.in_motion_upload.push(false);
+        self.capture_motion(dense as usize, MOTION_NEW as u8);
         Ok(CrowdHandle {
             crowd: self.id,
             slot,
@@ -386,6 +453,7 @@ impl Md2Crowd {
     pub fn set(&mut self, handle: CrowdHandle, member: CrowdMember) -> Result<(), CrowdError> {
         let i = self.dense(handle)?;
         let state = self.admit(&member)?;
+        self.capture_motion(i, (MOTION_MOVED | MOTION_POSE) as u8);
         self.release(i);
         self.members[i] = state;
         let record = pack(&state, &self.clips);
@@ -403,6 +471,7 @@ impl Md2Crowd {
     ) -> Result<(), CrowdError> {
         let i = self.dense(handle)?;
         check_transform(&transform)?;
+        self.capture_motion(i, MOTION_MOVED as u8);
         self.members[i].transform = transform;
         write_transform(&mut self.records[i], &self.members[i]);
         self.rebucket(i);
@@ -461,6 +530,7 @@ impl Md2Crowd {
             .playback
             .then(next, at, duration);
         check_playback(&playback, &self.facts())?;
+        self.capture_motion(i, MOTION_POSE as u8);
         let state = self.enter(&playback);
         self.release(i);
         self.members[i].playback = state;
@@ -485,15 +555,30 @@ impl Md2Crowd {
         self.records.swap_remove(i);
         self.buckets.swap_remove(i);
         self.slot_of.swap_remove(i);
-        // Whether index `i` is in the dirty list stays as it was; the moved
-        // member's old index, if listed, is now past the end (flush skips it).
+        // Whether index `i` is in the dirty lists stays as it was; the
+        // moved member's old index, if listed, is now past the end (flush
+        // skips it).
         let at_i = self.dirty_bytes.swap_remove(i);
+        let motion_at_i = self.in_motion_upload.swap_remove(i);
+        self.motions.swap_remove(i);
+        self.motion_pending.swap_remove(i);
         if i != last {
             self.slots[self.slot_of[i] as usize].dense = i as u32;
             self.dirty_bytes[i] = at_i;
             self.mark(i as u32, member_part::ALL);
+            self.in_motion_upload[i] = motion_at_i;
+            self.queue_motion(i);
         }
         Ok(member)
+    }
+
+    /// Marks the member behind `handle` as teleported: the next frame shows
+    /// no motion for it (its previous transform and pose are taken to be its
+    /// current ones), as for a member just added.
+    pub fn mark_teleported(&mut self, handle: CrowdHandle) -> Result<(), CrowdError> {
+        let i = self.dense(handle)?;
+        self.capture_motion(i, MOTION_NEW as u8);
+        Ok(())
     }
 
     /// Removes every member (their handles go stale).
@@ -511,6 +596,10 @@ impl Md2Crowd {
         self.slot_of.clear();
         self.dirty_bytes.clear();
         self.dirty.clear();
+        self.motions.clear();
+        self.motion_pending.clear();
+        self.motion_upload.clear();
+        self.in_motion_upload.clear();
         self.counts = [0; BUCKETS];
     }
 
@@ -608,6 +697,41 @@ impl Md2Crowd {
         }
     }
 
+    /// Notes what member `i` showed in the last frame before a change of the
+    /// kinds in `bits` (MOTION_*): the first change of each kind since the
+    /// last flush keeps the transform (MOVED) or the pose at the last
+    /// flush's time (POSE) it replaces; MOTION_NEW says there is none.
+    fn capture_motion(&mut self, i: usize, mut bits: u8) {
+        let pending = self.motion_pending[i];
+        let new = MOTION_NEW as u8;
+        if bits & MOTION_MOVED as u8 != 0 && pending & (MOTION_MOVED as u8 | new) == 0 {
+            self.motions[i].previous_rows = self.records[i].rows;
+        }
+        if bits & MOTION_POSE as u8 != 0 && pending & (MOTION_POSE as u8 | new) == 0 {
+            // The pose costs a CPU sample: only for a crowd some view draws
+            // motion of. Without a previous frame there is no motion.
+            match self.last_now.filter(|_| self.motion_buffer.is_some()) {
+                Some(then) => {
+                    let pose = self.members[i].member(&self.clips).playback.pose(then);
+                    let (frames, lerp) = pose_words(&pose);
+                    let m = &mut self.motions[i];
+                    m.previous_frames = [frames[0] | frames[1] << 16, frames[2] | frames[3] << 16];
+                    m.previous_lerp = lerp;
+                }
+                None => bits = new,
+            }
+        }
+        self.motion_pending[i] = pending | bits;
+        self.queue_motion(i);
+    }
+
+    /// Lists member `i`'s motion record for the next flush's upload.
+    fn queue_motion(&mut self, i: usize) {
+        if !std::mem::replace(&mut self.in_motion_upload[i], true) {
+            self.motion_upload.push(i as u32);
+        }
+    }
+
     /// Marks `bytes` of member `dense`'s record for the next flush.
     fn mark(&mut self, dense: u32, bytes: std::ops::Range<usize>) {
         let range = &mut self.dirty_bytes[dense as usize];
@@ -622,6 +746,11 @@ impl Md2Crowd {
 
     pub(crate) fn id(&self) -> u64 {
         self.id
+    }
+
+    /// Counts the flushes that uploaded motion.
+    pub(crate) fn generation(&self) -> u32 {
+        self.generation
     }
 
     pub(crate) fn draw_model(&self) -> &DrawModel {
@@ -642,26 +771,66 @@ impl Md2Crowd {
     /// members), and the parameters if they changed. Grows the member
     /// buffer when the crowd outgrew it (then every member is written once).
     /// Returns the bytes written.
+    ///
+    /// `now` is the frame's time; `motion` says the view draws motion, so
+    /// the members' motion records must be on the GPU.
     pub(crate) fn flush(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
+        now: f64,
+        motion: bool,
     ) -> Result<u64, PrepareError> {
         let mut written = 0;
+        let device_error = |message| PrepareError::Device {
+            operation: "growing a crowd",
+            message,
+        };
         let needed = self.records.len() as u64 * MEMBER;
+        let mut regroup = false;
         if needed > self.member_buffer.size() {
-            self.member_buffer =
-                member_buffer(device, needed).map_err(|message| PrepareError::Device {
-                    operation: "growing a crowd",
-                    message,
-                })?;
+            self.member_buffer = member_buffer(device, needed).map_err(device_error)?;
+            self.all_dirty = true;
+            regroup = true;
+        }
+        let motion_needed = self.records.len().max(1) as u64 * MOTION;
+        let motion_fits = self
+            .motion_buffer
+            .as_ref()
+            .map(|b| b.size() >= motion_needed);
+        if motion_fits == Some(false) || (motion && motion_fits.is_none()) {
+            self.motion_buffer = Some(
+                grow(
+                    device,
+                    "md2-wgpu crowd motion",
+                    motion_needed,
+                    MIN_MEMBERS * MOTION,
+                    device.limits().max_buffer_size / MOTION * MOTION,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                )
+                .map_err(device_error)?,
+            );
+            if motion_fits.is_none() {
+                // Changes made before any view drew motion kept no pose:
+                // they show none.
+                for (m, pending) in self.motions.iter_mut().zip(&mut self.motion_pending) {
+                    m.flags_id &= !((1 << MOTION_FLAG_BITS) - 1);
+                    *pending = 0;
+                }
+            }
+            for i in 0..self.motions.len() {
+                self.queue_motion(i);
+            }
+            regroup = true;
+        }
+        if regroup {
             self.group = crowd_group(
                 device,
                 &self.cache,
                 &self.member_buffer,
                 &self.params_buffer,
+                self.motion_buffer.as_ref().unwrap_or(&self.motion_stand_in),
             );
-            self.all_dirty = true;
         }
         if self.all_dirty {
             queue.write_buffer(&self.member_buffer, 0, bytemuck::cast_slice(&self.records));
@@ -703,14 +872,68 @@ impl Md2Crowd {
             }
         }
         self.dirty.clear();
+        written += self.flush_motion(queue);
+        self.last_now = Some(now);
         let flags = if self.culling { CROWD_CULL } else { 0 };
-        let params = self.layout().params(self.model.index_count, flags);
-        if self.params_written != Some(params) {
-            queue.write_buffer(&self.params_buffer, 0, bytemuck::bytes_of(&params));
-            written += size_of::<CrowdParams>() as u64;
-            self.params_written = Some(params);
-        }
+        let params = self
+            .layout()
+            .params(self.model.index_count, flags, self.generation);
+        written += write_changed(
+            queue,
+            &self.params_buffer,
+            self.params_written.as_ref(),
+            &params,
+        );
+        self.params_written = Some(params);
         Ok(written)
+    }
+}
+
+impl Md2Crowd {
+    /// Uploads the listed motion records, stamping those with changes since
+    /// the last flush with a new generation; returns the bytes written.
+    fn flush_motion(&mut self, queue: &wgpu::Queue) -> u64 {
+        let mut written = 0;
+        let len = self.motions.len() as u32;
+        let mut list = std::mem::take(&mut self.motion_upload);
+        list.retain(|&i| i < len);
+        list.sort_unstable();
+        list.dedup();
+        if let Some(buffer) = &self.motion_buffer {
+            if list.iter().any(|&i| self.motion_pending[i as usize] != 0) {
+                self.generation = self.generation.wrapping_add(1);
+            }
+            for &i in &list {
+                let i = i as usize;
+                let pending = u32::from(self.motion_pending[i]);
+                let m = &mut self.motions[i];
+                if pending != 0 {
+                    m.flags_id = (m.flags_id & !((1 << MOTION_FLAG_BITS) - 1)) | pending;
+                    m.changed_at = self.generation;
+                }
+            }
+            // One write for each run of consecutive members.
+            let mut k = 0;
+            while k < list.len() {
+                let start = list[k] as usize;
+                let mut end = start + 1;
+                k += 1;
+                while k < list.len() && list[k] as usize == end {
+                    end += 1;
+                    k += 1;
+                }
+                let run: &[u8] = bytemuck::cast_slice(&self.motions[start..end]);
+                queue.write_buffer(buffer, start as u64 * MOTION, run);
+                written += run.len() as u64;
+            }
+        }
+        for &i in &list {
+            self.motion_pending[i as usize] = 0;
+            self.in_motion_upload[i as usize] = false;
+        }
+        list.clear();
+        self.motion_upload = list;
+        written
     }
 }
 
@@ -730,6 +953,7 @@ fn crowd_group(
     cache: &Md2Cache,
     members: &wgpu::Buffer,
     params: &wgpu::Buffer,
+    motions: &wgpu::Buffer,
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("md2-wgpu crowd bind group"),
@@ -742,6 +966,10 @@ fn crowd_group(
             wgpu::BindGroupEntry {
                 binding: 1,
                 resource: params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: motions.as_entire_binding(),
             },
         ],
     })

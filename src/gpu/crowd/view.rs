@@ -6,7 +6,9 @@ use super::super::cache::{CrowdPipelines, Md2Cache};
 use super::super::device::grow;
 use super::super::error::PrepareError;
 use super::super::model::DrawModel;
-use super::super::shader::{BUCKETS, InstanceRecord, SORT_BLOCK, SORT_WORKGROUP, WORKGROUP_SIZE};
+use super::super::shader::{
+    BUCKETS, InstanceRecord, SEEN, SORT_BLOCK, SORT_WORKGROUP, WORKGROUP_SIZE,
+};
 use super::{CrowdLayout, Md2Crowd};
 
 const RECORD: u64 = size_of::<InstanceRecord>() as u64;
@@ -16,11 +18,21 @@ pub(crate) const ARGS: u64 = 20;
 /// `maxComputeWorkgroupsPerDimension`); larger ones add rows.
 const MAX_GROUPS_X: u32 = 65535;
 
+/// The `SEEN` word of a view that has not drawn the crowd yet: nothing it
+/// shows has moved.
+const NOT_SEEN: u32 = u32::MAX;
+
 #[derive(Debug)]
 pub(crate) struct CrowdView {
     crowd_id: u64,
     /// Whether this view sorts translucent members and shells.
     sort: bool,
+    /// Whether it writes the extra records (a material, motion vectors).
+    extra: bool,
+    /// The crowd's generation when this view last drew it, and what the
+    /// work buffer's SEEN word holds.
+    seen: u32,
+    seen_written: Option<u32>,
     records: Option<wgpu::Buffer>,
     work: Option<wgpu::Buffer>,
     group: Option<wgpu::BindGroup>,
@@ -32,10 +44,13 @@ pub(crate) struct CrowdView {
 }
 
 impl CrowdView {
-    pub(crate) fn new(crowd: &Md2Crowd, sort: bool) -> CrowdView {
+    pub(crate) fn new(crowd: &Md2Crowd, sort: bool, extra: bool) -> CrowdView {
         CrowdView {
             crowd_id: crowd.id(),
             sort,
+            extra,
+            seen: NOT_SEEN,
+            seen_written: None,
             records: None,
             work: None,
             group: None,
@@ -49,17 +64,20 @@ impl CrowdView {
         self.crowd_id
     }
 
-    /// Makes room for every record and work word the crowd can need, and
-    /// takes the crowd's current layout.
+    /// Makes room for every record and work word the crowd can need, takes
+    /// the crowd's current layout, and writes which generation of its
+    /// changes this view has seen; returns the view and the bytes written.
     pub(crate) fn fit(
         mut self,
         device: &wgpu::Device,
+        queue: &wgpu::Queue,
         cache: &Md2Cache,
         crowd: &Md2Crowd,
         frame: &wgpu::Buffer,
-    ) -> Result<CrowdView, PrepareError> {
+    ) -> Result<(CrowdView, u64), PrepareError> {
         let layout = crowd.layout();
-        let records_needed = layout.records(self.sort).max(1) * RECORD;
+        let copies = if self.extra { 2 } else { 1 };
+        let records_needed = copies * layout.records(self.sort).max(1) * RECORD;
         let work_needed = layout.work_words(self.sort) * 4;
         let limits = device.limits();
         let cap = limits
@@ -98,6 +116,7 @@ impl CrowdView {
             rebind = true;
         }
         if self.work.as_ref().is_none_or(|b| b.size() < work_needed) {
+            self.seen_written = None;
             self.work = Some(
                 grow(
                     device,
@@ -125,7 +144,17 @@ impl CrowdView {
             self.model = Some(crowd.draw_model().clone());
         }
         self.layout = layout;
-        Ok(self)
+        let mut written = 0;
+        if let (true, Some(work)) = (self.extra, &self.work)
+            && self.seen_written != Some(self.seen)
+        {
+            queue.write_buffer(work, u64::from(SEEN) * 4, bytemuck::bytes_of(&self.seen));
+            self.seen_written = Some(self.seen);
+            written += 4;
+        }
+        // What the next frame will have seen.
+        self.seen = crowd.generation();
+        Ok((self, written))
     }
 
     /// Records this crowd's passes: classify, scan, emit, and the sort of
@@ -192,8 +221,14 @@ impl CrowdView {
             return 0;
         }
         let start = u64::from(self.layout.bases[bucket]) * RECORD;
+        let bytes = u64::from(count) * RECORD;
         model.bind(pass, reversed);
-        pass.set_vertex_buffer(1, records.slice(start..start + u64::from(count) * RECORD));
+        pass.set_vertex_buffer(1, records.slice(start..start + bytes));
+        if self.extra {
+            // The extra records lie after every record, in the same order.
+            let extras = start + self.layout.records(self.sort) * RECORD;
+            pass.set_vertex_buffer(2, records.slice(extras..extras + bytes));
+        }
         pass.draw_indexed_indirect(work, bucket as u64 * ARGS);
         1
     }

@@ -37,9 +37,11 @@
 // Every struct here has a #[repr(C)] mirror in src/gpu/shader/mod.rs, and a
 // test holds their sizes and offsets equal.
 
-// The same View as md2.wgsl (the camera the view draws with).
-struct View {
+// The same Md2View as md2.wgsl (the camera the view draws with).
+struct Md2View {
     view_proj: mat4x4<f32>,
+    previous_view_proj: mat4x4<f32>,
+    jitter: vec4<f32>,
     shadow_proj: mat4x4<f32>,
     towards_light: vec4<f32>,
     light_color: vec4<f32>,
@@ -101,6 +103,33 @@ struct Member {
     secondary: Clock,
 };
 
+// What the previous frame showed of a member where it changed since (its
+// transform moved, its playback changed, it was added or teleported): kept
+// by the crowd on the CPU, uploaded with the change, read by views that
+// draw motion.
+struct MemberMotion {
+    // The transform the member had before the change (MOTION_MOVED).
+    previous_rows: array<vec4<f32>, 3>,
+    // The pose it showed at the crowd's last frame before the change
+    // (MOTION_POSE): frames as u16 pairs, then (t, t2, weight).
+    previous_frames: vec2<u32>,
+    // The crowd's generation (CrowdParams.generation) that uploaded the
+    // change: a view that last drew the crowd at an earlier generation has
+    // not seen it.
+    changed_at: u32,
+    // MOTION_* bits (low 3), and the member's stable id (CrowdHandle::id)
+    // above them.
+    flags_id: u32,
+    previous_lerp: vec3<f32>,
+    _pad: u32,
+};
+
+const MOTION_MOVED: u32 = 1u;
+const MOTION_POSE: u32 = 2u;
+// Added or teleported: the previous frame is taken to have shown it as now.
+const MOTION_NEW: u32 = 4u;
+const MOTION_FLAG_BITS: u32 = 3u;
+
 // Bits of Member.effects that only the crowd uses.
 const EFFECT_NO_SHADOW: u32 = 0x04000000u;
 const MEMBER_SHELL: u32 = 0x08000000u;
@@ -127,7 +156,15 @@ struct CrowdParams {
     sort: vec4<u32>,
     // The sorted buckets' key counts: powers of two, at least SORT_BLOCK
     // (0 for an empty bucket).
-    sort_size: vec4<u32>,
+    sort_size: vec2<u32>,
+    // Where the extra records start, in a view that does not sort (x) and
+    // in one that does (y): parallel to every record, scratch included.
+    extra_base: vec2<u32>,
+    // Counts the flushes that uploaded motion (see MemberMotion.changed_at).
+    generation: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 };
 
 const CROWD_CULL: u32 = 1u;
@@ -144,11 +181,20 @@ struct CrowdFrame {
     now: vec2<u32>,
     // FRAME_* bits.
     flags: u32,
-    _pad: u32,
+    _pad0: u32,
+    // The view's previous frame's time, in ticks (motion).
+    previous: vec2<u32>,
+    _pad1: u32,
+    _pad2: u32,
 };
 
 // Sort the visible translucent members and shells back to front.
 const FRAME_SORT: u32 = 1u;
+// Write each visible record's extra record (previous transform and pose,
+// index, id): the view draws a material or motion vectors.
+const FRAME_EXTRA: u32 = 2u;
+// The view's first frame: nothing was shown before, so no motion.
+const FRAME_FIRST: u32 = 4u;
 
 // One step of the bitonic sort of one sorted bucket (the dynamic offset of
 // `step` picks it): `k == 0` sorts each block of SORT_BLOCK keys on its own;
@@ -175,16 +221,20 @@ struct InstanceOut {
     effects: u32,
 };
 
-@group(0) @binding(0) var<uniform> view: View;
+@group(0) @binding(0) var<uniform> view: Md2View;
 
 @group(1) @binding(0) var<storage, read> members: array<Member>;
 @group(1) @binding(1) var<uniform> crowd: CrowdParams;
+// Parallel to `members` where a view draws motion (else a stand-in).
+@group(1) @binding(2) var<storage, read> motions: array<MemberMotion>;
 
 @group(2) @binding(0) var<uniform> frame: CrowdFrame;
 @group(2) @binding(1) var<storage, read_write> out_records: array<InstanceOut>;
 // One buffer for everything else a view keeps of a crowd (a device may
 // offer only four storage buffers to a compute stage), in words:
 // - [0, 20): the buckets' DrawIndexedIndirectArgs, five words each;
+// - 20: the crowd's generation when this view last drew it (SEEN; written
+//   by the CPU); 21 to 23 unused;
 // - [SUMS, SUMS + 4 × groups): per workgroup, its visible members per
 //   bucket, then (after cs_scan) where its first one goes;
 // - [SUMS + 4 × groups, + count): per member, where it goes within its
@@ -198,7 +248,10 @@ const SCAN_WORKGROUP: u32 = 256u;
 const SORT_WORKGROUP: u32 = 256u;
 // Elements one workgroup of the sort holds in workgroup memory.
 const SORT_BLOCK: u32 = 512u;
-const SUMS: u32 = 20u;
+const SEEN: u32 = 20u;
+// SEEN of a view that has not drawn the crowd yet.
+const NOT_SEEN: u32 = 0xffffffffu;
+const SUMS: u32 = 24u;
 // The largest f32 below 1, where a clip's t stops (as on the CPU).
 const BELOW_ONE: f32 = 0.99999994;
 const TWO_POW_32: f32 = 4294967296.0;
@@ -531,20 +584,75 @@ fn depth_key(rows: array<vec4<f32>, 3>) -> u32 {
     return ~ordered;
 }
 
-// Writes `record` at `slot` of the visible records. In a view that sorts, a
-// translucent or shell record waits at its rank in the bucket's scratch
-// place with a sort key, and cs_gather moves it.
-fn put(bucket: u32, slot: u32, record: InstanceOut, key: u32) {
-    if (frame.flags & FRAME_SORT) == 0u || bucket < TRANSLUCENT {
-        out_records[slot] = record;
-        return;
+// Where a view's extra records start: one per record, scratch included.
+fn extra_base() -> u32 {
+    return select(crowd.extra_base.x, crowd.extra_base.y, (frame.flags & FRAME_SORT) != 0u);
+}
+
+// Writes `record` (and in a view that wants it, `extra`) at `slot` of the
+// visible records. In a view that sorts, a translucent or shell record
+// waits at its rank in the bucket's scratch place with a sort key, and
+// cs_gather moves it.
+fn put(bucket: u32, slot: u32, record: InstanceOut, extra: InstanceOut, key: u32) {
+    var at = slot;
+    if (frame.flags & FRAME_SORT) != 0u && bucket >= TRANSLUCENT {
+        let r = bucket - TRANSLUCENT;
+        let rank = slot - crowd.bases[bucket];
+        at = crowd.sort[2u + r] + rank;
+        let key_at = crowd.sort[r] + 2u * rank;
+        work[key_at] = key;
+        work[key_at + 1u] = rank;
     }
-    let r = bucket - TRANSLUCENT;
-    let rank = slot - crowd.bases[bucket];
-    out_records[crowd.sort[2u + r] + rank] = record;
-    let at = crowd.sort[r] + 2u * rank;
-    work[at] = key;
-    work[at + 1u] = rank;
+    out_records[at] = record;
+    if (frame.flags & FRAME_EXTRA) != 0u {
+        out_records[extra_base() + at] = extra;
+    }
+}
+
+// The extra record (md2.wgsl's Md2ExtraIn, written as an InstanceOut: the
+// previous rows, frames and (t, t2, weight) where the current ones lie, the
+// index and id in the skin and tint words) of member `index`, whose record
+// now is `now`.
+fn previous_record(m: Member, index: u32, now: InstanceOut) -> InstanceOut {
+    var out = now;
+    out.skin_intensity = index;
+    out.effects = 0u;
+    let mm = motions[index];
+    out.tint = mm.flags_id >> MOTION_FLAG_BITS;
+    // The view's first frame, or the first of this crowd in it: nothing
+    // was shown before.
+    let seen = work[SEEN];
+    if (frame.flags & FRAME_FIRST) != 0u || seen == NOT_SEEN {
+        return out;
+    }
+    let fresh = mm.changed_at > seen;
+    if fresh && (mm.flags_id & MOTION_NEW) != 0u {
+        return out;
+    }
+    if fresh && (mm.flags_id & MOTION_MOVED) != 0u {
+        out.rows = mm.previous_rows;
+    }
+    if fresh && (mm.flags_id & MOTION_POSE) != 0u {
+        out.frames = mm.previous_frames;
+        out.t = mm.previous_lerp.x;
+        out.t2 = mm.previous_lerp.y;
+        out.weight = mm.previous_lerp.z;
+        return out;
+    }
+    // The playback did not change since: its pose at the previous frame's
+    // time, by the same clock rules.
+    let p = sample(m.primary, frame.previous);
+    var s = p;
+    var weight = 0.0;
+    if (m.effects & MEMBER_FADING) != 0u {
+        s = sample(m.secondary, frame.previous);
+        weight = fade_weight(m, frame.previous);
+    }
+    out.frames = vec2<u32>(p.a | (p.b << 16u), s.a | (s.b << 16u));
+    out.t = p.t;
+    out.t2 = s.t;
+    out.weight = weight;
+    return out;
 }
 
 @compute @workgroup_size(64)
@@ -579,12 +687,16 @@ fn cs_emit(
     record.skin_intensity = m.skin_intensity;
     record.tint = m.tint;
     record.effects = m.effects;
+    var extra = record;
+    if (frame.flags & FRAME_EXTRA) != 0u {
+        extra = previous_record(m, index, record);
+    }
     let sums = sums_at(group);
     let key = depth_key(m.rows);
     let bucket = word & 3u;
-    put(bucket, work[sums + bucket] + ((word >> 2u) & 63u), record, key);
+    put(bucket, work[sums + bucket] + ((word >> 2u) & 63u), record, extra, key);
     if (word & PLACED_SHELL) != 0u {
-        put(SHELL, work[sums + SHELL] + ((word >> 10u) & 63u), record, key);
+        put(SHELL, work[sums + SHELL] + ((word >> 10u) & 63u), record, extra, key);
     }
 }
 
@@ -710,5 +822,10 @@ fn cs_gather(
         return;
     }
     let rank = load_key(r, i).y;
-    out_records[crowd.bases[TRANSLUCENT + r] + i] = out_records[crowd.sort[2u + r] + rank];
+    let to = crowd.bases[TRANSLUCENT + r] + i;
+    let source = crowd.sort[2u + r] + rank;
+    out_records[to] = out_records[source];
+    if (frame.flags & FRAME_EXTRA) != 0u {
+        out_records[extra_base() + to] = out_records[extra_base() + source];
+    }
 }

@@ -8,25 +8,80 @@
 
 use std::num::NonZeroU64;
 
-/// The renderer's shader: decode, interpolation, shading, effects, capture.
+/// The pose of an MD2 vertex as WGSL: the decode of the packed frames, the
+/// normal table lookup, the keyframe interpolation and crossfade
+/// (`md2_pose_vertex`), and the instance transform (`md2_world_position`,
+/// `md2_world_normal`), for an app's own vertex or compute stage.
+///
+/// It declares the model's bind group at group 1: a [`GpuModel`](crate::GpuModel)'s
+/// [`bind_group`](crate::GpuModel::bind_group), whose layout is
+/// [`Md2Cache::model_layout`](crate::Md2Cache::model_layout); use
+/// [`pose_wgsl`] for another group index. The text's header comment lists
+/// the bindings and the contract with the CPU reference. Every name it
+/// declares begins with `md2_`, `Md2` or `MD2_`. The crate's own pipelines
+/// compile this very text, in front of their shading.
+///
+/// ```
+/// // A compute pass that writes a model's posed vertices into the app's
+/// // buffer (the model at group 0 here).
+/// let source = format!(
+///     "{}\n{}",
+///     md2_wgpu::pose_wgsl(0),
+///     r#"
+///     @group(1) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+///     @compute @workgroup_size(64)
+///     fn pose(@builtin(global_invocation_id) id: vec3<u32>) {
+///         if id.x >= md2_model.num_xyz { return; }
+///         let v = md2_pose_vertex(id.x, vec4<u32>(0u, 1u, 0u, 0u), vec3<f32>(0.5, 0.0, 0.0), 0.0);
+///         out[id.x] = vec4<f32>(v.position, 1.0);
+///     }
+///     "#
+/// );
+/// # let _ = source;
+/// ```
+pub const MD2_POSE_WGSL: &str = include_str!("pose.wgsl");
+
+/// [`MD2_POSE_WGSL`] with the model's bind group at `group` instead of 1.
+pub fn pose_wgsl(group: u32) -> String {
+    MD2_POSE_WGSL.replace("@group(1)", &format!("@group({group})"))
+}
+
+/// The vertex stage and fragment helpers a material's code follows: the
+/// pose, then md2.wgsl (every vertex entry point, `Md2Fragment`, the
+/// built-in shading).
+pub(crate) const MATERIAL_PRELUDE_WGSL: &str =
+    concat!(include_str!("pose.wgsl"), "\n", include_str!("md2.wgsl"));
+
+/// The renderer's shader: [`MATERIAL_PRELUDE_WGSL`] and the captures.
 #[doc(hidden)]
-pub const MD2_WGSL: &str = include_str!("md2.wgsl");
+pub const MD2_WGSL: &str = concat!(
+    include_str!("pose.wgsl"),
+    "\n",
+    include_str!("md2.wgsl"),
+    "\n",
+    include_str!("capture.wgsl")
+);
+
 /// The resident crowd's compute pass: clocks, culling, compaction.
 pub(crate) const CROWD_WGSL: &str = include_str!("crowd.wgsl");
 
 /// Entry points of [`MD2_WGSL`] and [`CROWD_WGSL`].
 pub(crate) mod entry {
-    pub const VS_MAIN: &str = "vs_main";
-    pub const VS_SHELL: &str = "vs_shell";
-    pub const VS_DEPTH: &str = "vs_depth";
-    pub const VS_SHADOW: &str = "vs_shadow";
-    pub const FS_MAIN: &str = "fs_main";
-    pub const FS_MAIN_SRGB: &str = "fs_main_srgb";
-    pub const FS_SHELL: &str = "fs_shell";
-    pub const FS_SHELL_SRGB: &str = "fs_shell_srgb";
-    pub const FS_SHADOW: &str = "fs_shadow";
-    pub const FS_SHADOW_SRGB: &str = "fs_shadow_srgb";
-    pub const CS_CAPTURE: &str = "cs_capture";
+    pub const VS_MAIN: &str = "md2_vs_main";
+    pub const VS_MAIN_EXTRA: &str = "md2_vs_main_extra";
+    pub const VS_SHELL: &str = "md2_vs_shell";
+    pub const VS_SHELL_EXTRA: &str = "md2_vs_shell_extra";
+    pub const VS_SHADOW: &str = "md2_vs_shadow";
+    pub const VS_SHADOW_EXTRA: &str = "md2_vs_shadow_extra";
+    pub const VS_DEPTH: &str = "md2_vs_depth";
+    pub const FS_BUILTIN: &str = "md2_fs_builtin";
+    pub const FS_BUILTIN_SRGB: &str = "md2_fs_builtin_srgb";
+    pub const FS_BUILTIN_MOTION: &str = "md2_fs_builtin_motion";
+    pub const FS_BUILTIN_MOTION_SRGB: &str = "md2_fs_builtin_motion_srgb";
+    /// The entry point the crate appends to a material's code.
+    pub const FS_MATERIAL: &str = "md2_fs_material";
+    pub const CS_CAPTURE: &str = "md2_cs_capture";
+    pub const CS_CAPTURE_MOTION: &str = "md2_cs_capture_motion";
     pub const CS_CLASSIFY: &str = "cs_classify";
     pub const CS_SCAN: &str = "cs_scan";
     pub const CS_EMIT: &str = "cs_emit";
@@ -37,7 +92,22 @@ pub(crate) mod entry {
 
 /// md2.wgsl's pipeline-overridable constant: cull per instance in the
 /// fragment stage (translucent and shell pipelines of a culling renderer).
-pub(crate) const CULL_IN_FRAGMENT: &str = "CULL_IN_FRAGMENT";
+pub(crate) const CULL_IN_FRAGMENT: &str = "MD2_CULL_IN_FRAGMENT";
+
+/// md2.wgsl's `MD2_PASS_*`: which pass calls the fragment stage
+/// (`Md2Fragment::pass_kind`).
+#[doc(hidden)]
+pub mod pass {
+    /// Opaque instances.
+    pub const OPAQUE: u32 = 0;
+    /// Translucent instances.
+    pub const TRANSLUCENT: u32 = 1;
+    /// Powerup shells.
+    pub const SHELL: u32 = 2;
+    /// Planar shadows.
+    pub const SHADOW: u32 = 3;
+}
+pub(crate) use pass::OPAQUE as PASS_OPAQUE;
 
 /// The most frames an instance record can address (frame numbers travel as
 /// `u16`; Quake II itself stopped at 512).
@@ -55,9 +125,12 @@ pub(crate) const SORT_WORKGROUP: u32 = 256;
 /// Keys one workgroup of `cs_sort_block` sorts in workgroup memory; a
 /// sorted bucket's keys are padded to a power of two at least this large.
 pub(crate) const SORT_BLOCK: u32 = 512;
+/// The word of a crowd view's work buffer that holds the crowd's
+/// generation when the view last drew it.
+pub(crate) const SEEN: u32 = 20;
 /// Words at the start of a crowd view's work buffer: the buckets' draw
-/// arguments.
-pub(crate) const SUMS: u32 = 20;
+/// arguments, then [`SEEN`] and three unused.
+pub(crate) const SUMS: u32 = 24;
 
 // Bits of the instance record's `effects` word (md2.wgsl's EFFECT_*, and
 // crowd.wgsl's MEMBER_* for what only the crowd reads).
@@ -76,13 +149,22 @@ pub(crate) const CLOCK_HOLD: u32 = 2;
 // Bits of `CrowdParams::flags`, `CrowdFrame::flags` and `View::flags.x`.
 pub(crate) const CROWD_CULL: u32 = 1;
 pub(crate) const FRAME_SORT: u32 = 1;
+pub(crate) const FRAME_EXTRA: u32 = 2;
+pub(crate) const FRAME_FIRST: u32 = 4;
 pub(crate) const VIEW_SHADOWS: u32 = 1;
+// Bits of `MemberMotion::flags_id`, below the id.
+pub(crate) const MOTION_MOVED: u32 = 1;
+pub(crate) const MOTION_POSE: u32 = 2;
+pub(crate) const MOTION_NEW: u32 = 4;
+pub(crate) const MOTION_FLAG_BITS: u32 = 3;
 
-/// md2.wgsl's `View`: the camera, light and shadow plane of one view.
+/// md2.wgsl's `Md2View`: the camera, light and shadow plane of one view.
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub(crate) struct ViewUniform {
     pub view_proj: [[f32; 4]; 4],
+    pub previous_view_proj: [[f32; 4]; 4],
+    pub jitter: [f32; 4],
     pub shadow_proj: [[f32; 4]; 4],
     pub towards_light: [f32; 4],
     pub light_color: [f32; 4],
@@ -102,12 +184,16 @@ pub(crate) struct ModelInfo {
     pub _pad1: u32,
 }
 
-/// md2.wgsl's `CaptureParams`.
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+/// md2.wgsl's `Md2CaptureParams`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub(crate) struct CaptureParams {
     pub frames: [u32; 4],
     pub lerp: [f32; 4],
+    pub rows: [[f32; 4]; 3],
+    pub previous_frames: [u32; 4],
+    pub previous_lerp: [f32; 4],
+    pub previous_rows: [[f32; 4]; 3],
 }
 
 /// The per-instance record, 80 bytes: md2.wgsl's `InstanceIn` as vertex
@@ -139,6 +225,28 @@ pub struct InstanceRecord {
     pub tint: [u8; 4],
     /// `EFFECT_*` and `MEMBER_*` bits.
     pub effects: u32,
+}
+
+/// The extra per-instance record of materials and motion, 80 bytes:
+/// md2.wgsl's `Md2ExtraIn` as vertex attributes ([`EXTRA_ATTRIBUTES`]).
+/// The previous frame's transform and pose lie where an
+/// [`InstanceRecord`] keeps the current ones, so the crowd's compute pass
+/// writes both with one struct.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct ExtraRecord {
+    /// The previous frame's rows of (transform × QUAKE_TO_Y_UP).
+    pub rows: [[f32; 4]; 3],
+    /// The previous frame's frames.
+    pub frames: [u16; 4],
+    /// The previous frame's (t, secondary t, weight).
+    pub lerp: [f32; 3],
+    /// The instance's index in its batch (the member's in its crowd).
+    pub index: u32,
+    /// Its stable id.
+    pub id: u32,
+    pub _pad: u32,
 }
 
 /// crowd.wgsl's `Clock`.
@@ -221,7 +329,24 @@ pub(crate) struct CrowdParams {
     pub groups: u32,
     pub bases: [u32; 4],
     pub sort: [u32; 4],
-    pub sort_size: [u32; 4],
+    pub sort_size: [u32; 2],
+    pub extra_base: [u32; 2],
+    pub generation: u32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
+}
+
+/// crowd.wgsl's `MemberMotion`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct MotionRecord {
+    pub previous_rows: [[f32; 4]; 3],
+    pub previous_frames: [u32; 2],
+    pub changed_at: u32,
+    pub flags_id: u32,
+    pub previous_lerp: [f32; 3],
+    pub _pad: u32,
 }
 
 /// crowd.wgsl's `SortStep`.
@@ -240,7 +365,10 @@ pub(crate) struct SortStep {
 pub(crate) struct CrowdFrame {
     pub now: [u32; 2],
     pub flags: u32,
-    pub _pad: u32,
+    pub _pad0: u32,
+    pub previous: [u32; 2],
+    pub _pad1: u32,
+    pub _pad2: u32,
 }
 
 /// The four draw buckets of a model's instances (opaque, opaque mirrored,
@@ -266,9 +394,26 @@ pub const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 8] = wgpu::vertex_attr_ar
     9 => Uint32,
 ];
 
+/// md2.wgsl's `Md2ExtraIn` over [`ExtraRecord`].
+#[doc(hidden)]
+pub const EXTRA_ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
+    10 => Float32x4,
+    11 => Float32x4,
+    12 => Float32x4,
+    13 => Uint16x4,
+    14 => Float32x3,
+    15 => Uint32x2,
+];
+
 /// The vertex buffers every render pipeline reads: corners, then instances.
 #[doc(hidden)]
 pub fn vertex_buffers() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
+    let [corners, instances, _] = vertex_buffers_with_extra();
+    [corners, instances]
+}
+
+/// [`vertex_buffers`] and the extra records of materials and motion.
+pub(crate) fn vertex_buffers_with_extra() -> [Option<wgpu::VertexBufferLayout<'static>>; 3] {
     [
         Some(wgpu::VertexBufferLayout {
             array_stride: size_of::<crate::mesh::Corner>() as u64,
@@ -280,17 +425,23 @@ pub fn vertex_buffers() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
             step_mode: wgpu::VertexStepMode::Instance,
             attributes: &INSTANCE_ATTRIBUTES,
         }),
+        Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<ExtraRecord>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &EXTRA_ATTRIBUTES,
+        }),
     ]
 }
 
 /// The bind-group layouts of both shaders, made once per device.
 #[derive(Debug)]
 pub(crate) struct Layouts {
-    /// Group 0 of everything: the view, the normal table, the sampler.
+    /// Group 0 of the render pipelines and captures: the view, the sampler.
     pub view: wgpu::BindGroupLayout,
-    /// Group 1 of md2.wgsl: one model's data and skins.
+    /// Group 1 of md2.wgsl: one model's data (pose.wgsl's bindings) and
+    /// skins.
     pub model: wgpu::BindGroupLayout,
-    /// Group 1 of `cs_capture`: the model without its skins.
+    /// Group 1 of the captures: the model without its skins.
     pub capture_model: wgpu::BindGroupLayout,
     /// Group 2 of `cs_capture`.
     pub capture_io: wgpu::BindGroupLayout,
@@ -326,9 +477,8 @@ impl Layouts {
             "md2-wgpu view layout",
             &[
                 uniform(0, everywhere, size_of::<ViewUniform>()),
-                storage(1, S::VERTEX | S::COMPUTE, true),
                 wgpu::BindGroupLayoutEntry {
-                    binding: 2,
+                    binding: 1,
                     visibility: S::FRAGMENT,
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                     count: None,
@@ -339,9 +489,10 @@ impl Layouts {
             uniform(0, S::VERTEX | S::COMPUTE, size_of::<ModelInfo>()),
             storage(1, S::VERTEX | S::COMPUTE, true),
             storage(2, S::VERTEX | S::COMPUTE, true),
+            storage(3, S::VERTEX | S::COMPUTE, true),
         ];
         let skins = wgpu::BindGroupLayoutEntry {
-            binding: 3,
+            binding: 4,
             visibility: S::FRAGMENT,
             ty: wgpu::BindingType::Texture {
                 sample_type: wgpu::TextureSampleType::Float { filterable: true },
@@ -370,6 +521,7 @@ impl Layouts {
             &[
                 storage(0, S::COMPUTE, true),
                 uniform(1, S::COMPUTE, size_of::<CrowdParams>()),
+                storage(2, S::COMPUTE, true),
             ],
         );
         let crowd_view = layout(
@@ -549,9 +701,11 @@ mod tests {
         let crowd = crowd();
         let view = mirror!(
             ViewUniform,
-            "View",
+            "Md2View",
             [
                 view_proj,
+                previous_view_proj,
+                jitter,
                 shadow_proj,
                 towards_light,
                 light_color,
@@ -565,11 +719,26 @@ mod tests {
         check(&crowd, &view);
         check(
             &md2,
-            &mirror!(ModelInfo, "ModelInfo", [num_xyz, num_frames, _pad0, _pad1]),
+            &mirror!(
+                ModelInfo,
+                "Md2ModelInfo",
+                [num_xyz, num_frames, _pad0, _pad1]
+            ),
         );
         check(
             &md2,
-            &mirror!(CaptureParams, "CaptureParams", [frames, lerp]),
+            &mirror!(
+                CaptureParams,
+                "Md2CaptureParams",
+                [
+                    frames,
+                    lerp,
+                    rows,
+                    previous_frames,
+                    previous_lerp,
+                    previous_rows
+                ]
+            ),
         );
         check(
             &crowd,
@@ -611,17 +780,99 @@ mod tests {
             &mirror!(
                 CrowdParams,
                 "CrowdParams",
-                [count, index_count, flags, groups, bases, sort, sort_size]
+                [
+                    count,
+                    index_count,
+                    flags,
+                    groups,
+                    bases,
+                    sort,
+                    sort_size,
+                    extra_base,
+                    generation,
+                    _pad0,
+                    _pad1,
+                    _pad2
+                ]
+            ),
+        );
+        check(
+            &crowd,
+            &mirror!(
+                MotionRecord,
+                "MemberMotion",
+                [
+                    previous_rows,
+                    previous_frames,
+                    changed_at,
+                    flags_id,
+                    previous_lerp,
+                    _pad
+                ]
             ),
         );
         check(&crowd, &mirror!(SortStep, "SortStep", [k, j, region, _pad]));
         check(
             &crowd,
-            &mirror!(CrowdFrame, "CrowdFrame", [now, flags, _pad]),
+            &mirror!(
+                CrowdFrame,
+                "CrowdFrame",
+                [now, flags, _pad0, previous, _pad1, _pad2]
+            ),
         );
     }
 
-    /// md2.wgsl's `InstanceIn` reads [`InstanceRecord`] through vertex
+    /// The shader locations of the members of struct `name` in `module`.
+    fn locations(module: &naga::Module, name: &str) -> Vec<u32> {
+        let (_, ty) = module
+            .types
+            .iter()
+            .find(|(_, t)| t.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("no struct {name}"));
+        let naga::TypeInner::Struct { members, .. } = &ty.inner else {
+            panic!("{name} is not a struct");
+        };
+        members
+            .iter()
+            .map(|m| match m.binding {
+                Some(naga::Binding::Location { location, .. }) => location,
+                ref other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// md2.wgsl's `Md2ExtraIn` reads [`ExtraRecord`] through vertex
+    /// attributes at its fields' offsets, and the previous transform and
+    /// pose lie where [`InstanceRecord`] keeps the current ones (the crowd
+    /// writes both with one struct).
+    #[test]
+    fn extra_attributes_read_the_extra_record_fields() {
+        let fields = [
+            (std::mem::offset_of!(ExtraRecord, rows), 16),
+            (std::mem::offset_of!(ExtraRecord, rows) + 16, 16),
+            (std::mem::offset_of!(ExtraRecord, rows) + 32, 16),
+            (std::mem::offset_of!(ExtraRecord, frames), 8),
+            (std::mem::offset_of!(ExtraRecord, lerp), 12),
+            (std::mem::offset_of!(ExtraRecord, index), 8),
+        ];
+        assert_eq!(size_of::<ExtraRecord>(), size_of::<InstanceRecord>());
+        assert_eq!(
+            std::mem::offset_of!(ExtraRecord, lerp),
+            std::mem::offset_of!(InstanceRecord, t)
+        );
+        assert_eq!(std::mem::offset_of!(ExtraRecord, id), 72);
+        for (attribute, (offset, size)) in EXTRA_ATTRIBUTES.iter().zip(fields) {
+            assert_eq!(attribute.offset as usize, offset, "{attribute:?}");
+            assert_eq!(attribute.format.size() as usize, size, "{attribute:?}");
+        }
+        let ours: Vec<u32> = EXTRA_ATTRIBUTES.iter().map(|a| a.shader_location).collect();
+        assert_eq!(locations(&md2(), "Md2ExtraIn"), ours);
+        // Every attribute of the three buffers, within WebGPU's 16.
+        let all = CORNER_ATTRIBUTES.len() + INSTANCE_ATTRIBUTES.len() + EXTRA_ATTRIBUTES.len();
+        assert!(all <= 16, "{all} vertex attributes");
+    }
+
+    /// md2.wgsl's `Md2InstanceIn` reads [`InstanceRecord`] through vertex
     /// attributes: each attribute at its field's offset, with its size.
     #[test]
     fn instance_attributes_read_the_record_fields() {
@@ -640,28 +891,12 @@ mod tests {
             assert_eq!(attribute.offset as usize, offset, "{attribute:?}");
             assert_eq!(attribute.format.size() as usize, size, "{attribute:?}");
         }
-        // The attributes' shader locations are InstanceIn's, in order.
-        let md2 = md2();
-        let (_, ty) = md2
-            .types
-            .iter()
-            .find(|(_, t)| t.name.as_deref() == Some("InstanceIn"))
-            .expect("InstanceIn");
-        let naga::TypeInner::Struct { members, .. } = &ty.inner else {
-            panic!("InstanceIn is not a struct");
-        };
-        let locations: Vec<u32> = members
-            .iter()
-            .map(|m| match m.binding {
-                Some(naga::Binding::Location { location, .. }) => location,
-                ref other => panic!("{other:?}"),
-            })
-            .collect();
+        // The attributes' shader locations are Md2InstanceIn's, in order.
         let ours: Vec<u32> = INSTANCE_ATTRIBUTES
             .iter()
             .map(|a| a.shader_location)
             .collect();
-        assert_eq!(locations, ours);
+        assert_eq!(locations(&md2(), "Md2InstanceIn"), ours);
     }
 
     /// The crowd benchmark's baselines are md2.wgsl with vertex stages
@@ -696,16 +931,18 @@ mod tests {
         let md2 = md2();
         for (name, stage) in [
             (entry::VS_MAIN, Vertex),
+            (entry::VS_MAIN_EXTRA, Vertex),
             (entry::VS_SHELL, Vertex),
-            (entry::VS_DEPTH, Vertex),
+            (entry::VS_SHELL_EXTRA, Vertex),
             (entry::VS_SHADOW, Vertex),
-            (entry::FS_MAIN, Fragment),
-            (entry::FS_MAIN_SRGB, Fragment),
-            (entry::FS_SHELL, Fragment),
-            (entry::FS_SHELL_SRGB, Fragment),
-            (entry::FS_SHADOW, Fragment),
-            (entry::FS_SHADOW_SRGB, Fragment),
+            (entry::VS_SHADOW_EXTRA, Vertex),
+            (entry::VS_DEPTH, Vertex),
+            (entry::FS_BUILTIN, Fragment),
+            (entry::FS_BUILTIN_SRGB, Fragment),
+            (entry::FS_BUILTIN_MOTION, Fragment),
+            (entry::FS_BUILTIN_MOTION_SRGB, Fragment),
             (entry::CS_CAPTURE, Compute),
+            (entry::CS_CAPTURE_MOTION, Compute),
         ] {
             assert!(has_entry_point(&md2, name, stage), "md2.wgsl: {name}");
         }
@@ -753,20 +990,24 @@ mod tests {
         let md2 = md2();
         let crowd = crowd();
         assert_eq!(
-            u32_constant(&md2, "FALLBACK_NORMAL_INDEX"),
+            u32_constant(&md2, "MD2_FALLBACK_NORMAL_INDEX"),
             u32::from(crate::FALLBACK_NORMAL_INDEX),
             "the shader and the CPU reference must read a bad normal index the same way"
         );
-        assert_eq!(f32_constant(&md2, "SHELL_OFFSET"), crate::SHELL_OFFSET);
+        assert_eq!(f32_constant(&md2, "MD2_SHELL_OFFSET"), crate::SHELL_OFFSET);
         assert_eq!(f32_constant(&crowd, "SHELL_OFFSET"), crate::SHELL_OFFSET);
-        assert_eq!(f32_constant(&md2, "SHELL_ALPHA"), crate::SHELL_ALPHA);
-        assert_eq!(f32_constant(&md2, "MIN_LIGHT"), crate::MIN_LIGHT);
+        assert_eq!(f32_constant(&md2, "MD2_SHELL_ALPHA"), crate::SHELL_ALPHA);
+        assert_eq!(f32_constant(&md2, "MD2_MIN_LIGHT"), crate::MIN_LIGHT);
         for (name, value) in [
-            ("EFFECT_SHELL_RGB", EFFECT_SHELL_RGB),
-            ("EFFECT_FULLBRIGHT", EFFECT_FULLBRIGHT),
-            ("EFFECT_MINLIGHT", EFFECT_MINLIGHT),
-            ("EFFECT_NO_SHADOW", EFFECT_NO_SHADOW),
-            ("MEMBER_MIRRORED", MEMBER_MIRRORED),
+            ("MD2_EFFECT_SHELL_RGB", EFFECT_SHELL_RGB),
+            ("MD2_EFFECT_FULLBRIGHT", EFFECT_FULLBRIGHT),
+            ("MD2_EFFECT_MINLIGHT", EFFECT_MINLIGHT),
+            ("MD2_EFFECT_NO_SHADOW", EFFECT_NO_SHADOW),
+            ("MD2_MEMBER_MIRRORED", MEMBER_MIRRORED),
+            ("MD2_PASS_OPAQUE", pass::OPAQUE),
+            ("MD2_PASS_TRANSLUCENT", pass::TRANSLUCENT),
+            ("MD2_PASS_SHELL", pass::SHELL),
+            ("MD2_PASS_SHADOW", pass::SHADOW),
         ] {
             assert_eq!(u32_constant(&md2, name), value, "md2.wgsl {name}");
         }
@@ -780,6 +1021,13 @@ mod tests {
             ("CLOCK_HOLD", CLOCK_HOLD),
             ("CROWD_CULL", CROWD_CULL),
             ("FRAME_SORT", FRAME_SORT),
+            ("FRAME_EXTRA", FRAME_EXTRA),
+            ("FRAME_FIRST", FRAME_FIRST),
+            ("MOTION_MOVED", MOTION_MOVED),
+            ("MOTION_POSE", MOTION_POSE),
+            ("MOTION_NEW", MOTION_NEW),
+            ("MOTION_FLAG_BITS", MOTION_FLAG_BITS),
+            ("SEEN", SEEN),
             ("VIEW_SHADOWS", VIEW_SHADOWS),
             ("WORKGROUP", WORKGROUP_SIZE),
             ("SORT_BLOCK", SORT_BLOCK),
