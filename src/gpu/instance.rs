@@ -360,6 +360,29 @@ pub(crate) fn pack_previous(
     })
 }
 
+/// `instance`'s record and extra record as `prepare` packs them for
+/// `model` under [`InstancePolicy::Strict`], for tests.
+pub(crate) fn pack_strict(
+    instance: &Md2Instance,
+    previous: Option<&Md2Previous>,
+    model: &super::model::GpuModel,
+) -> Result<(InstanceRecord, ExtraRecord), InstanceError> {
+    let packed = pack(
+        instance,
+        model.frame_count,
+        model.skin_count(),
+        InstancePolicy::Strict,
+        0,
+        0,
+    );
+    let record = match packed {
+        Packed::Good(record) => record,
+        Packed::Clamped(_, e) | Packed::Refused(e) => return Err(e),
+    };
+    let extra = pack_previous(&record, previous, model.frame_count, instance.id, 0, 0)?;
+    Ok((record, extra))
+}
+
 /// What [`pack`] found wrong with an instance, and whether it is drawn.
 pub(crate) enum Packed {
     /// Drawn as given.

@@ -39,3 +39,5 @@ pub use options::{ColorOutput, DepthState, InstancePolicy, Md2RendererOptions, T
 pub use renderer::{Md2Phase, Md2Renderer};
 pub use shader::{MAX_GPU_FRAMES, MAX_GPU_SKINS, MD2_POSE_WGSL, pose_wgsl};
 pub use visible::VisibleMembers;
+
+pub(crate) use instance::pack_strict;

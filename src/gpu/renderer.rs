@@ -879,10 +879,41 @@ impl Md2Renderer {
         queue: &wgpu::Queue,
         index: usize,
     ) -> Result<Vec<(usize, InstanceRecord)>, String> {
+        self.read_crowd(device, queue, index, false)
+    }
+
+    /// The extra records (previous transform and pose, index, id) beside
+    /// [`read_crowd_records`](Md2Renderer::read_crowd_records)' records, in
+    /// the same order, for a renderer that keeps them.
+    #[doc(hidden)]
+    pub fn read_crowd_extras(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        index: usize,
+    ) -> Result<Vec<(usize, ExtraRecord)>, String> {
+        if !self.extra() {
+            return Err("this renderer keeps no extra records".into());
+        }
+        let records = self.read_crowd::<InstanceRecord>(device, queue, index, true)?;
+        Ok(records
+            .into_iter()
+            .map(|(bucket, r)| (bucket, bytemuck::cast(r)))
+            .collect())
+    }
+
+    fn read_crowd<T: bytemuck::Pod>(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        index: usize,
+        extras: bool,
+    ) -> Result<Vec<(usize, T)>, String> {
         let view = self.crowds.get(index).ok_or("no such crowd")?;
         let Some((records, work, bases)) = view.buffers() else {
             return Ok(Vec::new());
         };
+        let offset = if extras { view.extra_base() } else { 0 };
         let encoder = device.create_command_encoder(&Default::default());
         let args =
             super::headless::read_buffer(device, queue, encoder, work, 0, ARGS * BUCKETS as u64)?;
@@ -899,10 +930,10 @@ impl Md2Renderer {
                 queue,
                 encoder,
                 records,
-                u64::from(base) * RECORD,
+                (offset + u64::from(base)) * RECORD,
                 count * RECORD,
             )?;
-            let got: Vec<InstanceRecord> = bytemuck::pod_collect_to_vec(&bytes);
+            let got: Vec<T> = bytemuck::pod_collect_to_vec(&bytes);
             out.extend(got.into_iter().map(|r| (bucket, r)));
         }
         Ok(out)

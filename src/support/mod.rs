@@ -15,6 +15,18 @@ pub use crate::gpu::{
     read_texture,
 };
 
+/// `instance`'s record and extra record as `prepare` packs them for
+/// `model` (strictly: a bad instance is its error), `previous` being what it
+/// showed in the previous frame; for tests that capture what the vertex
+/// stage makes of them.
+pub fn pack_instance(
+    instance: &crate::Md2Instance,
+    previous: Option<&crate::Md2Previous>,
+    model: &crate::GpuModel,
+) -> Result<(InstanceRecord, ExtraRecord), crate::InstanceError> {
+    crate::gpu::pack_strict(instance, previous, model)
+}
+
 /// Where the community test models are: `$MD2_SHARED_MODELS`, else
 /// `../shared/md2` beside the crate (whether or not it exists). The tests and
 /// the benchmarks look there, and only there.

@@ -73,7 +73,7 @@ fn step(gpu: &Gpu, renderer: &mut Md2Renderer, camera: &Camera, crowd: &mut Md2C
 
 /// A random clip of a `frames`-frame model: any range, any rate (some that
 /// cannot advance), looping or not.
-fn random_clip(rng: &mut Rng, frames: u32) -> Clip {
+pub(crate) fn random_clip(rng: &mut Rng, frames: u32) -> Clip {
     let first = rng.below(frames as usize) as u32;
     let last = if rng.chance(0.05) {
         first
@@ -94,7 +94,7 @@ fn random_clip(rng: &mut Rng, frames: u32) -> Clip {
     clip.with_fps(fps)
 }
 
-fn random_clock(rng: &mut Rng, frames: u32, now: f64) -> ClipClock {
+pub(crate) fn random_clock(rng: &mut Rng, frames: u32, now: f64) -> ClipClock {
     let start = match rng.below(4) {
         // Long before: a day's worth of loops.
         0 => now - rng.unit_f64() * 86_400.0,

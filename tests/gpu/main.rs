@@ -11,6 +11,8 @@ mod capture;
 mod crowd;
 mod effects;
 mod hostile;
+mod materials;
+mod motion;
 mod order;
 mod pictures;
 mod rules;

@@ -126,7 +126,8 @@ impl CrowdView {
                     cap / 4 * 4,
                     wgpu::BufferUsages::STORAGE
                         | wgpu::BufferUsages::INDIRECT
-                        | wgpu::BufferUsages::COPY_SRC,
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
                 )
                 .map_err(device_error("growing a view's crowd work buffer"))?,
             );
@@ -226,11 +227,16 @@ impl CrowdView {
         pass.set_vertex_buffer(1, records.slice(start..start + bytes));
         if self.extra {
             // The extra records lie after every record, in the same order.
-            let extras = start + self.layout.records(self.sort) * RECORD;
+            let extras = start + self.extra_base() * RECORD;
             pass.set_vertex_buffer(2, records.slice(extras..extras + bytes));
         }
         pass.draw_indexed_indirect(work, bucket as u64 * ARGS);
         1
+    }
+
+    /// Where this view's extra records start among its records.
+    pub(crate) fn extra_base(&self) -> u64 {
+        self.layout.records(self.sort)
     }
 
     /// The visible records and the work buffer (draw arguments first), with

@@ -1,0 +1,737 @@
+//! The app's shading: a material that re-implements the built-in look draws
+//! the built-in picture on both paths; a G-buffer material writes the CPU
+//! reference's world positions and normals; the material's own bind group
+//! reaches it; shadows and depth-only passes keep the animated pose; a bad
+//! material is a typed error.
+
+use crate::common::*;
+use glam::{Mat4, Vec3, Vec4};
+use md2_wgpu::support::Rng;
+use md2_wgpu::{
+    Camera, ClipClock, CrowdMember, Effects, FrameLerp, Light, MaterialError, Md2Batch, Md2Cache,
+    Md2Crowd, Md2Instance, Md2Material, Md2MaterialDescriptor, Md2Renderer, Md2RendererOptions,
+    PlanarShadow, Pose, Quake2Player, SetupError, demo,
+};
+
+const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+const SIZE: u32 = 192;
+
+/// The built-in look written again by hand: what an app porting its own
+/// shading starts from.
+const QUAKE_AGAIN: &str = r#"
+fn quake_again(in: Md2Fragment) -> vec4<f32> {
+    if in.pass_kind == MD2_PASS_SHELL {
+        return vec4<f32>(unpack4x8unorm(in.effects & 0x00ffffffu).rgb, 0.3);
+    }
+    if in.pass_kind == MD2_PASS_SHADOW {
+        return md2_view.shadow_color;
+    }
+    let albedo = textureSample(md2_skins, md2_skin_sampler, in.uv, in.skin);
+    let len2 = dot(in.world_normal, in.world_normal);
+    let n = in.world_normal * select(0.0, inverseSqrt(len2), len2 > 1e-12);
+    var light = md2_view.ambient.rgb + md2_view.light_color.rgb * max(dot(n, md2_view.towards_light.xyz), 0.0);
+    if (in.effects & 0x02000000u) != 0u {
+        light = max(light, vec3<f32>(0.1));
+    }
+    if (in.effects & 0x01000000u) != 0u {
+        light = vec3<f32>(1.0);
+    }
+    return vec4<f32>(albedo.rgb * light * in.tint.rgb, albedo.a * in.tint.a);
+}
+"#;
+
+fn blended(format: wgpu::TextureFormat) -> wgpu::ColorTargetState {
+    wgpu::ColorTargetState {
+        format,
+        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+        write_mask: wgpu::ColorWrites::ALL,
+    }
+}
+
+fn material(gpu: &Gpu, cache: &Md2Cache, source: &str, fragment: &str) -> Md2Material {
+    Md2Material::new(
+        &gpu.device,
+        cache,
+        &Md2MaterialDescriptor {
+            label: fragment,
+            source,
+            fragment,
+            targets: &[blended(SRGB)],
+            bind_group_layout: None,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn options() -> Md2RendererOptions {
+    Md2RendererOptions::WITH_DEPTH_STENCIL
+}
+
+fn shadow() -> PlanarShadow {
+    PlanarShadow::on_ground(-25.0, Vec3::new(0.4, 1.0, 0.3))
+}
+
+fn camera() -> Camera {
+    Camera::look_at(
+        Vec3::new(30.0, 40.0, 150.0),
+        Vec3::new(0.0, -5.0, 0.0),
+        0.9,
+        1.0,
+        1.0,
+        600.0,
+    )
+}
+
+/// Soldiers of every kind: opaque, translucent, mirrored, in shells,
+/// fullbright, minlit, crossfading.
+fn mixed() -> Vec<Md2Instance> {
+    let clips = Quake2Player::clips();
+    let mut rng = Rng::new(3);
+    (0..12)
+        .map(|i| {
+            let at = Vec3::new((i % 4) as f32 * 24.0 - 36.0, 0.0, (i / 4) as f32 * -30.0);
+            let mirror = if i % 3 == 1 { -1.0 } else { 1.0 };
+            let transform = Mat4::from_translation(at)
+                * Mat4::from_rotation_y(rng.range(-1.0, 1.0))
+                * Mat4::from_scale(Vec3::new(mirror, 1.0, 1.0));
+            let clip = &clips[i % clips.len()];
+            let mut instance = Md2Instance::from_clip(transform, clip, 0.37 * i as f64);
+            instance.pose.secondary = Quake2Player::Run.clip().sample(0.1 * i as f64);
+            instance.pose.weight = if i % 5 == 2 { 0.4 } else { 0.0 };
+            let alpha = if i % 4 == 3 { 0.6 } else { 1.0 };
+            let effects = Effects {
+                shell: (i % 3 == 0).then_some([0.2, 1.0, 0.3]),
+                fullbright: i == 5,
+                minlight: i == 6,
+                no_shadow: false,
+            };
+            instance
+                .with_tint([1.0, 0.9, 0.8, alpha])
+                .with_effects(effects)
+        })
+        .collect()
+}
+
+#[test]
+fn a_material_that_rewrites_the_built_in_look_draws_its_picture_on_both_paths() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let model = demo_gpu_model(&gpu, &cache);
+    let again = material(&gpu, &cache, QUAKE_AGAIN, "quake_again");
+    let mut builtin = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options()).unwrap();
+    let mut custom = Md2Renderer::with_material(&gpu.device, &cache, &again, options()).unwrap();
+    for renderer in [&mut builtin, &mut custom] {
+        renderer.set_shadow(Some(shadow())).unwrap();
+    }
+    let instances = mixed();
+    let batches = [Md2Batch::new(&model, &instances)];
+    let want = render(&gpu, &mut builtin, &camera(), &batches, SIZE, SIZE);
+    let got = render(&gpu, &mut custom, &camera(), &batches, SIZE, SIZE);
+    save_picture(&got, "material-quake-again.png");
+    assert!(coverage(&want) > 3000);
+    let differ = differing_pixels(&got, &want, 1);
+    assert_eq!(
+        differ, 0,
+        "immediate: {differ} pixels differ by more than 1/255"
+    );
+    // Both draw every pass: the same draw calls.
+    assert_eq!(custom.recorded_draws(), builtin.recorded_draws());
+
+    // The resident path: the same soldiers as crowd members.
+    let mut crowd = Md2Crowd::new(&gpu.device, &cache, &model).unwrap();
+    for instance in &instances {
+        let playback = ClipClock::new(Quake2Player::Stand.clip(), 0.0);
+        crowd
+            .add(
+                CrowdMember::new(instance.transform, playback)
+                    .with_tint(instance.tint)
+                    .with_effects(instance.effects),
+            )
+            .unwrap();
+    }
+    let draw_crowd = |renderer: &mut Md2Renderer, crowd: &mut Md2Crowd| {
+        renderer
+            .prepare(&gpu.device, &gpu.queue, &camera(), &[])
+            .unwrap();
+        let target = Target::for_renderer(&gpu, renderer, SIZE, SIZE);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        renderer
+            .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 0.25, [crowd])
+            .unwrap();
+        {
+            let mut pass = target.begin(&mut encoder, renderer.options().depth);
+            renderer.render(&mut pass);
+        }
+        target.read(&gpu, encoder)
+    };
+    let want = draw_crowd(&mut builtin, &mut crowd);
+    let got = draw_crowd(&mut custom, &mut crowd);
+    assert!(coverage(&want) > 3000);
+    let differ = differing_pixels(&got, &want, 1);
+    assert_eq!(
+        differ, 0,
+        "resident: {differ} pixels differ by more than 1/255"
+    );
+}
+
+/// A G-buffer: world position and world normal, as floats.
+const GBUFFER: &str = r#"
+struct GBuffer {
+    @location(0) position: vec4<f32>,
+    @location(1) normal: vec4<f32>,
+};
+
+@group(2) @binding(0) var<uniform> marker: vec4<f32>;
+
+fn gbuffer(in: Md2Fragment) -> GBuffer {
+    return GBuffer(vec4<f32>(in.world_position, marker.x), vec4<f32>(normalize(in.world_normal), 1.0));
+}
+"#;
+
+/// Renders `batches` with `renderer` into two `Rgba32Float` targets and
+/// reads them back as floats.
+pub(crate) fn draw_gbuffer(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    batches: &[Md2Batch<'_>],
+) -> [Vec<[f32; 4]>; 2] {
+    renderer
+        .prepare(&gpu.device, &gpu.queue, camera, batches)
+        .unwrap();
+    let texture = |format| {
+        gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("gbuffer"),
+            size: wgpu::Extent3d {
+                width: SIZE,
+                height: SIZE,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        })
+    };
+    let targets = [
+        texture(wgpu::TextureFormat::Rgba32Float),
+        texture(wgpu::TextureFormat::Rgba32Float),
+    ];
+    let depth = texture(wgpu::TextureFormat::Depth32Float);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let views: Vec<_> = targets
+            .iter()
+            .map(|t| t.create_view(&Default::default()))
+            .collect();
+        let depth_view = depth.create_view(&Default::default());
+        let attachments: Vec<_> = views
+            .iter()
+            .map(|view| {
+                Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })
+            })
+            .collect();
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            color_attachments: &attachments,
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            ..Default::default()
+        });
+        renderer.render(&mut pass);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    targets.map(|t| {
+        let encoder = gpu.device.create_command_encoder(&Default::default());
+        let bytes = md2_wgpu::support::read_texture(
+            &gpu.device,
+            &gpu.queue,
+            encoder,
+            &t,
+            wgpu::TextureAspect::All,
+        )
+        .unwrap();
+        bytemuck::pod_collect_to_vec(&bytes)
+    })
+}
+
+/// The nearest hit of the ray through pixel (x, y) with the CPU-posed,
+/// transformed triangles, well inside one (barycentrics above 2%): the
+/// world position and the interpolated, normalised world normal there (in
+/// f64, so the reference's own rounding does not count).
+fn cpu_surface(
+    camera: &Camera,
+    triangles: &[[(Vec3, Vec3); 3]],
+    x: u32,
+    y: u32,
+) -> Option<(Vec3, Vec3)> {
+    use glam::DVec3;
+    let ndc = glam::DVec2::new(
+        (f64::from(x) + 0.5) / f64::from(SIZE) * 2.0 - 1.0,
+        1.0 - (f64::from(y) + 0.5) / f64::from(SIZE) * 2.0,
+    );
+    let inverse = camera.view_proj.as_dmat4().inverse();
+    let near = inverse.project_point3(ndc.extend(0.0));
+    let far = inverse.project_point3(ndc.extend(1.0));
+    let dir = far - near;
+    let mut best: Option<(f64, DVec3, DVec3, f64)> = None;
+    for tri in triangles {
+        let [(a, na), (b, nb), (c, nc)] = tri.map(|(p, n)| (p.as_dvec3(), n.as_dvec3()));
+        // Möller–Trumbore.
+        let (e1, e2) = (b - a, c - a);
+        let p = dir.cross(e2);
+        let det = e1.dot(p);
+        if det.abs() < 1e-12 {
+            continue;
+        }
+        let s = near - a;
+        let u = s.dot(p) / det;
+        let q = s.cross(e1);
+        let v = dir.dot(q) / det;
+        let t = e2.dot(q) / det;
+        let w = 1.0 - u - v;
+        if u < 0.0 || v < 0.0 || w < 0.0 || t < 0.0 {
+            continue;
+        }
+        if best.is_none_or(|(bt, ..)| t < bt) {
+            let hit = a * w + b * u + c * v;
+            let n = (na * w + nb * u + nc * v).normalize();
+            best = Some((t, hit, n, u.min(v).min(w)));
+        }
+    }
+    best.filter(|&(.., inside)| inside > 0.02)
+        .map(|(_, hit, n, _)| (hit.as_vec3(), n.as_vec3()))
+}
+
+/// The posed model's triangles in world space, with world normals as the
+/// vertex stage computes them: the inverse transpose, not normalised (the
+/// cofactor is that times the constant determinant), so that interpolating
+/// them weighs the corners as the rasteriser does.
+fn cpu_triangles(
+    model: &md2_wgpu::Md2Model,
+    pose: &Pose,
+    transform: Mat4,
+) -> Vec<[(Vec3, Vec3); 3]> {
+    let n = model.vertex_count();
+    let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    md2_wgpu::reference::blend(model, pose, &mut p, &mut nrm).unwrap();
+    let world = transform * md2_wgpu::QUAKE_TO_Y_UP;
+    let normal_matrix = glam::Mat3::from_mat4(world).inverse().transpose();
+    let vertex = |i: u16| {
+        let i = usize::from(i);
+        (
+            world.transform_point3(Vec3::from(p[i])),
+            normal_matrix * Vec3::from(nrm[i]),
+        )
+    };
+    model
+        .triangles()
+        .iter()
+        .map(|t| t.xyz.map(vertex))
+        .collect()
+}
+
+#[test]
+fn a_gbuffer_material_writes_the_cpu_references_positions_and_normals() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let model = demo::demo_model();
+    let gpu_model = demo_gpu_model(&gpu, &cache);
+    let layout = gpu
+        .device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("marker layout"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+    let float = |format| wgpu::ColorTargetState {
+        format,
+        blend: None,
+        write_mask: wgpu::ColorWrites::ALL,
+    };
+    let gbuffer = Md2Material::new(
+        &gpu.device,
+        &cache,
+        &Md2MaterialDescriptor {
+            label: "gbuffer",
+            source: GBUFFER,
+            fragment: "gbuffer",
+            targets: &[
+                float(wgpu::TextureFormat::Rgba32Float),
+                float(wgpu::TextureFormat::Rgba32Float),
+            ],
+            bind_group_layout: Some(&layout),
+        },
+    )
+    .unwrap();
+    let options = Md2RendererOptions::WITH_DEPTH;
+    let mut renderer = Md2Renderer::with_material(&gpu.device, &cache, &gbuffer, options).unwrap();
+    let marker = |value: f32| {
+        let buffer = wgpu::util::DeviceExt::create_buffer_init(
+            &gpu.device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("marker"),
+                contents: bytemuck::cast_slice(&[value, 0.0, 0.0, 0.0]),
+                usage: wgpu::BufferUsages::UNIFORM,
+            },
+        );
+        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("marker"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buffer.as_entire_binding(),
+            }],
+        })
+    };
+    let camera = Camera::look_at(
+        Vec3::new(20.0, 30.0, 80.0),
+        Vec3::new(0.0, 0.0, 0.0),
+        0.9,
+        1.0,
+        1.0,
+        400.0,
+    );
+    let pose = Pose {
+        primary: FrameLerp {
+            frame_a: 41,
+            frame_b: 42,
+            t: 0.3,
+        },
+        secondary: FrameLerp::still(70),
+        weight: 0.25,
+    };
+    // Scaled unevenly and turned: normals need the inverse transpose.
+    let transform = Mat4::from_rotation_y(0.6) * Mat4::from_scale(Vec3::new(1.3, 0.8, 1.1));
+    let instances = [Md2Instance::new(transform, pose)];
+    let batches = [Md2Batch::new(&gpu_model, &instances)];
+    // Without its bind group the material cannot draw: a typed error.
+    let err = renderer
+        .prepare(&gpu.device, &gpu.queue, &camera, &batches)
+        .unwrap_err();
+    assert_eq!(err, md2_wgpu::PrepareError::MaterialBindGroupMissing);
+    renderer.set_material_bind_group(Some(marker(1.0)));
+    let [positions, normals] = draw_gbuffer(&gpu, &mut renderer, &camera, &batches);
+    let triangles = cpu_triangles(&model, &pose, transform);
+    let (mut checked, mut worst_p, mut worst_n) = (0, 0.0f32, 0.0f32);
+    for y in (0..SIZE).step_by(3) {
+        for x in (0..SIZE).step_by(3) {
+            let k = (y * SIZE + x) as usize;
+            let Some((hit, normal)) = cpu_surface(&camera, &triangles, x, y) else {
+                continue;
+            };
+            let got = Vec4::from(positions[k]);
+            if got.w == 0.0 {
+                continue; // an edge pixel the rasteriser left to a neighbour
+            }
+            worst_p = worst_p.max((got.truncate() - hit).abs().max_element());
+            worst_n = worst_n.max(
+                (Vec4::from(normals[k]).truncate() - normal)
+                    .abs()
+                    .max_element(),
+            );
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} pixels: largest position error {worst_p:e}, normal error {worst_n:e}");
+    assert!(checked > 250, "{checked} pixels checked");
+    assert!(worst_p <= 1e-3, "position error {worst_p}");
+    assert!(worst_n <= 1e-3, "normal error {worst_n}");
+    // The material's own uniform reaches it.
+    assert!(positions.iter().any(|p| p[3] == 1.0));
+    renderer.set_material_bind_group(Some(marker(0.5)));
+    let [halved, _] = draw_gbuffer(&gpu, &mut renderer, &camera, &batches);
+    let changed = positions
+        .iter()
+        .zip(&halved)
+        .filter(|(a, b)| a[3] == 1.0 && b[3] == 0.5)
+        .count();
+    assert!(changed > 1000, "the uniform changed {changed} pixels");
+}
+
+#[test]
+fn with_a_material_shadows_and_depth_maps_keep_the_animated_pose() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let model = demo::demo_model();
+    let gpu_model = demo_gpu_model(&gpu, &cache);
+    // White, and red on the shadow pass: colours say which pass drew.
+    let white = material(
+        &gpu,
+        &cache,
+        "fn white(in: Md2Fragment) -> vec4<f32> {
+             if in.pass_kind == MD2_PASS_SHADOW { return vec4<f32>(1.0, 0.0, 0.0, 1.0); }
+             return vec4<f32>(1.0);
+         }",
+        "white",
+    );
+    let mut renderer = Md2Renderer::with_material(&gpu.device, &cache, &white, options()).unwrap();
+    // The death's last frame lies on the ground: its outline from above is
+    // nothing like frame 0's. Stood on y = 0, over ground at y = -1.
+    let lying_frame = 197;
+    let place = md2_wgpu::stand_on_ground(&model, lying_frame..=lying_frame, Vec3::ZERO);
+    let lying = Md2Instance::new(place, FrameLerp::still(lying_frame));
+    let standing = Md2Instance::new(place, FrameLerp::still(0));
+    let ortho = |eye: Vec3| {
+        let mut camera = Camera::orthographic(eye, Vec3::ZERO, 90.0, 90.0, 1.0, 400.0);
+        camera.light = Light::ambient_only(1.0);
+        camera
+    };
+    let (above, below) = (
+        ortho(Vec3::new(0.0, 200.0, 0.0)),
+        ortho(Vec3::new(0.0, -200.0, 0.0)),
+    );
+    let draw = |renderer: &mut Md2Renderer, camera: &Camera, instance: &Md2Instance| {
+        let batch = [Md2Batch::new(&gpu_model, std::slice::from_ref(instance))];
+        render(&gpu, renderer, camera, &batch, SIZE, SIZE)
+    };
+    let covered =
+        |image: &image::RgbaImage| -> Vec<bool> { image.pixels().map(|p| p.0[3] > 0).collect() };
+    let outline_below = covered(&draw(&mut renderer, &below, &lying));
+    // Lit straight from above, the shadow lies under the model: seen from
+    // below it hides the model entirely, in red, and its outline is the
+    // pose's own.
+    renderer
+        .set_shadow(Some(PlanarShadow::beside_shadow_maps(-1.0, Vec3::Y)))
+        .unwrap();
+    let shadowed = draw(&mut renderer, &below, &lying);
+    save_picture(&shadowed, "material-shadow-from-below.png");
+    let red: Vec<bool> = shadowed
+        .pixels()
+        .map(|p| p.0[0] == 255 && p.0[1] == 0)
+        .collect();
+    let differ = red
+        .iter()
+        .zip(&outline_below)
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(
+        red.iter().filter(|&&r| r).count() > 1000,
+        "a shadow is seen"
+    );
+    assert_eq!(
+        differ, 0,
+        "the shadow's outline differs from the pose's in {differ} pixels"
+    );
+    let standing_below = covered(&draw(&mut renderer, &below, &standing));
+    let moved = standing_below
+        .iter()
+        .zip(&red)
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(
+        moved > 500,
+        "frames {lying_frame} and 0 alike from below ({moved} pixels)"
+    );
+    renderer.set_shadow(None).unwrap();
+
+    // A depth-only renderer (no material needed) draws the pose's outline.
+    let outline_above = covered(&draw(&mut renderer, &above, &lying));
+    let depth_options = Md2RendererOptions::WITH_DEPTH;
+    let mut depth_map = Md2Renderer::depth_only(&gpu.device, &cache, depth_options).unwrap();
+    depth_map
+        .prepare(
+            &gpu.device,
+            &gpu.queue,
+            &above,
+            &[Md2Batch::new(&gpu_model, &[lying])],
+        )
+        .unwrap();
+    let depth = depth_silhouette(&gpu, &depth_map);
+    let differ = depth
+        .iter()
+        .zip(&outline_above)
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(
+        differ, 0,
+        "the depth map's silhouette differs in {differ} pixels"
+    );
+}
+
+/// Which pixels a depth-only renderer's last `prepare` covers.
+fn depth_silhouette(gpu: &Gpu, renderer: &Md2Renderer) -> Vec<bool> {
+    let depth = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("depth map"),
+        size: wgpu::Extent3d {
+            width: SIZE,
+            height: SIZE,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Depth32Float,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let view = depth.create_view(&Default::default());
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            ..Default::default()
+        });
+        renderer.render(&mut pass);
+    }
+    let bytes = md2_wgpu::support::read_texture(
+        &gpu.device,
+        &gpu.queue,
+        encoder,
+        &depth,
+        wgpu::TextureAspect::DepthOnly,
+    )
+    .unwrap();
+    let depths: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes);
+    depths.iter().map(|&d| d < 1.0).collect()
+}
+
+#[test]
+fn a_bad_material_is_a_typed_error_that_names_the_problem() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let make = |source: &str, fragment: &str, targets: &[wgpu::ColorTargetState], layout| {
+        Md2Material::new(
+            &gpu.device,
+            &cache,
+            &Md2MaterialDescriptor {
+                label: "bad",
+                source,
+                fragment,
+                targets,
+                bind_group_layout: layout,
+            },
+        )
+        .map(drop)
+    };
+    let one = [blended(SRGB)];
+    let error = |result: Result<(), SetupError>| match result {
+        Err(SetupError::Material { label, error }) => {
+            assert_eq!(label, "bad");
+            error
+        }
+        other => panic!("not a material error: {other:?}"),
+    };
+    let good = "fn shade(in: Md2Fragment) -> vec4<f32> { return in.tint; }";
+    assert!(make(good, "shade", &one, None).is_ok());
+
+    let e = error(make(good, "missing", &one, None));
+    assert_eq!(
+        e,
+        MaterialError::FragmentMissing {
+            name: "missing".into()
+        }
+    );
+    let entry = "@fragment fn shade(in: Md2Fragment) -> @location(0) vec4<f32> { return in.tint; }";
+    assert!(matches!(
+        error(make(entry, "shade", &one, None)),
+        MaterialError::FragmentIsEntryPoint { .. }
+    ));
+    let wrong_input = "fn shade(uv: vec2<f32>) -> vec4<f32> { return vec4<f32>(uv, 0.0, 1.0); }";
+    let e = error(make(wrong_input, "shade", &one, None));
+    assert!(
+        matches!(&e, MaterialError::Inputs { found, .. } if found.contains("vec2<f32>")),
+        "{e}"
+    );
+    let typo = "fn shade(in: Md2Fragment) -> vec4<f32> { return in.colour; }";
+    let e = error(make(typo, "shade", &one, None));
+    assert!(
+        matches!(&e, MaterialError::Source { message } if message.contains("colour")),
+        "{e}"
+    );
+    // Three outputs, two targets.
+    let three = "struct Out { @location(0) a: vec4<f32>, @location(1) b: vec4<f32>, @location(2) c: vec4<f32> };
+                 fn shade(in: Md2Fragment) -> Out { return Out(in.tint, in.tint, in.tint); }";
+    let two = [blended(SRGB), blended(SRGB)];
+    let e = error(make(three, "shade", &two, None));
+    let message = SetupError::Material {
+        label: "gbuffer".into(),
+        error: e.clone(),
+    }
+    .to_string();
+    eprintln!("{message}");
+    assert!(matches!(e, MaterialError::Outputs { .. }));
+    assert!(
+        message.contains("3 colour output(s) (locations 0, 1, 2), but 2 target(s)"),
+        "{message}"
+    );
+    // More targets than the device allows.
+    let max = gpu.device.limits().max_color_attachments as usize;
+    let many = vec![blended(wgpu::TextureFormat::R8Unorm); max + 1];
+    assert_eq!(
+        error(make(good, "shade", &many, None)),
+        MaterialError::TooManyTargets {
+            targets: max + 1,
+            max: max as u32
+        }
+    );
+    assert_eq!(
+        error(make(good, "shade", &[], None)),
+        MaterialError::NoTargets
+    );
+    // A resource outside the material's group, or without a layout.
+    let crate_group = "@group(1) @binding(9) var<uniform> mine: vec4<f32>;
+                       fn shade(in: Md2Fragment) -> vec4<f32> { return mine; }";
+    assert!(matches!(
+        error(make(crate_group, "shade", &one, None)),
+        MaterialError::BindGroup { group: 1, .. }
+    ));
+    let own_group = "@group(2) @binding(0) var<uniform> mine: vec4<f32>;
+                     fn shade(in: Md2Fragment) -> vec4<f32> { return mine; }";
+    assert!(matches!(
+        error(make(own_group, "shade", &one, None)),
+        MaterialError::BindGroup { group: 2, .. }
+    ));
+    // A layout that does not declare what the WGSL binds: wgpu's message,
+    // typed, when the renderer builds the pipelines.
+    let empty = gpu
+        .device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("empty"),
+            entries: &[],
+        });
+    let material = Md2Material::new(
+        &gpu.device,
+        &cache,
+        &Md2MaterialDescriptor {
+            label: "bad",
+            source: own_group,
+            fragment: "shade",
+            targets: &one,
+            bind_group_layout: Some(&empty),
+        },
+    )
+    .unwrap();
+    let e = Md2Renderer::with_material(&gpu.device, &cache, &material, options()).unwrap_err();
+    assert!(matches!(error(Err(e)), MaterialError::Device { .. }));
+}

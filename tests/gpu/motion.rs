@@ -1,0 +1,603 @@
+//! Motion vectors: what the vertex stage computes equals the CPU's
+//! projection of (previous pose, transform, camera) → (current ...), for a
+//! thousand random cases on each path; a still scene writes exactly zero; a
+//! frozen pose under a moving camera writes the camera's motion only.
+
+use crate::common::*;
+use crate::crowd::random_clock;
+use glam::{DMat4, DVec4, Mat4, Quat, Vec3};
+use md2_wgpu::support::{ExtraRecord, InstanceRecord, PoseCapture, Rng, pack_instance, pass};
+use md2_wgpu::{
+    Camera, ClipClock, CrowdHandle, CrowdMember, FrameLerp, GpuModel, Md2Batch, Md2Cache, Md2Crowd,
+    Md2Instance, Md2Model, Md2Previous, Md2Renderer, Md2RendererOptions, PlanarShadow, Pose,
+    SHELL_OFFSET, demo,
+};
+
+/// The largest motion error allowed, in UV units.
+const TOLERANCE: f64 = 1e-4;
+
+/// A camera somewhere around the origin, looking at it.
+fn random_camera(rng: &mut Rng) -> Camera {
+    let eye = Vec3::new(
+        rng.range(-200.0, 200.0),
+        rng.range(20.0, 150.0),
+        rng.range(120.0, 260.0),
+    );
+    let target = Vec3::new(
+        rng.range(-10.0, 10.0),
+        rng.range(-5.0, 15.0),
+        rng.range(-10.0, 10.0),
+    );
+    Camera::look_at(
+        eye,
+        target,
+        rng.range(0.6, 1.2),
+        rng.range(0.8, 1.8),
+        1.0,
+        2000.0,
+    )
+}
+
+fn random_transform(rng: &mut Rng) -> Mat4 {
+    let mirror = if rng.chance(0.2) { -1.0 } else { 1.0 };
+    Mat4::from_scale_rotation_translation(
+        Vec3::new(
+            rng.range(0.7, 1.3) * mirror,
+            rng.range(0.7, 1.3),
+            rng.range(0.7, 1.3),
+        ),
+        Quat::from_rotation_y(rng.range(-3.1, 3.1)),
+        Vec3::new(
+            rng.range(-30.0, 30.0),
+            rng.range(-5.0, 5.0),
+            rng.range(-30.0, 30.0),
+        ),
+    )
+}
+
+fn random_pose(rng: &mut Rng, frames: u32) -> Pose {
+    let lerp = |rng: &mut Rng| FrameLerp {
+        frame_a: rng.below(frames as usize) as u32,
+        frame_b: rng.below(frames as usize) as u32,
+        t: rng.unit(),
+    };
+    Pose {
+        primary: lerp(rng),
+        secondary: lerp(rng),
+        weight: if rng.chance(0.4) { rng.unit() } else { 0.0 },
+    }
+}
+
+/// Every vertex of `model` in `pose`, pushed `push` along its normals,
+/// placed by `transform` (and on the shadow pass projected by `shadow`),
+/// in normalised device coordinates of `view_proj`: the CPU reference, in
+/// f64 from the reference's f32 pose.
+fn cpu_ndc(
+    model: &Md2Model,
+    pose: &Pose,
+    push: f32,
+    transform: Mat4,
+    shadow: Option<Mat4>,
+    view_proj: Mat4,
+) -> Vec<[f64; 2]> {
+    let n = model.vertex_count();
+    let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    md2_wgpu::reference::blend(model, pose, &mut p, &mut nrm).unwrap();
+    md2_wgpu::reference::push_along_normals(&mut p, &nrm, push);
+    let world = (transform * md2_wgpu::QUAKE_TO_Y_UP).as_dmat4();
+    let onto = shadow.map_or(DMat4::IDENTITY, |s| s.as_dmat4());
+    let view_proj = view_proj.as_dmat4();
+    p.iter()
+        .map(|v| {
+            let w = world * DVec4::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2]), 1.0);
+            let on = onto * w;
+            let c = view_proj * on;
+            [c.x / c.w, c.y / c.w]
+        })
+        .collect()
+}
+
+fn motion_of(now: &[[f64; 2]], before: &[[f64; 2]]) -> Vec<[f64; 2]> {
+    now.iter()
+        .zip(before)
+        .map(|(a, b)| [(a[0] - b[0]) * 0.5, (a[1] - b[1]) * -0.5])
+        .collect()
+}
+
+/// The largest difference between the GPU's motion and the CPU's.
+fn worst(gpu: &[[f32; 2]], cpu: &[[f64; 2]]) -> f64 {
+    gpu.iter()
+        .zip(cpu)
+        .map(|(g, c)| {
+            (f64::from(g[0]) - c[0])
+                .abs()
+                .max((f64::from(g[1]) - c[1]).abs())
+        })
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn immediate_motion_equals_the_cpu_for_a_thousand_random_cases() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let model = demo::demo_model();
+    let gpu_model = demo_gpu_model(&gpu, &cache);
+    let capture = PoseCapture::new(&gpu.device, &cache);
+    let frames = model.frame_count();
+    let shadow = PlanarShadow::on_ground(-30.0, Vec3::new(0.3, 1.0, -0.2));
+    let mut rng = Rng::new(1717);
+    let mut largest = 0.0f64;
+    for case in 0..1000 {
+        let camera = random_camera(&mut rng);
+        // Some cases keep the camera, the transform or the pose.
+        let previous_camera = if rng.chance(0.2) {
+            camera
+        } else {
+            random_camera(&mut rng)
+        };
+        let instance = Md2Instance::new(random_transform(&mut rng), random_pose(&mut rng, frames));
+        let previous = Md2Previous {
+            transform: if rng.chance(0.3) {
+                instance.transform
+            } else {
+                random_transform(&mut rng)
+            },
+            pose: if rng.chance(0.3) {
+                instance.pose
+            } else {
+                random_pose(&mut rng, frames)
+            },
+        };
+        let shell = rng.chance(0.2);
+        let push = if shell { SHELL_OFFSET } else { 0.0 };
+        let on_shadow = !shell && rng.chance(0.2);
+        let (record, extra) = pack_instance(&instance, Some(&previous), &gpu_model).unwrap();
+        let got = capture
+            .capture_motion(
+                &gpu.device,
+                &gpu.queue,
+                &gpu_model,
+                &camera,
+                previous_camera.view_proj,
+                Some(&shadow),
+                &record,
+                &extra,
+                push,
+                Some(if on_shadow {
+                    pass::SHADOW
+                } else {
+                    pass::OPAQUE
+                }),
+            )
+            .unwrap();
+        let onto = on_shadow.then(|| shadow.projection());
+        let now = cpu_ndc(
+            &model,
+            &instance.pose,
+            push,
+            instance.transform,
+            onto,
+            camera.view_proj,
+        );
+        let before = cpu_ndc(
+            &model,
+            &previous.pose,
+            push,
+            previous.transform,
+            onto,
+            previous_camera.view_proj,
+        );
+        let error = worst(&got.motion, &motion_of(&now, &before));
+        assert!(error <= TOLERANCE, "case {case}: motion off by {error:e}");
+        largest = largest.max(error);
+    }
+    eprintln!("immediate: 1,000 cases, largest motion error {largest:e} (UV units)");
+}
+
+/// What a resident member's test changes before the second frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Change {
+    Nothing,
+    Moved,
+    Played,
+    SpeedChanged,
+    Added,
+    Teleported,
+}
+
+#[test]
+fn resident_motion_equals_the_cpu_for_a_thousand_random_cases() {
+    let Some(gpu) = gpu_with(|a| a.limits(), wgpu::Features::empty()) else {
+        return;
+    };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let model = demo::demo_model();
+    let gpu_model = demo_gpu_model(&gpu, &cache);
+    let capture = PoseCapture::new(&gpu.device, &cache);
+    let frames = model.frame_count();
+    let options = Md2RendererOptions::WITH_DEPTH.with_motion_target(wgpu::TextureFormat::Rg16Float);
+    let mut renderer = Md2Renderer::with_cache(
+        &gpu.device,
+        &cache,
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+        options,
+    )
+    .unwrap();
+    let mut crowd = Md2Crowd::new(&gpu.device, &cache, &gpu_model).unwrap();
+    crowd.set_culling(false);
+    let mut rng = Rng::new(4242);
+    let (t0, t1) = (3600.0, 3600.0 + 1.0 / 24.0);
+    let frame = |renderer: &mut Md2Renderer, crowd: &mut Md2Crowd, camera: &Camera, time: f64| {
+        renderer
+            .prepare(&gpu.device, &gpu.queue, camera, &[])
+            .unwrap();
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        renderer
+            .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, time, [crowd])
+            .unwrap();
+        gpu.queue.submit([encoder.finish()]);
+    };
+    // The first frame: 900 members; 100 more are added before the second.
+    let mut members: Vec<(CrowdHandle, CrowdMember, Change)> = Vec::new();
+    for _ in 0..900 {
+        let member = CrowdMember::new(
+            random_transform(&mut rng),
+            random_clock(&mut rng, frames, t0),
+        );
+        members.push((crowd.add(member.clone()).unwrap(), member, Change::Nothing));
+    }
+    let camera0 = random_camera(&mut rng);
+    frame(&mut renderer, &mut crowd, &camera0, t0);
+    // A frame at t0 is the view's first: no motion. Frame again at t0, so
+    // the next frame's previous is t0 with a view that has drawn before.
+    frame(&mut renderer, &mut crowd, &camera0, t0);
+    for (handle, member, change) in members.iter_mut() {
+        *change = match rng.below(6) {
+            0 => {
+                crowd
+                    .set_transform(*handle, random_transform(&mut rng))
+                    .unwrap();
+                Change::Moved
+            }
+            1 => {
+                let next = random_clock(&mut rng, frames, t1 - 0.02);
+                crowd
+                    .play(*handle, next, t1 - 0.03, f64::from(rng.range(0.0, 0.2)))
+                    .unwrap();
+                Change::Played
+            }
+            2 => {
+                let mut faster = crowd.get(*handle).unwrap();
+                faster.playback.clock.speed *= 1.7;
+                crowd.set(*handle, faster).unwrap();
+                Change::SpeedChanged
+            }
+            3 => {
+                crowd
+                    .set_transform(*handle, random_transform(&mut rng))
+                    .unwrap();
+                crowd.mark_teleported(*handle).unwrap();
+                Change::Teleported
+            }
+            _ => Change::Nothing,
+        };
+        let _ = member;
+    }
+    for _ in 0..100 {
+        let member = CrowdMember::new(
+            random_transform(&mut rng),
+            random_clock(&mut rng, frames, t1),
+        );
+        members.push((crowd.add(member.clone()).unwrap(), member, Change::Added));
+    }
+    let camera1 = random_camera(&mut rng);
+    frame(&mut renderer, &mut crowd, &camera1, t1);
+    let records = renderer
+        .read_crowd_records(&gpu.device, &gpu.queue, 0)
+        .unwrap();
+    let extras = renderer
+        .read_crowd_extras(&gpu.device, &gpu.queue, 0)
+        .unwrap();
+    assert_eq!(records.len(), 1000, "every member drawn once");
+    let mut largest = 0.0f64;
+    let mut seen = std::collections::HashSet::new();
+    for ((_, record), (_, extra)) in records.iter().zip(&extras) {
+        let (handle, before, change) = members
+            .iter()
+            .find(|(h, ..)| h.id() == extra.id)
+            .unwrap_or_else(|| panic!("no member has id {}", extra.id));
+        assert!(seen.insert(extra.id), "member {} drawn twice", extra.id);
+        let now = crowd.get(*handle).unwrap();
+        let (previous_transform, previous_pose) = match change {
+            Change::Added | Change::Teleported => (now.transform, now.playback.pose(t1)),
+            Change::Moved => (before.transform, now.playback.pose(t0)),
+            Change::Played | Change::SpeedChanged => (now.transform, before.playback.pose(t0)),
+            Change::Nothing => (now.transform, now.playback.pose(t0)),
+        };
+        let got = capture_record(
+            &capture,
+            &gpu,
+            &gpu_model,
+            &camera1,
+            camera0.view_proj,
+            record,
+            extra,
+        );
+        let cpu_now = cpu_ndc(
+            &model,
+            &now.playback.pose(t1),
+            0.0,
+            now.transform,
+            None,
+            camera1.view_proj,
+        );
+        let cpu_before = cpu_ndc(
+            &model,
+            &previous_pose,
+            0.0,
+            previous_transform,
+            None,
+            camera0.view_proj,
+        );
+        let error = worst(&got, &motion_of(&cpu_now, &cpu_before));
+        assert!(
+            error <= TOLERANCE,
+            "{change:?} member {}: motion off by {error:e}",
+            extra.id
+        );
+        largest = largest.max(error);
+        // Between the frames `before` was replaced for Moved and the
+        // playback changes; the members list kept the first frame's.
+        let _ = before;
+    }
+    eprintln!("resident: 1,000 cases, largest motion error {largest:e} (UV units)");
+}
+
+/// The GPU's per-vertex motion for one crowd record and its extra record.
+fn capture_record(
+    capture: &PoseCapture,
+    gpu: &Gpu,
+    model: &GpuModel,
+    camera: &Camera,
+    previous: Mat4,
+    record: &InstanceRecord,
+    extra: &ExtraRecord,
+) -> Vec<[f32; 2]> {
+    capture
+        .capture_motion(
+            &gpu.device,
+            &gpu.queue,
+            model,
+            camera,
+            previous,
+            None,
+            record,
+            extra,
+            0.0,
+            None,
+        )
+        .unwrap()
+        .motion
+}
+
+/// f16 bits as f32.
+fn half(bits: u16) -> f32 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exponent = i32::from((bits >> 10) & 0x1f);
+    let mantissa = f32::from(bits & 0x3ff);
+    sign * match exponent {
+        0 => mantissa * 2f32.powi(-24),
+        31 => f32::INFINITY,
+        e => (1.0 + mantissa / 1024.0) * 2f32.powi(e - 15),
+    }
+}
+
+const SIZE: u32 = 128;
+
+/// Draws with `renderer` (the built-in look with a motion target) into a
+/// colour and an `Rg16Float` motion target; returns the motion per pixel.
+fn draw_motion(gpu: &Gpu, renderer: &Md2Renderer) -> Vec<[f32; 2]> {
+    let texture = |format| {
+        gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("motion test target"),
+            size: wgpu::Extent3d {
+                width: SIZE,
+                height: SIZE,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        })
+    };
+    let color = texture(wgpu::TextureFormat::Rgba8UnormSrgb);
+    let motion = texture(wgpu::TextureFormat::Rg16Float);
+    let depth = texture(wgpu::TextureFormat::Depth32Float);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let views = [&color, &motion].map(|t| t.create_view(&Default::default()));
+        let depth_view = depth.create_view(&Default::default());
+        let attachments: Vec<_> = views
+            .iter()
+            .map(|view| {
+                Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })
+            })
+            .collect();
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            color_attachments: &attachments,
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            ..Default::default()
+        });
+        renderer.render(&mut pass);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    let encoder = gpu.device.create_command_encoder(&Default::default());
+    let bytes = md2_wgpu::support::read_texture(
+        &gpu.device,
+        &gpu.queue,
+        encoder,
+        &motion,
+        wgpu::TextureAspect::All,
+    )
+    .unwrap();
+    let halves: Vec<u16> = bytemuck::pod_collect_to_vec(&bytes);
+    halves
+        .chunks_exact(2)
+        .map(|h| [half(h[0]), half(h[1])])
+        .collect()
+}
+
+#[test]
+fn a_still_scene_writes_zero_motion_and_a_moving_camera_its_own() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let gpu_model = demo_gpu_model(&gpu, &cache);
+    let options = Md2RendererOptions::WITH_DEPTH.with_motion_target(wgpu::TextureFormat::Rg16Float);
+    let mut renderer = Md2Renderer::with_cache(
+        &gpu.device,
+        &cache,
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+        options,
+    )
+    .unwrap();
+    let camera = Camera::look_at(
+        Vec3::new(10.0, 20.0, 90.0),
+        Vec3::ZERO,
+        0.9,
+        1.0,
+        1.0,
+        400.0,
+    );
+    let instances = [Md2Instance::new(
+        Mat4::from_rotation_y(0.4),
+        FrameLerp {
+            frame_a: 41,
+            frame_b: 42,
+            t: 0.5,
+        },
+    )];
+    let previous = [Md2Previous::of(&instances[0])];
+    let batch = [Md2Batch::new(&gpu_model, &instances).with_previous(&previous)];
+    // Two frames of the same scene: the second writes exactly zero.
+    for _ in 0..2 {
+        renderer
+            .prepare(&gpu.device, &gpu.queue, &camera, &batch)
+            .unwrap();
+    }
+    let still = draw_motion(&gpu, &renderer);
+    assert!(
+        still.iter().all(|m| m[0] == 0.0 && m[1] == 0.0),
+        "a still scene moves"
+    );
+    // A resident crowd at a paused clock: zero too.
+    let mut crowd = Md2Crowd::new(&gpu.device, &cache, &gpu_model).unwrap();
+    crowd
+        .add(CrowdMember::new(
+            Mat4::IDENTITY,
+            ClipClock::new(md2_wgpu::Quake2Player::Run.clip(), 0.0),
+        ))
+        .unwrap();
+    let mut resident = Md2Renderer::with_cache(
+        &gpu.device,
+        &cache,
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+        options,
+    )
+    .unwrap();
+    for _ in 0..3 {
+        resident
+            .prepare(&gpu.device, &gpu.queue, &camera, &[])
+            .unwrap();
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        resident
+            .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 5.0, [&mut crowd])
+            .unwrap();
+        gpu.queue.submit([encoder.finish()]);
+    }
+    let paused = draw_motion(&gpu, &resident);
+    assert!(
+        paused.iter().all(|m| m[0] == 0.0 && m[1] == 0.0),
+        "a paused crowd moves"
+    );
+
+    // The same frozen pose under a camera that moves: each covered pixel's
+    // motion is the camera's, for the surface point it shows (a material
+    // writes both).
+    let source = "struct Out { @location(0) position: vec4<f32>, @location(1) motion: vec4<f32> };
+                  fn probe(in: Md2Fragment) -> Out {
+                      return Out(vec4<f32>(in.world_position, 1.0), vec4<f32>(md2_motion(in), 0.0, 1.0));
+                  }";
+    let float = wgpu::ColorTargetState {
+        format: wgpu::TextureFormat::Rgba32Float,
+        blend: None,
+        write_mask: wgpu::ColorWrites::ALL,
+    };
+    let probe = md2_wgpu::Md2Material::new(
+        &gpu.device,
+        &cache,
+        &md2_wgpu::Md2MaterialDescriptor {
+            label: "probe",
+            source,
+            fragment: "probe",
+            targets: &[float.clone(), float],
+            bind_group_layout: None,
+        },
+    )
+    .unwrap();
+    let mut probing =
+        Md2Renderer::with_material(&gpu.device, &cache, &probe, Md2RendererOptions::WITH_DEPTH)
+            .unwrap();
+    probing
+        .prepare(&gpu.device, &gpu.queue, &camera, &batch)
+        .unwrap();
+    let moved = Camera::look_at(
+        Vec3::new(14.0, 22.0, 86.0),
+        Vec3::new(1.0, 0.0, 0.0),
+        0.9,
+        1.0,
+        1.0,
+        400.0,
+    );
+    let [positions, motions] = crate::materials::draw_gbuffer(&gpu, &mut probing, &moved, &batch);
+    let (mut checked, mut largest) = (0, 0.0f64);
+    for (p, m) in positions.iter().zip(&motions) {
+        if p[3] == 0.0 {
+            continue;
+        }
+        let world = DVec4::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]), 1.0);
+        let project = |view_proj: Mat4| {
+            let c = view_proj.as_dmat4() * world;
+            [c.x / c.w, c.y / c.w]
+        };
+        let expected = motion_of(&[project(moved.view_proj)], &[project(camera.view_proj)])[0];
+        let error = worst(&[[m[0], m[1]]], &[expected]);
+        largest = largest.max(error);
+        checked += 1;
+    }
+    eprintln!(
+        "moving camera: {checked} pixels, largest error against the camera's motion {largest:e}"
+    );
+    assert!(checked > 500, "{checked} pixels checked");
+    assert!(
+        largest <= TOLERANCE,
+        "motion off the camera's by {largest:e}"
+    );
+}
