@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the windowed examples (hello, viewer, crowd) unattended (lavapipe in
+# Runs the windowed examples (hello, viewer, crowd, deferred) unattended (lavapipe in
 # CI) and checks that their last frames show the model: each saves a
 # screenshot and, with --check-screenshot, exits 1 when it is one colour or no
 # model pixel differs from the background drawn alone. Also checks that a
@@ -9,8 +9,9 @@
 #   .ci/examples.sh          check; PNGs go to examples-check/ in the target
 #                            directory
 #   .ci/examples.sh --docs   also (re)make the README's pictures from the demo
-#                            model: docs/viewer.png, docs/crowd.png (windowed),
-#                            docs/shells.png and docs/shadow.png (render)
+#                            model: docs/viewer.png, docs/crowd.png,
+#                            docs/deferred.png (windowed), docs/shells.png and
+#                            docs/shadow.png (render)
 #
 # Without DISPLAY (or WAYLAND_DISPLAY) it starts its own Xvfb; with neither a
 # display nor Xvfb it skips, or fails when MD2_REQUIRE_GPU=1.
@@ -50,7 +51,8 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "examples: Xvfb on $DISPLAY"
 fi
 
-cargo build --release --example hello --example viewer --example crowd --example render
+cargo build --release --example hello --example viewer --example crowd --example deferred \
+  --example render
 # Wherever cargo puts it (CARGO_TARGET_DIR, a workspace, .cargo/config.toml).
 target=$(cargo metadata --format-version 1 --no-deps |
   sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
@@ -73,6 +75,7 @@ run() {
 run hello --frames 20 --size 640x400 --screenshot "$out/hello.png"
 run viewer --frames 20 --size 640x400 --screenshot "$out/viewer.png"
 run crowd --instances 500 --frames 20 --size 640x400 --screenshot "$out/crowd.png"
+run deferred --instances 100 --frames 20 --size 640x400 --screenshot "$out/deferred.png"
 # The headless one needs no display, only that it draws every effect.
 echo "examples: render --shell blue --shadow"
 "$bin/render" --shell blue --shadow --out "$out/render.png"
@@ -95,6 +98,7 @@ if $docs; then
   mkdir -p docs
   run viewer --frames 40 --size 640x400 --screenshot docs/viewer.png
   run crowd --frames 40 --size 640x400 --screenshot docs/crowd.png
+  run deferred --frames 40 --size 640x400 --screenshot docs/deferred.png
   "$bin/render" --shell blue --anim run --t 0.25 --size 320x320 --out docs/shells.png
   "$bin/render" --shadow --anim run --t 0.25 --size 320x320 --out docs/shadow.png
 fi

@@ -293,24 +293,26 @@ impl Deferred {
         )
         .map_err(|e| e.to_string())?;
         let options = Md2RendererOptions::DEFAULT.with_depth(DepthState::standard(GBUFFER_DEPTH));
-        let mut renderer =
-            Md2Renderer::with_material(device, &cache, &material, options).map_err(|e| e.to_string())?;
+        let mut renderer = Md2Renderer::with_material(device, &cache, &material, options)
+            .map_err(|e| e.to_string())?;
         let highlight = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("deferred highlight"),
             size: 16,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        renderer.set_material_bind_group(Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("deferred highlight"),
-            layout: &highlight_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: highlight.as_entire_binding(),
-            }],
-        })));
-        let gpu_model =
-            GpuModel::new(device, &gpu.queue, &renderer, &model, &skins).map_err(|e| e.to_string())?;
+        renderer.set_material_bind_group(Some(device.create_bind_group(
+            &wgpu::BindGroupDescriptor {
+                label: Some("deferred highlight"),
+                layout: &highlight_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: highlight.as_entire_binding(),
+                }],
+            },
+        )));
+        let gpu_model = GpuModel::new(device, &gpu.queue, &renderer, &model, &skins)
+            .map_err(|e| e.to_string())?;
 
         // The crowd: a grid of members standing about, each with its own
         // clip, phase, heading and tint.
@@ -328,7 +330,12 @@ impl Deferred {
             let frames = clip.frames();
             let place = stand_on_ground(&model, frames, Vec3::new(x, 0.0, z))
                 * Mat4::from_rotation_y(rng.range(0.0, TAU));
-            let tint = [rng.range(0.6, 1.0), rng.range(0.6, 1.0), rng.range(0.6, 1.0), 1.0];
+            let tint = [
+                rng.range(0.6, 1.0),
+                rng.range(0.6, 1.0),
+                rng.range(0.6, 1.0),
+                1.0,
+            ];
             let clock = ClipClock::new(clip, -rng.unit_f64() * 10.0);
             crowd
                 .add(CrowdMember::new(place, clock).with_tint(tint))
@@ -398,10 +405,15 @@ impl Deferred {
             binding: 0,
             resource: self.lighting_buffer.as_entire_binding(),
         }];
-        entries.extend(views.iter().enumerate().map(|(k, view)| wgpu::BindGroupEntry {
-            binding: k as u32 + 1,
-            resource: wgpu::BindingResource::TextureView(view),
-        }));
+        entries.extend(
+            views
+                .iter()
+                .enumerate()
+                .map(|(k, view)| wgpu::BindGroupEntry {
+                    binding: k as u32 + 1,
+                    resource: wgpu::BindingResource::TextureView(view),
+                }),
+        );
         let lighting_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("deferred lighting"),
             layout: &self.lighting_layout,
@@ -509,21 +521,38 @@ impl App for Deferred {
         // the runner circles inside, on the immediate path.
         let a = self.camera_time * 0.15;
         self.eye = Vec3::new(a.cos(), 0.45, a.sin()) * self.radius * 1.15;
-        self.camera = Camera::look_at(self.eye, Vec3::ZERO, 0.9, gpu.aspect(), 1.0, self.radius * 6.0);
+        self.camera = Camera::look_at(
+            self.eye,
+            Vec3::ZERO,
+            0.9,
+            gpu.aspect(),
+            1.0,
+            self.radius * 6.0,
+        );
         self.runner_before = Md2Previous::of(&self.runner);
         let run = Quake2Player::Run.clip();
         let b = (self.time * 0.4) as f32;
         let at = Vec3::new(b.cos(), 0.0, b.sin()) * self.radius * 0.8;
         let frames = run.frames();
-        self.runner.transform = stand_on_ground(&self.model, frames, at) * Mat4::from_rotation_y(-b);
+        self.runner.transform =
+            stand_on_ground(&self.model, frames, at) * Mat4::from_rotation_y(-b);
         self.runner.pose = run.sample(self.time).into();
 
         let lights = std::array::from_fn(|k| {
             let phase = k as f32 / LIGHTS as f32 * TAU + self.time as f32 * 0.3;
             let r = self.radius * (0.3 + 0.12 * k as f32);
-            let position = Vec4::new(phase.cos() * r, self.radius * 0.25, phase.sin() * r, self.radius * 0.9);
+            let position = Vec4::new(
+                phase.cos() * r,
+                self.radius * 0.25,
+                phase.sin() * r,
+                self.radius * 0.9,
+            );
             let hue = k as f32 / LIGHTS as f32 * TAU;
-            let color = Vec3::new(hue.cos() * 0.5 + 0.5, (hue + 2.1).cos() * 0.5 + 0.5, (hue + 4.2).cos() * 0.5 + 0.5) * 1.6;
+            let color = Vec3::new(
+                hue.cos() * 0.5 + 0.5,
+                (hue + 2.1).cos() * 0.5 + 0.5,
+                (hue + 4.2).cos() * 0.5 + 0.5,
+            ) * 1.6;
             [position.to_array(), color.extend(0.0).to_array()]
         });
         let uniform = LightingUniform {
@@ -533,14 +562,21 @@ impl App for Deferred {
             mode: [self.view as f32, 40.0, gpu.size.0 as f32, gpu.size.1 as f32],
             lights,
         };
-        gpu.queue.write_buffer(&self.lighting_buffer, 0, bytemuck::bytes_of(&uniform));
-        let pulse = (self.time as f32 * 3.0).sin() * 0.5 + 0.5;
         gpu.queue
-            .write_buffer(&self.highlight, 0, bytemuck::cast_slice(&[u32::MAX, pulse.to_bits()]));
+            .write_buffer(&self.lighting_buffer, 0, bytemuck::bytes_of(&uniform));
+        let pulse = (self.time as f32 * 3.0).sin() * 0.5 + 0.5;
+        gpu.queue.write_buffer(
+            &self.highlight,
+            0,
+            bytemuck::cast_slice(&[u32::MAX, pulse.to_bits()]),
+        );
         let instances = [self.runner];
         let before = [self.runner_before];
         let batch = [Md2Batch::new(&self.gpu_model, &instances).with_previous(&before)];
-        if let Err(e) = self.renderer.prepare(&gpu.device, &gpu.queue, &self.camera, &batch) {
+        if let Err(e) = self
+            .renderer
+            .prepare(&gpu.device, &gpu.queue, &self.camera, &batch)
+        {
             eprintln!("warning: {e}");
         }
         self.crowd_due = true;

@@ -17,6 +17,9 @@ pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrg
 /// Planar shadows need a stencil aspect; every strategy draws with the same
 /// depth buffer, with or without them.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24PlusStencil8;
+/// The motion-vector attachment of the strategies that write one (the
+/// crate's built-in motion target, as TAA reads it).
+pub const MOTION_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg16Float;
 
 /// What every renderer of the benchmark is built with.
 pub const OPTIONS: Md2RendererOptions =
@@ -103,6 +106,9 @@ pub struct Target {
     color_texture: wgpu::Texture,
     color: wgpu::TextureView,
     depth: wgpu::TextureView,
+    /// Bound as a second colour attachment for strategies that write
+    /// motion vectors; the others draw into the colour target alone.
+    motion: wgpu::TextureView,
     statistics: Option<Statistics>,
 }
 
@@ -137,6 +143,7 @@ impl Target {
             attachment | wgpu::TextureUsages::COPY_SRC,
         );
         let depth = texture("md2-wgpu crowd bench depth", DEPTH_FORMAT, attachment);
+        let motion = texture("md2-wgpu crowd bench motion", MOTION_FORMAT, attachment);
         let statistics = gpu.has_statistics().then(|| Statistics {
             queries: device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("md2-wgpu crowd bench statistics"),
@@ -156,29 +163,44 @@ impl Target {
             color: color_texture.create_view(&Default::default()),
             color_texture,
             depth: depth.create_view(&Default::default()),
+            motion: motion.create_view(&Default::default()),
             statistics,
         }
     }
 
     /// A pass that clears every attachment (the state every frame starts
-    /// from; shadows need the stencil at 0).
-    pub fn begin<'e>(&self, encoder: &'e mut wgpu::CommandEncoder) -> wgpu::RenderPass<'e> {
-        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("md2-wgpu crowd bench pass"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &self.color,
+    /// from; shadows need the stencil at 0), with the motion target as a
+    /// second colour attachment where `motion`.
+    pub fn begin<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        motion: bool,
+    ) -> wgpu::RenderPass<'e> {
+        let background = wgpu::Color {
+            r: 0.05,
+            g: 0.06,
+            b: 0.08,
+            a: 1.0,
+        };
+        let attachment = |view, clear| {
+            Some(wgpu::RenderPassColorAttachment {
+                view,
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color {
-                        r: 0.05,
-                        g: 0.06,
-                        b: 0.08,
-                        a: 1.0,
-                    }),
+                    load: wgpu::LoadOp::Clear(clear),
                     store: wgpu::StoreOp::Store,
                 },
-            })],
+            })
+        };
+        let color = [
+            attachment(&self.color, background),
+            attachment(&self.motion, wgpu::Color::TRANSPARENT),
+        ];
+        let count = if motion { 2 } else { 1 };
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("md2-wgpu crowd bench pass"),
+            color_attachments: &color[..count],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &self.depth,
                 depth_ops: Some(wgpu::Operations {
@@ -201,10 +223,11 @@ impl Target {
         &self,
         gpu: &Gpu,
         mut encoder: wgpu::CommandEncoder,
+        motion: bool,
         draw: impl FnOnce(&mut wgpu::RenderPass<'_>),
     ) -> Result<Option<u64>, String> {
         {
-            let mut pass = self.begin(&mut encoder);
+            let mut pass = self.begin(&mut encoder, motion);
             if let Some(s) = &self.statistics {
                 pass.begin_pipeline_statistics_query(&s.queries, 0);
             }

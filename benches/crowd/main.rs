@@ -1,7 +1,8 @@
 //! Headless crowd benchmark: the crate's immediate and resident paths
 //! against the CPU-interpolation way and the decode-free limit, then what
 //! the resident crowd's culling saves, how its steady-state frame scales,
-//! what the entity effects cost and how often the vertex shader runs; in
+//! what the entity effects and the application's own shading (materials,
+//! motion vectors) cost and how often the vertex shader runs; in
 //! one run, on one adapter.
 //!
 //! ```text
@@ -45,6 +46,7 @@ mod order;
 mod probe;
 mod report;
 mod scene;
+mod shading;
 mod strategies;
 
 use std::path::{Path, PathBuf};
@@ -70,13 +72,14 @@ usage: cargo bench --bench crowd [-- OPTIONS]
                        ../shared/md2; skipped when absent) or MD2 paths, each
                        with --skin unless it is demo/yohko (default demo,yohko)
   --skin PATH          the skin for MD2 paths given to --models
-  --target N           the crowd size of the culling and order sections, and
-                       of the main comparison's targets (default 4000)
+  --target N           the crowd size of the culling, shading and order
+                       sections, and of the main comparison's targets
+                       (default 4000)
   --effects-instances N  the crowd size of the effects section (default 1000)
   --order LIST         triangle orders of the order section: file,optimised
                        (default both; every other section uploads the
                        library's default, optimised)
-  --sections LIST      any of compare,culling,flat,effects,order,probe
+  --sections LIST      any of compare,culling,flat,effects,shading,order,probe
                        (default all)
   --flat-sizes LIST    crowd sizes of the steady-state section, first model
                        only (default 1000,1000000)
@@ -97,16 +100,18 @@ enum Section {
     Culling,
     Flat,
     Effects,
+    Shading,
     Order,
     Probe,
 }
 
 impl Section {
-    const ALL: [Section; 6] = [
+    const ALL: [Section; 7] = [
         Section::Compare,
         Section::Culling,
         Section::Flat,
         Section::Effects,
+        Section::Shading,
         Section::Order,
         Section::Probe,
     ];
@@ -117,6 +122,7 @@ impl Section {
             Section::Culling => "culling",
             Section::Flat => "flat",
             Section::Effects => "effects",
+            Section::Shading => "shading",
             Section::Order => "order",
             Section::Probe => "probe",
         }
@@ -427,6 +433,7 @@ fn run(options: &Options) -> Result<(), String> {
             Section::Effects => {
                 rows.extend(effects::run(&bench, &models, options.effects_instances)?);
             }
+            Section::Shading => rows.extend(shading::run(&bench, &models, options.target)?),
             Section::Order => rows.extend(order::run(
                 &bench,
                 &models,

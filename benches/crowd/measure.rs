@@ -98,7 +98,7 @@ fn time_frame(
     let prepare_end = Mark::now();
     let (draw_start, draw_end);
     {
-        let mut pass = target.begin(&mut encoder);
+        let mut pass = target.begin(&mut encoder, strategy.motion_target());
         draw_start = Mark::now();
         strategy.draw(&mut pass);
         draw_end = Mark::now();
@@ -155,7 +155,10 @@ fn final_frame(
     strategy.animate(frame);
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     strategy.prepare(gpu, &mut encoder, frame)?;
-    let invocations = target.count_vertex_invocations(gpu, encoder, |pass| strategy.draw(pass))?;
+    let invocations =
+        target.count_vertex_invocations(gpu, encoder, strategy.motion_target(), |pass| {
+            strategy.draw(pass)
+        })?;
     let picture = if picture {
         Some(target.read(gpu)?)
     } else {

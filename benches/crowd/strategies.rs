@@ -10,11 +10,11 @@
 //! - `cpu` and `static`: the baselines (see `baselines.rs`).
 
 use md2_wgpu::{
-    CrowdMember, GpuModel, GpuModelOptions, Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Renderer,
-    Pose, TriangleOrder,
+    CrowdMember, GpuModel, GpuModelOptions, Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Material,
+    Md2MaterialDescriptor, Md2Previous, Md2Renderer, Md2RendererOptions, Pose, TriangleOrder,
 };
 
-use crate::gpu::{COLOR_FORMAT, Gpu, OPTIONS};
+use crate::gpu::{COLOR_FORMAT, Gpu, MOTION_FORMAT, OPTIONS};
 use crate::scene::{BenchModel, Member, Scene, time};
 
 /// One way of drawing the crowd. A frame is `animate`, then `prepare`
@@ -49,6 +49,26 @@ pub trait Strategy {
     fn visible_members(&self, _gpu: &Gpu) -> Option<u32> {
         None
     }
+
+    /// Whether the strategy writes motion vectors: its pass then has the
+    /// motion target as a second colour attachment.
+    fn motion_target(&self) -> bool {
+        false
+    }
+}
+
+/// How the crate's renderers shade the crowd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shading {
+    /// The built-in look.
+    Builtin,
+    /// The same look written as an application's material
+    /// ([`md2_wgpu::support::QUAKE_AGAIN_WGSL`]): what the material path
+    /// costs over the built-in one.
+    Material,
+    /// The built-in look and the built-in motion target, every instance
+    /// with its previous transform and pose.
+    Motion,
 }
 
 /// `model` uploaded by the crate for renderers of `cache`.
@@ -77,8 +97,47 @@ pub fn upload_in(
 
 /// A renderer of `cache` for the benchmark's target, with `scene`'s shadow.
 pub fn renderer(gpu: &Gpu, cache: &Md2Cache, scene: &Scene) -> Result<Md2Renderer, String> {
-    let mut renderer = Md2Renderer::with_cache(gpu.device(), cache, COLOR_FORMAT, OPTIONS)
-        .map_err(|e| e.to_string())?;
+    shaded_renderer(gpu, cache, scene, Shading::Builtin)
+}
+
+/// A renderer of `cache` shading as `shading` says, with `scene`'s shadow.
+pub fn shaded_renderer(
+    gpu: &Gpu,
+    cache: &Md2Cache,
+    scene: &Scene,
+    shading: Shading,
+) -> Result<Md2Renderer, String> {
+    let device = gpu.device();
+    let renderer = match shading {
+        Shading::Builtin => Md2Renderer::with_cache(device, cache, COLOR_FORMAT, OPTIONS),
+        Shading::Motion => {
+            let options = Md2RendererOptions {
+                motion_target: Some(MOTION_FORMAT),
+                ..OPTIONS
+            };
+            Md2Renderer::with_cache(device, cache, COLOR_FORMAT, options)
+        }
+        Shading::Material => {
+            let material = Md2Material::new(
+                device,
+                cache,
+                &Md2MaterialDescriptor {
+                    label: "quake again",
+                    source: md2_wgpu::support::QUAKE_AGAIN_WGSL,
+                    fragment: "quake_again",
+                    targets: &[wgpu::ColorTargetState {
+                        format: COLOR_FORMAT,
+                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    }],
+                    bind_group_layout: None,
+                },
+            )
+            .map_err(|e| e.to_string())?;
+            Md2Renderer::with_material(device, cache, &material, OPTIONS)
+        }
+    };
+    let mut renderer = renderer.map_err(|e| e.to_string())?;
     renderer
         .set_shadow(scene.shadow)
         .map_err(|e| e.to_string())?;
@@ -111,6 +170,9 @@ pub struct Immediate {
     /// Kept from frame to frame, as an application keeps its instances:
     /// each frame sets the poses.
     instances: Vec<Md2Instance>,
+    /// With motion vectors: what each instance showed in the frame before,
+    /// kept by the application as it sets the new poses.
+    previous: Option<Vec<Md2Previous>>,
 }
 
 impl Immediate {
@@ -120,12 +182,26 @@ impl Immediate {
         model: GpuModel,
         scene: &Scene,
     ) -> Result<Immediate, String> {
+        Immediate::shaded(gpu, cache, model, scene, Shading::Builtin)
+    }
+
+    pub fn shaded(
+        gpu: &Gpu,
+        cache: &Md2Cache,
+        model: GpuModel,
+        scene: &Scene,
+        shading: Shading,
+    ) -> Result<Immediate, String> {
+        let instances: Vec<Md2Instance> = scene.members.iter().map(instance).collect();
+        let previous =
+            (shading == Shading::Motion).then(|| instances.iter().map(Md2Previous::of).collect());
         Ok(Immediate {
-            renderer: renderer(gpu, cache, scene)?,
+            renderer: shaded_renderer(gpu, cache, scene, shading)?,
             model,
             camera: scene.camera,
             members: scene.members.clone(),
-            instances: scene.members.iter().map(instance).collect(),
+            instances,
+            previous,
         })
     }
 
@@ -140,17 +216,21 @@ impl Immediate {
 
 impl Strategy for Immediate {
     fn animate(&mut self, frame: u64) {
+        if let Some(previous) = &mut self.previous {
+            for (p, instance) in previous.iter_mut().zip(&self.instances) {
+                *p = Md2Previous::of(instance);
+            }
+        }
         pose_all(&mut self.instances, &self.members, frame);
     }
 
     fn prepare(&mut self, gpu: &Gpu, _: &mut wgpu::CommandEncoder, _: u64) -> Result<(), String> {
+        let mut batch = Md2Batch::new(&self.model, &self.instances);
+        if let Some(previous) = &self.previous {
+            batch = batch.with_previous(previous);
+        }
         self.renderer
-            .prepare(
-                gpu.device(),
-                gpu.queue(),
-                &self.camera,
-                &[Md2Batch::new(&self.model, &self.instances)],
-            )
+            .prepare(gpu.device(), gpu.queue(), &self.camera, &[batch])
             .map(drop)
             .map_err(|e| e.to_string())
     }
@@ -165,6 +245,10 @@ impl Strategy for Immediate {
 
     fn gpu_model_bytes(&self) -> u64 {
         self.model.gpu_bytes_breakdown().vertex_data
+    }
+
+    fn motion_target(&self) -> bool {
+        self.previous.is_some()
     }
 }
 
@@ -186,6 +270,7 @@ pub struct Resident {
     crowds: Vec<Md2Crowd>,
     camera: md2_wgpu::Camera,
     draw: ResidentDraw,
+    motion: bool,
 }
 
 impl Resident {
@@ -197,7 +282,20 @@ impl Resident {
         culling: bool,
         draw: ResidentDraw,
     ) -> Result<Resident, String> {
-        let renderer = renderer(gpu, cache, scene)?;
+        Resident::shaded(gpu, cache, model, scene, (culling, draw), Shading::Builtin)
+    }
+
+    /// A resident crowd shaded as `shading` says, culling and drawing as
+    /// `how` says.
+    pub fn shaded(
+        gpu: &Gpu,
+        cache: &Md2Cache,
+        model: GpuModel,
+        scene: &Scene,
+        (culling, draw): (bool, ResidentDraw),
+        shading: Shading,
+    ) -> Result<Resident, String> {
+        let renderer = shaded_renderer(gpu, cache, scene, shading)?;
         let crowd = || {
             let mut crowd =
                 Md2Crowd::new(gpu.device(), &renderer, &model).map_err(|e| e.to_string())?;
@@ -228,6 +326,7 @@ impl Resident {
             crowds,
             camera: scene.camera,
             draw,
+            motion: shading == Shading::Motion,
         })
     }
 
@@ -283,6 +382,10 @@ impl Strategy for Resident {
             .visible_members(gpu.device(), gpu.queue())
             .ok()?;
         Some(visible.iter().sum())
+    }
+
+    fn motion_target(&self) -> bool {
+        self.motion
     }
 }
 

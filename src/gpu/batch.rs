@@ -2,6 +2,8 @@
 //! batches pack into one instance buffer, each batch's records grouped by
 //! the draw that reads them.
 
+use bytemuck::Zeroable as _;
+
 use super::camera::depth_key;
 use super::error::{PrepareError, PrepareReport};
 use super::instance::{
@@ -69,8 +71,12 @@ pub(crate) struct Packing {
     pub records: Vec<InstanceRecord>,
     /// Parallel to `records` where the renderer keeps extra records.
     pub extras: Vec<ExtraRecord>,
-    /// One batch's records in the order given, and their extras.
-    scratch: Vec<(InstanceRecord, ExtraRecord)>,
+    /// One batch's records in the order given, and their extras (where
+    /// made), before they are placed bucket by bucket.
+    given: Vec<InstanceRecord>,
+    given_extras: Vec<ExtraRecord>,
+    /// A bucket's records and extras while they are sorted together.
+    sorting: Vec<(InstanceRecord, ExtraRecord)>,
 }
 
 /// How to pack.
@@ -147,7 +153,8 @@ impl Packing {
         let model = batch.model;
         let start = self.records.len();
         let mut count = [0u32; BUCKETS];
-        self.scratch.clear();
+        self.given.clear();
+        self.given_extras.clear();
         for (i, instance) in batch.instances.iter().enumerate() {
             let policy = options.policy;
             let packed = pack(
@@ -169,28 +176,28 @@ impl Packing {
                     continue;
                 }
             };
-            let extra = if options.extras {
+            if options.extras {
                 let earlier = previous.map(|p| &p[i]);
-                match pack_previous(&record, earlier, model.frame_count, instance.id, b, i) {
-                    Ok(extra) => extra,
-                    Err(previous_problem) => {
-                        if policy == InstancePolicy::Strict {
-                            return Err(previous_problem.into());
+                let extra =
+                    match pack_previous(&record, earlier, model.frame_count, instance.id, b, i) {
+                        Ok(extra) => extra,
+                        Err(previous_problem) => {
+                            if policy == InstancePolicy::Strict {
+                                return Err(previous_problem.into());
+                            }
+                            if policy == InstancePolicy::Skip {
+                                report.note(previous_problem, true);
+                                continue;
+                            }
+                            // Clamp: as if the previous frame had shown this
+                            // one (no motion but the camera's); the instance is
+                            // reported once, with its first problem.
+                            problem.get_or_insert(previous_problem);
+                            unmoved_extra(&record, i, instance.id)
                         }
-                        if policy == InstancePolicy::Skip {
-                            report.note(previous_problem, true);
-                            continue;
-                        }
-                        // Clamp: as if the previous frame had shown this
-                        // one (no motion but the camera's); the instance is
-                        // reported once, with its first problem.
-                        problem.get_or_insert(previous_problem);
-                        unmoved_extra(&record, i, instance.id)
-                    }
-                }
-            } else {
-                ExtraRecord::default()
-            };
+                    };
+                self.given_extras.push(extra);
+            }
             if let Some(problem) = problem {
                 report.note(problem, false);
             }
@@ -199,25 +206,31 @@ impl Packing {
             if let Some(shell) = buckets.shell {
                 count[shell] += 1;
             }
-            self.scratch.push((record, extra));
+            self.given.push(record);
         }
-        // Bucket by bucket, each in the order given; a shelled record goes
-        // into its main bucket and the shell bucket.
-        for bucket in 0..BUCKETS {
-            for (record, extra) in &self.scratch {
-                let b = Buckets::of(record.effects);
-                if b.main == bucket || b.shell == Some(bucket) {
-                    self.records.push(*record);
-                    if options.extras {
-                        self.extras.push(*extra);
-                    }
+        // Bucket by bucket, each in the order given: every record goes to
+        // the next free slot of its bucket (a shelled one to its main
+        // bucket's and the shell bucket's), in one pass.
+        let mut next = [0usize; BUCKETS];
+        let mut at = start;
+        for (bucket, n) in count.iter().enumerate() {
+            next[bucket] = at;
+            at += *n as usize;
+        }
+        self.records.resize(at, InstanceRecord::zeroed());
+        if options.extras {
+            self.extras.resize(at, ExtraRecord::zeroed());
+        }
+        for (k, record) in self.given.iter().enumerate() {
+            let b = Buckets::of(record.effects);
+            for bucket in std::iter::once(b.main).chain(b.shell) {
+                self.records[next[bucket]] = *record;
+                if options.extras {
+                    self.extras[next[bucket]] = self.given_extras[k];
                 }
+                next[bucket] += 1;
             }
         }
-        debug_assert_eq!(
-            self.records.len() - start,
-            count.iter().sum::<u32>() as usize
-        );
         Ok(count)
     }
 
@@ -228,15 +241,15 @@ impl Packing {
             self.records[range].sort_by_key(|r| depth_key(row, &r.rows));
             return;
         }
-        self.scratch.clear();
-        self.scratch.extend(
+        self.sorting.clear();
+        self.sorting.extend(
             self.records[range.clone()]
                 .iter()
                 .copied()
                 .zip(self.extras[range.clone()].iter().copied()),
         );
-        self.scratch.sort_by_key(|(r, _)| depth_key(row, &r.rows));
-        for (k, (record, extra)) in self.scratch.iter().enumerate() {
+        self.sorting.sort_by_key(|(r, _)| depth_key(row, &r.rows));
+        for (k, (record, extra)) in self.sorting.iter().enumerate() {
             self.records[range.start + k] = *record;
             self.extras[range.start + k] = *extra;
         }

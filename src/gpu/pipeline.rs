@@ -5,7 +5,7 @@
 //! built-in pipelines, a material builds its own; both with [`build`].
 
 use super::options::DepthState;
-use super::shader::{CULL_IN_FRAGMENT, entry, vertex_buffers_with_extra};
+use super::shader::{BUILTIN_PASS, CULL_IN_FRAGMENT, entry, pass, vertex_buffers_with_extra};
 
 /// Which draw a pipeline makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,6 +41,16 @@ impl Draw {
             (Draw::Shadow { .. }, false) => entry::VS_SHADOW,
             (Draw::Shadow { .. }, true) => entry::VS_SHADOW_EXTRA,
             (Draw::DepthOnly, _) => entry::VS_DEPTH,
+        }
+    }
+
+    /// The pass (`MD2_PASS_*`) the built-in look draws in: opaque and
+    /// translucent shade alike.
+    fn builtin_pass(self) -> u32 {
+        match self {
+            Draw::Shell => pass::SHELL,
+            Draw::Shadow { .. } => pass::SHADOW,
+            _ => pass::OPAQUE,
         }
     }
 
@@ -171,7 +181,11 @@ pub(crate) fn build(
     // Translucent instances and shells draw both windings in one draw, so
     // that they blend in one order: the fragment stage culls them.
     let cull_in_fragment = matches!(draw, Draw::Translucent | Draw::Shell);
-    let constants = [(CULL_IN_FRAGMENT, f64::from(u8::from(pass.cull_back_faces)))];
+    let cull = f64::from(u8::from(cull_in_fragment && pass.cull_back_faces));
+    let constants = [
+        (CULL_IN_FRAGMENT, cull),
+        (BUILTIN_PASS, f64::from(draw.builtin_pass())),
+    ];
     let targets: Vec<Option<wgpu::ColorTargetState>> = shading
         .map(|s| {
             let targets = if draw.blends() {
@@ -216,7 +230,7 @@ pub(crate) fn build(
             module: s.module,
             entry_point: Some(s.fragment),
             compilation_options: wgpu::PipelineCompilationOptions {
-                constants: if cull_in_fragment { &constants } else { &[] },
+                constants: &constants,
                 ..Default::default()
             },
             targets: &targets,

@@ -16,30 +16,6 @@ use md2_wgpu::{
 const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 const SIZE: u32 = 192;
 
-/// The built-in look written again by hand: what an app porting its own
-/// shading starts from.
-const QUAKE_AGAIN: &str = r#"
-fn quake_again(in: Md2Fragment) -> vec4<f32> {
-    if in.pass_kind == MD2_PASS_SHELL {
-        return vec4<f32>(unpack4x8unorm(in.effects & 0x00ffffffu).rgb, 0.3);
-    }
-    if in.pass_kind == MD2_PASS_SHADOW {
-        return md2_view.shadow_color;
-    }
-    let albedo = textureSample(md2_skins, md2_skin_sampler, in.uv, in.skin);
-    let len2 = dot(in.world_normal, in.world_normal);
-    let n = in.world_normal * select(0.0, inverseSqrt(len2), len2 > 1e-12);
-    var light = md2_view.ambient.rgb + md2_view.light_color.rgb * max(dot(n, md2_view.towards_light.xyz), 0.0);
-    if (in.effects & 0x02000000u) != 0u {
-        light = max(light, vec3<f32>(0.1));
-    }
-    if (in.effects & 0x01000000u) != 0u {
-        light = vec3<f32>(1.0);
-    }
-    return vec4<f32>(albedo.rgb * light * in.tint.rgb, albedo.a * in.tint.a);
-}
-"#;
-
 fn blended(format: wgpu::TextureFormat) -> wgpu::ColorTargetState {
     wgpu::ColorTargetState {
         format,
@@ -117,7 +93,12 @@ fn a_material_that_rewrites_the_built_in_look_draws_its_picture_on_both_paths() 
     let Some(gpu) = gpu() else { return };
     let cache = Md2Cache::new(&gpu.device).unwrap();
     let model = demo_gpu_model(&gpu, &cache);
-    let again = material(&gpu, &cache, QUAKE_AGAIN, "quake_again");
+    let again = material(
+        &gpu,
+        &cache,
+        md2_wgpu::support::QUAKE_AGAIN_WGSL,
+        "quake_again",
+    );
     let mut builtin = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options()).unwrap();
     let mut custom = Md2Renderer::with_material(&gpu.device, &cache, &again, options()).unwrap();
     for renderer in [&mut builtin, &mut custom] {

@@ -2,8 +2,8 @@
 // shading, and the captures tests compare with the CPU. It follows pose.wgsl
 // (md2_pose_vertex and friends) in one module: the crate concatenates them.
 //
-// Every vertex entry point calls `md2_vertex`, which hands the fragment stage
-// one documented struct, `Md2Fragment`, whatever the pass: the built-in
+// Every vertex entry point calls `md2_vertex` (or, without extra records,
+// `md2_vertex_now`), which hands the fragment stage one documented struct, `Md2Fragment`, whatever the pass: the built-in
 // fragment stage (`md2_fs_builtin*`) and an app's material (md2_wgpu's
 // Md2Material: its function is called from `md2_fs_material`, which the crate
 // appends to the app's code) read the same inputs, so every pass an app's
@@ -39,6 +39,13 @@ const MD2_PASS_SHADOW: u32 = 3u;
 // blend in one defined order, and the rasteriser cannot cull both ways at
 // once; opaque draws split by winding and let the rasteriser cull.
 override MD2_CULL_IN_FRAGMENT: bool = false;
+
+// The pass a pipeline of the built-in look draws (MD2_PASS_*; the opaque and
+// translucent passes shade alike). A pipeline constant rather than a branch
+// on Md2Fragment.pass_kind: a software rasteriser runs every side of a
+// branch it cannot prove uniform, and the shell's and shadow's colours cost
+// each lit fragment 3% on lavapipe.
+override MD2_BUILTIN_PASS: u32 = MD2_PASS_OPAQUE;
 
 struct Md2View {
     // World to clip space, without jitter.
@@ -136,6 +143,39 @@ struct Md2Fragment {
     @location(9) previous_world_position: vec3<f32>,
 };
 
+// What the built-in look without motion vectors reads of Md2Fragment: the
+// same locations, less the world position, instance, id and previous world
+// position. The vertex entry points without extra records (only the built-in
+// look uses them) hand over this much alone: measured on lavapipe, the four
+// unread varyings cost 10% of a crowd frame's rasterising work.
+struct Md2BuiltinVarying {
+    @builtin(position) position: vec4<f32>,
+    @location(1) world_normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) @interpolate(flat) skin: u32,
+    @location(4) @interpolate(flat) tint: vec4<f32>,
+    @location(5) @interpolate(flat) effects: u32,
+    @location(6) @interpolate(flat) pass_kind: u32,
+};
+
+fn md2_builtin_varying(f: Md2Fragment) -> Md2BuiltinVarying {
+    return Md2BuiltinVarying(f.position, f.world_normal, f.uv, f.skin, f.tint, f.effects, f.pass_kind);
+}
+
+// The Md2Fragment a Md2BuiltinVarying stands for: the previous world
+// position is the world position, as without extra records.
+fn md2_fragment_of(v: Md2BuiltinVarying) -> Md2Fragment {
+    var out: Md2Fragment;
+    out.position = v.position;
+    out.world_normal = v.world_normal;
+    out.uv = v.uv;
+    out.skin = v.skin;
+    out.tint = v.tint;
+    out.effects = v.effects;
+    out.pass_kind = v.pass_kind;
+    return out;
+}
+
 // The tint's intensity: an f16 (non-negative) in the low 16 bits. Decoded by
 // hand: unpack2x16float needs a capability some backends lack.
 fn md2_half_to_f32(h: u32) -> f32 {
@@ -160,12 +200,6 @@ struct Md2Previous {
     index: u32,
     id: u32,
 };
-
-// No extra record: the previous frame showed the same transform and pose
-// (only the camera moved).
-fn md2_same_as_now(inst: Md2InstanceIn) -> Md2Previous {
-    return Md2Previous(md2_rows(inst), inst.frames, inst.lerp, 0u, 0u);
-}
 
 fn md2_previous(extra: Md2ExtraIn) -> Md2Previous {
     return Md2Previous(
@@ -201,15 +235,16 @@ fn md2_vertex(
     return md2_vertex_posed(corner, inst, posed, previous, pass_kind, push);
 }
 
-// `md2_vertex` for a vertex already posed (as `md2_pose_vertex` would pose
-// it): the rest of the vertex stage.
-fn md2_vertex_posed(
+// The vertex stage of an instance without an extra record, posed already
+// (as `md2_pose_vertex` would pose it): the previous frame showed the same
+// transform and pose (only the camera moved), and instance and id are 0.
+// No previous pose is looked at: the pipelines without extra records pay
+// nothing for motion.
+fn md2_vertex_unmoved(
     corner: Md2CornerIn,
     inst: Md2InstanceIn,
     posed: Md2Posed,
-    previous: Md2Previous,
     pass_kind: u32,
-    push: f32,
 ) -> Md2Fragment {
     let rows = md2_rows(inst);
     let world = md2_placed(rows, posed.position, pass_kind);
@@ -222,9 +257,29 @@ fn md2_vertex_posed(
     out.tint = vec4<f32>(inst.tint.rgb * intensity, inst.tint.a);
     out.effects = inst.effects;
     out.pass_kind = pass_kind;
+    out.instance = 0u;
+    out.id = 0u;
+    out.previous_world_position = world;
+    let clip = md2_view.view_proj * vec4<f32>(world, 1.0);
+    out.position = clip + vec4<f32>(md2_view.jitter.xy * clip.w, 0.0, 0.0);
+    return out;
+}
+
+// `md2_vertex` for a vertex already posed (as `md2_pose_vertex` would pose
+// it): the rest of the vertex stage.
+fn md2_vertex_posed(
+    corner: Md2CornerIn,
+    inst: Md2InstanceIn,
+    posed: Md2Posed,
+    previous: Md2Previous,
+    pass_kind: u32,
+    push: f32,
+) -> Md2Fragment {
+    var out = md2_vertex_unmoved(corner, inst, posed, pass_kind);
     out.instance = previous.index;
     out.id = previous.id;
-    let clip = md2_view.view_proj * vec4<f32>(world, 1.0);
+    let rows = md2_rows(inst);
+    let world = out.world_position;
     // The previous pose costs decodes only where it differs from this one:
     // positions only, unless a shell needs the normal to push along.
     var previous_world = world;
@@ -239,8 +294,13 @@ fn md2_vertex_posed(
         previous_world = md2_placed(previous.rows, p, pass_kind);
     }
     out.previous_world_position = previous_world;
-    out.position = clip + vec4<f32>(md2_view.jitter.xy * clip.w, 0.0, 0.0);
     return out;
+}
+
+// `md2_vertex` without an extra record: see `md2_vertex_unmoved`.
+fn md2_vertex_now(corner: Md2CornerIn, inst: Md2InstanceIn, pass_kind: u32, push: f32) -> Md2Fragment {
+    let posed = md2_pose_vertex(corner.xyz, inst.frames, inst.lerp, push);
+    return md2_vertex_unmoved(corner, inst, posed, pass_kind);
 }
 
 // Opaque and translucent instances: the pass is the tint's.
@@ -249,8 +309,8 @@ fn md2_main_pass(inst: Md2InstanceIn) -> u32 {
 }
 
 @vertex
-fn md2_vs_main(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2Fragment {
-    return md2_vertex(corner, inst, md2_same_as_now(inst), md2_main_pass(inst), 0.0);
+fn md2_vs_main(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2BuiltinVarying {
+    return md2_builtin_varying(md2_vertex_now(corner, inst, md2_main_pass(inst), 0.0));
 }
 
 @vertex
@@ -260,8 +320,8 @@ fn md2_vs_main_extra(corner: Md2CornerIn, inst: Md2InstanceIn, extra: Md2ExtraIn
 
 // A powerup shell: the same pose pushed out along the normal.
 @vertex
-fn md2_vs_shell(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2Fragment {
-    return md2_vertex(corner, inst, md2_same_as_now(inst), MD2_PASS_SHELL, MD2_SHELL_OFFSET);
+fn md2_vs_shell(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2BuiltinVarying {
+    return md2_builtin_varying(md2_vertex_now(corner, inst, MD2_PASS_SHELL, MD2_SHELL_OFFSET));
 }
 
 @vertex
@@ -272,23 +332,30 @@ fn md2_vs_shell_extra(corner: Md2CornerIn, inst: Md2InstanceIn, extra: Md2ExtraI
 // A planar shadow: the posed vertex projected along the light onto the
 // plane. Instances that cast none collapse to a point outside the clip
 // volume, so their triangles are dropped before rasterisation.
-fn md2_shadow_vertex(corner: Md2CornerIn, inst: Md2InstanceIn, previous: Md2Previous) -> Md2Fragment {
-    if (inst.effects & MD2_EFFECT_NO_SHADOW) != 0u {
-        var out: Md2Fragment;
-        out.position = vec4<f32>(2.0, 2.0, 2.0, 1.0);
-        return out;
-    }
-    return md2_vertex(corner, inst, previous, MD2_PASS_SHADOW, 0.0);
+fn md2_casts_no_shadow(inst: Md2InstanceIn) -> bool {
+    return (inst.effects & MD2_EFFECT_NO_SHADOW) != 0u;
+}
+
+fn md2_no_shadow_vertex() -> Md2Fragment {
+    var out: Md2Fragment;
+    out.position = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+    return out;
 }
 
 @vertex
-fn md2_vs_shadow(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2Fragment {
-    return md2_shadow_vertex(corner, inst, md2_same_as_now(inst));
+fn md2_vs_shadow(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2BuiltinVarying {
+    if md2_casts_no_shadow(inst) {
+        return md2_builtin_varying(md2_no_shadow_vertex());
+    }
+    return md2_builtin_varying(md2_vertex_now(corner, inst, MD2_PASS_SHADOW, 0.0));
 }
 
 @vertex
 fn md2_vs_shadow_extra(corner: Md2CornerIn, inst: Md2InstanceIn, extra: Md2ExtraIn) -> Md2Fragment {
-    return md2_shadow_vertex(corner, inst, md2_previous(extra));
+    if md2_casts_no_shadow(inst) {
+        return md2_no_shadow_vertex();
+    }
+    return md2_vertex(corner, inst, md2_previous(extra), MD2_PASS_SHADOW, 0.0);
 }
 
 // Positions only, for depth-only passes (shadow maps, depth pre-passes).
@@ -364,7 +431,7 @@ fn md2_linear_to_srgb(c: vec3<f32>) -> vec3<f32> {
 
 // Linear colour of the built-in look, whatever the pass.
 fn md2_builtin_color(in: Md2Fragment) -> vec4<f32> {
-    switch in.pass_kind {
+    switch MD2_BUILTIN_PASS {
         case MD2_PASS_SHELL: {
             return md2_shell_color(in);
         }
@@ -380,17 +447,17 @@ fn md2_builtin_color(in: Md2Fragment) -> vec4<f32> {
 // Linear output: for sRGB targets (the hardware encodes), float targets and
 // any target the application post-processes as linear light.
 @fragment
-fn md2_fs_builtin(in: Md2Fragment, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
-    md2_cull_face(front_facing, in.effects);
-    return md2_builtin_color(in);
+fn md2_fs_builtin(slim: Md2BuiltinVarying, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    md2_cull_face(front_facing, slim.effects);
+    return md2_builtin_color(md2_fragment_of(slim));
 }
 
 // sRGB-encoded output: for non-sRGB unorm targets that are displayed as they
 // are, so the stored bytes are the same as an sRGB target's.
 @fragment
-fn md2_fs_builtin_srgb(in: Md2Fragment, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
-    md2_cull_face(front_facing, in.effects);
-    let c = md2_builtin_color(in);
+fn md2_fs_builtin_srgb(slim: Md2BuiltinVarying, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    md2_cull_face(front_facing, slim.effects);
+    let c = md2_builtin_color(md2_fragment_of(slim));
     return vec4<f32>(md2_linear_to_srgb(c.rgb), c.a);
 }
 

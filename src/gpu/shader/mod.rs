@@ -94,6 +94,10 @@ pub(crate) mod entry {
 /// fragment stage (translucent and shell pipelines of a culling renderer).
 pub(crate) const CULL_IN_FRAGMENT: &str = "MD2_CULL_IN_FRAGMENT";
 
+/// md2.wgsl's pipeline-overridable constant: the pass (`MD2_PASS_*`) a
+/// pipeline of the built-in look draws.
+pub(crate) const BUILTIN_PASS: &str = "MD2_BUILTIN_PASS";
+
 /// md2.wgsl's `MD2_PASS_*`: which pass calls the fragment stage
 /// (`Md2Fragment::pass_kind`).
 #[doc(hidden)]
