@@ -10,7 +10,7 @@
 // Each example compiles this module on its own and uses a different part.
 #![allow(dead_code)]
 
-pub mod ground;
+pub mod gui;
 mod screenshot;
 mod targets;
 
@@ -366,6 +366,24 @@ where
     A: App,
     F: FnOnce(&Gpu) -> Result<A, String>,
 {
+    let mut runner = Runner {
+        title,
+        common,
+        make: Some(make),
+        state: None,
+        failed: false,
+    };
+    run_loop(keys, &mut runner, |runner| runner.failed)
+}
+
+/// Prints `keys` and runs `handler` on a new event loop; the exit code says
+/// whether it went well (`failed` reads the handler's own verdict). Both
+/// hosts, this one and the egui one (`gui.rs`), end this way.
+pub fn run_loop<H: ApplicationHandler>(
+    keys: &str,
+    handler: &mut H,
+    failed: impl Fn(&H) -> bool,
+) -> ExitCode {
     println!("{keys}");
     let event_loop = match EventLoop::new() {
         Ok(event_loop) => event_loop,
@@ -374,18 +392,11 @@ where
             return ExitCode::FAILURE;
         }
     };
-    let mut runner = Runner {
-        title,
-        common,
-        make: Some(make),
-        state: None,
-        failed: false,
-    };
-    if let Err(e) = event_loop.run_app(&mut runner) {
+    if let Err(e) = event_loop.run_app(handler) {
         eprintln!("error: the event loop stopped: {e}");
         return ExitCode::FAILURE;
     }
-    if runner.failed {
+    if failed(handler) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -401,10 +412,7 @@ struct Runner<A, F> {
 }
 
 struct State<A> {
-    window: Arc<Window>,
-    instance: wgpu::Instance,
-    surface: wgpu::Surface<'static>,
-    config: wgpu::SurfaceConfiguration,
+    screen: Screen,
     gpu: Gpu,
     targets: Targets,
     app: A,
@@ -447,67 +455,31 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
     }
 
     fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<State<A>, String> {
-        let attributes = Window::default_attributes()
-            .with_title(self.title.clone())
-            .with_inner_size(PhysicalSize::new(self.common.size.0, self.common.size.1));
-        let window = Arc::new(
-            event_loop
-                .create_window(attributes)
-                .map_err(|e| format!("cannot create a window: {e}"))?,
-        );
-        let instance = wgpu::Instance::new(
-            wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(window.clone())),
-        );
-        let surface = instance
-            .create_surface(window.clone())
-            .map_err(|e| format!("cannot draw into the window: {e}"))?;
-        let adapter = pick_adapter(&instance, &surface)?;
-        let info = adapter.get_info();
-        // Everything the adapter offers: a crowd grows with the storage
-        // buffer limits, which the renderer's minimum keeps small.
-        let required_limits = md2_wgpu::adapter_limits(&adapter)
-            .map_err(|e| format!("the adapter {} cannot run this example: {e}", info.name))?;
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("md2-wgpu example device"),
-            required_features: wgpu::Features::empty(),
-            required_limits,
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        }))
-        .map_err(|e| format!("the adapter {} refused a device: {e}", info.name))?;
-
-        let size = window.inner_size();
-        let size = (size.width.max(1), size.height.max(1));
-        let caps = surface.get_capabilities(&adapter);
         // An sRGB format, so the colours the shaders write in linear light
         // are encoded for the display; any other where none is offered.
-        let color_format = caps
-            .formats
-            .iter()
-            .copied()
-            .find(|f| f.is_srgb())
-            .or_else(|| caps.formats.first().copied())
-            .ok_or_else(|| format!("the adapter {} cannot present to this window", info.name))?;
-        let mut config = surface
-            .get_default_config(&adapter, size.0, size.1)
-            .ok_or_else(|| format!("the adapter {} cannot present to this window", info.name))?;
-        config.format = color_format;
-        config.present_mode = if self.common.vsync {
-            wgpu::PresentMode::AutoVsync
-        } else {
-            wgpu::PresentMode::AutoNoVsync
-        };
-        surface.configure(&device, &config);
-
-        let sample_count = targets::sample_count(&adapter, color_format);
+        let screen = Screen::open(
+            event_loop,
+            &self.title,
+            &self.common,
+            wgpu::Features::empty(),
+            |formats| {
+                formats
+                    .iter()
+                    .copied()
+                    .find(|f| f.is_srgb())
+                    .or_else(|| formats.first().copied())
+            },
+        )?;
+        let (adapter, info) = (&screen.adapter, screen.adapter.get_info());
+        let (color_format, size) = (screen.config.format, screen.size());
+        let sample_count = targets::sample_count(adapter, color_format);
         println!(
             "adapter: {} ({:?}, {:?}); surface {:?}, {}x{}, {} sample(s) per pixel",
             info.name, info.backend, info.device_type, color_format, size.0, size.1, sample_count
         );
         let gpu = Gpu {
-            device,
-            queue,
+            device: screen.device.clone(),
+            queue: screen.queue.clone(),
             adapter_info: info,
             color_format,
             depth_format: DEPTH_FORMAT,
@@ -522,10 +494,7 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
         let targets = gpu.targets();
         let now = Instant::now();
         Ok(State {
-            window,
-            instance,
-            surface,
-            config,
+            screen,
             gpu,
             targets,
             app,
@@ -558,6 +527,158 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
             }
         }
         event_loop.exit();
+    }
+}
+
+/// The adapter that draws into `surface` (see [`pick_adapter`]) and a
+/// device on it with everything it offers (a crowd grows with the storage
+/// buffer limits, which the renderer's minimum keeps small) and those of
+/// `features` it has.
+pub fn open_device(
+    instance: &wgpu::Instance,
+    surface: &wgpu::Surface<'_>,
+    features: wgpu::Features,
+) -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), String> {
+    let adapter = pick_adapter(instance, surface)?;
+    let info = adapter.get_info();
+    let required_limits = md2_wgpu::adapter_limits(&adapter)
+        .map_err(|e| format!("the adapter {} cannot run this example: {e}", info.name))?;
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("md2-wgpu example device"),
+        required_features: features & adapter.features(),
+        required_limits,
+        experimental_features: wgpu::ExperimentalFeatures::disabled(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: wgpu::Trace::Off,
+    }))
+    .map_err(|e| format!("the adapter {} refused a device: {e}", info.name))?;
+    Ok((adapter, device, queue))
+}
+
+/// A window, the device that draws into it and the surface that shows it,
+/// configured: how both hosts (this one and the egui one, `gui.rs`) start.
+pub struct Screen {
+    /// The window.
+    pub window: Arc<Window>,
+    /// The instance the surface came from (to make it again if it is lost).
+    pub instance: wgpu::Instance,
+    /// The window's surface.
+    pub surface: wgpu::Surface<'static>,
+    /// How it is configured (its format, size and present mode).
+    pub config: wgpu::SurfaceConfiguration,
+    /// The adapter.
+    pub adapter: wgpu::Adapter,
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+}
+
+impl Screen {
+    /// Opens a window called `title` of `common`'s size, a device on an
+    /// adapter that can draw into it (with those of `features` it has), and
+    /// configures its surface with the format `format` picks from those the
+    /// surface offers.
+    pub fn open(
+        event_loop: &ActiveEventLoop,
+        title: &str,
+        common: &Common,
+        features: wgpu::Features,
+        format: impl FnOnce(&[wgpu::TextureFormat]) -> Option<wgpu::TextureFormat>,
+    ) -> Result<Screen, String> {
+        let attributes = Window::default_attributes()
+            .with_title(title)
+            .with_inner_size(PhysicalSize::new(common.size.0, common.size.1));
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| format!("cannot create a window: {e}"))?,
+        );
+        let instance = wgpu::Instance::new(
+            wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(window.clone())),
+        );
+        let surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| format!("cannot draw into the window: {e}"))?;
+        let (adapter, device, queue) = open_device(&instance, &surface, features)?;
+        let name = adapter.get_info().name;
+        let size = window.inner_size();
+        let caps = surface.get_capabilities(&adapter);
+        let color_format = format(&caps.formats)
+            .ok_or_else(|| format!("the adapter {name} cannot present to this window"))?;
+        let mut config = surface
+            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
+            .ok_or_else(|| format!("the adapter {name} cannot present to this window"))?;
+        config.format = color_format;
+        config.present_mode = if common.vsync {
+            wgpu::PresentMode::AutoVsync
+        } else {
+            wgpu::PresentMode::AutoNoVsync
+        };
+        surface.configure(&device, &config);
+        Ok(Screen {
+            window,
+            instance,
+            surface,
+            config,
+            adapter,
+            device,
+            queue,
+        })
+    }
+
+    /// The surface's size in pixels.
+    pub fn size(&self) -> (u32, u32) {
+        (self.config.width, self.config.height)
+    }
+
+    /// Configures the surface for a window of `size` (not zero).
+    pub fn resize(&mut self, size: PhysicalSize<u32>) {
+        self.config.width = size.width;
+        self.config.height = size.height;
+        self.surface.configure(&self.device, &self.config);
+    }
+
+    /// Asks the surface for a frame, configuring it again (or remaking it)
+    /// where it says so.
+    pub fn acquire(&mut self) -> Acquired {
+        match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) => Acquired::Frame(frame, false),
+            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => Acquired::Frame(frame, true),
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                Acquired::Retry
+            }
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                self.surface.configure(&self.device, &self.config);
+                Acquired::Skip
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                match self.instance.create_surface(self.window.clone()) {
+                    Ok(surface) => {
+                        self.surface = surface;
+                        self.surface.configure(&self.device, &self.config);
+                    }
+                    Err(e) => {
+                        eprintln!("warning: the surface was lost and cannot be made again: {e}")
+                    }
+                }
+                Acquired::Retry
+            }
+            wgpu::CurrentSurfaceTexture::Validation => {
+                eprintln!("warning: the surface refused a frame; trying again");
+                Acquired::Retry
+            }
+        }
+    }
+
+    /// Presents `frame`, configuring the surface afresh after a
+    /// suboptimal one.
+    pub fn present(&self, frame: wgpu::SurfaceTexture, suboptimal: bool) {
+        self.window.pre_present_notify();
+        self.queue.present(frame);
+        if suboptimal {
+            self.surface.configure(&self.device, &self.config);
+        }
     }
 }
 
@@ -595,6 +716,19 @@ fn pick_adapter(
     })
 }
 
+/// What the surface gave when asked for a frame.
+pub enum Acquired {
+    /// A frame to draw into; `true` when it is suboptimal (usable now, to be
+    /// configured afresh after it is presented).
+    Frame(wgpu::SurfaceTexture, bool),
+    /// None now (the window is hidden, or the surface was lost and remade):
+    /// ask again a little later.
+    Retry,
+    /// None, and the surface has been configured again: ask at the next
+    /// redraw.
+    Skip,
+}
+
 impl<A: App> State<A> {
     fn resize(&mut self, size: PhysicalSize<u32>) {
         if size.width == 0 || size.height == 0 {
@@ -603,9 +737,7 @@ impl<A: App> State<A> {
         }
         self.minimised = false;
         self.gpu.size = (size.width, size.height);
-        self.config.width = size.width;
-        self.config.height = size.height;
-        self.surface.configure(&self.gpu.device, &self.config);
+        self.screen.resize(size);
         self.targets = self.gpu.targets();
     }
 
@@ -614,36 +746,13 @@ impl<A: App> State<A> {
         if self.minimised {
             return false;
         }
-        let (frame, suboptimal) = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(frame) => (frame, false),
-            // Usable now; configured afresh after it is presented.
-            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => (frame, true),
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+        let (frame, suboptimal) = match self.screen.acquire() {
+            Acquired::Frame(frame, suboptimal) => (frame, suboptimal),
+            Acquired::Retry => {
                 self.retry_at = Some(Instant::now() + RETRY_AFTER);
                 return false;
             }
-            wgpu::CurrentSurfaceTexture::Outdated => {
-                self.surface.configure(&self.gpu.device, &self.config);
-                return false;
-            }
-            wgpu::CurrentSurfaceTexture::Lost => {
-                match self.instance.create_surface(self.window.clone()) {
-                    Ok(surface) => {
-                        self.surface = surface;
-                        self.surface.configure(&self.gpu.device, &self.config);
-                    }
-                    Err(e) => {
-                        eprintln!("warning: the surface was lost and cannot be made again: {e}")
-                    }
-                }
-                self.retry_at = Some(Instant::now() + RETRY_AFTER);
-                return false;
-            }
-            wgpu::CurrentSurfaceTexture::Validation => {
-                eprintln!("warning: the surface refused a frame; trying again");
-                self.retry_at = Some(Instant::now() + RETRY_AFTER);
-                return false;
-            }
+            Acquired::Skip => return false,
         };
 
         let start = Instant::now();
@@ -667,11 +776,7 @@ impl<A: App> State<A> {
         );
         self.gpu.queue.submit([encoder.finish()]);
         let cpu = start.elapsed();
-        self.window.pre_present_notify();
-        self.gpu.queue.present(frame);
-        if suboptimal {
-            self.surface.configure(&self.gpu.device, &self.config);
-        }
+        self.screen.present(frame, suboptimal);
 
         self.stats.frame += 1;
         self.window_frames += 1;
@@ -690,7 +795,7 @@ impl<A: App> State<A> {
             self.window_cpu = Duration::ZERO;
         }
         if self.last_title.elapsed() >= TITLE_INTERVAL {
-            self.window.set_title(&self.app.title(&self.stats));
+            self.screen.window.set_title(&self.app.title(&self.stats));
             self.last_title = Instant::now();
         }
         true
@@ -704,7 +809,7 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> ApplicationHandler for Runner
         }
         match self.start(event_loop) {
             Ok(state) => {
-                state.window.request_redraw();
+                state.screen.window.request_redraw();
                 self.state = Some(state);
             }
             Err(e) => self.fail(event_loop, e),
@@ -730,7 +835,7 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> ApplicationHandler for Runner
             WindowEvent::RedrawRequested => {
                 if state.frame() && self.common.frames.is_some_and(|n| state.stats.frame >= n) {
                     let title = state.app.title(&state.stats);
-                    state.window.set_title(&title);
+                    state.screen.window.set_title(&title);
                     println!("last frame: {title}");
                     self.finish(event_loop);
                 }
@@ -752,7 +857,7 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> ApplicationHandler for Runner
             Some(state) if !state.minimised => {
                 state.retry_at = None;
                 event_loop.set_control_flow(ControlFlow::Poll);
-                state.window.request_redraw();
+                state.screen.window.request_redraw();
             }
             _ => event_loop.set_control_flow(ControlFlow::Wait),
         }
