@@ -1,28 +1,21 @@
-//! md2-wgpu inside an egui app: a resident crowd drawn by an egui-wgpu
-//! paint callback, and an egui window whose slider sets the crowd's size.
+//! md2-wgpu in an egui app: a resident crowd drawn by an egui-wgpu paint
+//! callback, and an egui window whose slider sets the crowd's size.
 //!
 //! ```text
 //! cargo run --release --example egui
 //! ```
 //!
-//! What an egui app copies is all here:
-//!
-//! 1. Once: a renderer for *egui's* pass. egui cannot say afterwards what
-//!    samples per pixel and depth format its pass has (they were given to
-//!    `egui_wgpu::Renderer::new`, or as eframe's `NativeOptions`
-//!    `multisampling`, `depth_buffer` and `stencil_buffer`), so pass them on:
-//!    a pipeline for another sample count fails validation (egui issues
-//!    #2766 and #3200). egui clears depth to 1.0 once a frame, so nearer is
-//!    less (`DepthState::standard`). The renderer and the crowd go into
-//!    egui-wgpu's callback resources, all that a paint callback can reach.
-//! 2. Every frame: a paint callback where the models go.
-//! 3. In the callback, `prepare` records the crowd's compute pass on egui's
-//!    encoder, before egui's render pass; `paint` draws inside that pass (a
-//!    `RenderPass<'static>`, which `Md2Renderer::render` takes as it is).
-//!
-//! The window and egui's pass are the examples' host (`framework/gui.rs`);
-//! in an eframe app, eframe is the host and `cc.wgpu_render_state` gives the
-//! device, queue, target format and egui's renderer.
+//! What an egui app copies is all here. Once: a renderer for *egui's* pass,
+//! whose samples per pixel and depth format egui cannot tell afterwards (they
+//! were given to `egui_wgpu::Renderer::new`, or as eframe's `NativeOptions`
+//! `multisampling`, `depth_buffer` and `stencil_buffer`), so pass them on (a
+//! pipeline for another sample count fails validation: egui issues #2766 and
+//! #3200); egui clears depth to 1.0, so nearer is less. The renderer and the
+//! crowd live in egui-wgpu's callback resources, all a paint callback can
+//! reach. Every frame: a paint callback whose `prepare` records the crowd's
+//! compute pass on egui's encoder and whose `paint` draws inside egui's pass.
+//! The window and the pass are the examples' host (`framework/gui.rs`); in
+//! an eframe app eframe is the host and `cc.wgpu_render_state` has the rest.
 
 mod framework;
 
@@ -40,13 +33,7 @@ use framework::gui::{GuiApp, GuiSetup};
 /// How far apart members stand, in model units (the demo model is 56 tall).
 const SPACING: f32 = 50.0;
 /// What the members do, in turn.
-const CLIPS: [Quake2Player; 5] = [
-    Quake2Player::Run,
-    Quake2Player::Stand,
-    Quake2Player::Wave,
-    Quake2Player::Salute,
-    Quake2Player::Taunt,
-];
+const CLIPS: [Quake2Player; 3] = [Quake2Player::Run, Quake2Player::Stand, Quake2Player::Wave];
 
 /// What lasts between frames, in egui-wgpu's callback resources.
 struct CrowdScene {
@@ -78,32 +65,35 @@ impl CallbackTrait for CrowdView {
         // are on the GPU.
         while scene.members.len() < self.members {
             let i = scene.members.len();
-            let clip = CLIPS[i % CLIPS.len()].clip();
-            let clock = ClipClock::new(clip, self.time - i as f64 * 0.37);
+            let clock = ClipClock::new(CLIPS[i % CLIPS.len()].clip(), self.time - i as f64 * 0.37);
             match scene.crowd.add(CrowdMember::new(place(i), clock)) {
                 Ok(handle) => scene.members.push(handle),
-                Err(e) => return report(e),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    break;
+                }
             }
         }
         while scene.members.len() > self.members {
             if let Some(Err(e)) = scene.members.pop().map(|h| scene.crowd.remove(h)) {
-                return report(e);
+                eprintln!("error: {e}");
             }
         }
-        // The camera (and no immediate instances), then the crowd's
-        // compute pass on egui's encoder.
+        // The camera (no immediate instances), then the crowd's compute pass
+        // on egui's encoder.
         let prepared = scene
             .renderer
             .prepare(device, queue, &self.camera, &[])
-            .map_err(|e| e.to_string())
             .and_then(|_| {
                 let crowds = [&mut scene.crowd];
-                let (renderer, time) = (&mut scene.renderer, self.time);
-                renderer
-                    .prepare_crowds(device, queue, encoder, time, crowds)
-                    .map_err(|e| e.to_string())
+                scene
+                    .renderer
+                    .prepare_crowds(device, queue, encoder, self.time, crowds)
             });
-        prepared.err().map_or_else(Vec::new, report)
+        if let Err(e) = prepared {
+            eprintln!("error: {e}");
+        }
+        Vec::new()
     }
 
     fn paint(
@@ -116,11 +106,6 @@ impl CallbackTrait for CrowdView {
             scene.renderer.render(pass);
         }
     }
-}
-
-fn report(e: impl std::fmt::Display) -> Vec<wgpu::CommandBuffer> {
-    eprintln!("error: {e}");
-    Vec::new()
 }
 
 /// Member `i` on a sunflower spiral: the first members stay where they are
@@ -143,7 +128,7 @@ impl GuiApp for Example {
             let rect = ui.available_rect_before_wrap();
             // Far enough back to see the whole spiral.
             let radius = (self.members as f32).sqrt() * SPACING + SPACING;
-            let eye = Vec3::new(0.0, 0.9, 1.6) * radius * 1.3;
+            let eye = Vec3::new(0.0, 0.8, 1.5) * radius;
             let aspect = rect.width() / rect.height().max(1.0);
             let camera = Camera::look_at(eye, Vec3::ZERO, 0.8, aspect, 1.0, radius * 5.0);
             let view = CrowdView {
@@ -171,34 +156,31 @@ fn main() -> ExitCode {
         Ok(common) => common,
         Err(code) => return code,
     };
-    framework::gui::run("md2-wgpu egui".to_owned(), "", common, |setup: GuiSetup| {
-        // Step 1: pipelines for egui's pass, as the host made it.
-        let mut options =
-            Md2RendererOptions::DEFAULT.with_sample_count(setup.options.msaa_samples.max(1));
-        if let Some(format) = setup.options.depth_stencil_format {
-            options = options.with_depth(DepthState::standard(format));
-        }
-        let renderer = Md2Renderer::new(setup.device, setup.color_format, options)
-            .map_err(|e| e.to_string())?;
-        let model = demo::demo_model();
-        let gpu_model = GpuModel::new(
-            setup.device,
-            setup.queue,
-            &renderer,
-            &model,
-            &[demo::demo_skin()],
-        )
-        .map_err(|e| e.to_string())?;
-        let crowd =
-            Md2Crowd::new(setup.device, &renderer, &gpu_model).map_err(|e| e.to_string())?;
-        setup.resources.insert(CrowdScene {
-            renderer,
-            crowd,
-            members: Vec::new(),
-        });
-        Ok(Example {
-            time: 0.0,
-            members: 60,
-        })
+    framework::gui::run("md2-wgpu egui".to_owned(), "", common, |setup| {
+        start(setup).map_err(|e| e.to_string())
+    })
+}
+
+/// Once: pipelines for egui's pass as the host made it, the model, an empty
+/// crowd, all put where the paint callback finds them.
+fn start(setup: GuiSetup<'_>) -> Result<Example, Box<dyn std::error::Error>> {
+    let mut options =
+        Md2RendererOptions::DEFAULT.with_sample_count(setup.options.msaa_samples.max(1));
+    if let Some(format) = setup.options.depth_stencil_format {
+        options = options.with_depth(DepthState::standard(format));
+    }
+    let renderer = Md2Renderer::new(setup.device, setup.color_format, options)?;
+    let (model, skins) = (demo::demo_model(), [demo::demo_skin()]);
+    let gpu_model = GpuModel::new(setup.device, setup.queue, &renderer, &model, &skins)?;
+    let crowd = Md2Crowd::new(setup.device, &renderer, &gpu_model)?;
+    let members = Vec::new();
+    setup.resources.insert(CrowdScene {
+        renderer,
+        crowd,
+        members,
+    });
+    Ok(Example {
+        time: 0.0,
+        members: 60,
     })
 }

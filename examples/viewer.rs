@@ -70,8 +70,8 @@ fn main() -> ExitCode {
     // unattended run with a bad file fails at once.
     let body = match (&common.file, &skin) {
         (Some(file), skin) => ModelFile::open(file, skin.as_deref()),
+        (None, Some(skin)) => ModelFile::demo().with_skin(skin),
         (None, None) => Ok(ModelFile::demo()),
-        (None, Some(_)) => Err("--skin needs a FILE (the demo model has its own)".to_owned()),
     };
     let loaded = body.and_then(|body| {
         let weapon = weapon

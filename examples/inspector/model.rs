@@ -79,28 +79,33 @@ impl ModelFile {
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        let (skins, skin_notes) = match skin {
-            Some(skin) => {
-                let image = load_skin(skin).map_err(|e| e.to_string())?;
-                let slot = SkinSlot {
-                    name: file_name(skin),
-                    status: format!("{} (given)", skin.display()),
-                    image: Some(image),
-                };
-                (
-                    vec![slot],
-                    vec!["the skin given replaces the model's".to_owned()],
-                )
-            }
-            None => find_skins(path, &model),
-        };
-        Ok(ModelFile {
+        let (skins, skin_notes) = find_skins(path, &model);
+        let file = ModelFile {
             name,
             path: Some(path.to_path_buf()),
             file_bytes: bytes.len(),
             model,
             skins,
             skin_notes,
+        };
+        match skin {
+            Some(skin) => file.with_skin(skin),
+            None => Ok(file),
+        }
+    }
+
+    /// The same model with the one image at `skin` instead of its skins.
+    pub fn with_skin(self, skin: &Path) -> Result<ModelFile, String> {
+        let image = load_skin(skin).map_err(|e| e.to_string())?;
+        let slot = SkinSlot {
+            name: file_name(skin),
+            status: format!("{} (given)", skin.display()),
+            image: Some(image),
+        };
+        Ok(ModelFile {
+            skins: vec![slot],
+            skin_notes: vec!["the skin given replaces the model's own".to_owned()],
+            ..self
         })
     }
 
