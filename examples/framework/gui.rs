@@ -18,22 +18,19 @@
 //! [`GuiApp::background_only`]) and without the interface (the paint
 //! callbacks alone), and wants both the models and the interface to show.
 
+use std::path::Path;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use egui_wgpu::{CallbackResources, RendererOptions, ScreenDescriptor};
 use md2_wgpu::image::RgbaImage;
 use md2_wgpu::support::read_rgba8;
 use md2_wgpu::wgpu;
-use winit::application::ApplicationHandler;
-use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, KeyEvent, WindowEvent};
-use winit::event_loop::{ActiveEventLoop, ControlFlow};
-use winit::keyboard::{Key, NamedKey};
-use winit::window::WindowId;
+use winit::event::WindowEvent;
+use winit::event_loop::ActiveEventLoop;
 
 use super::targets::{self, DEPTH_FORMAT, Targets};
-use super::{Acquired, Common, RETRY_AFTER, Screen, run_loop, screenshot};
+use super::{Common, Host, Screen, run_host, screenshot};
 
 /// What the frame is cleared to before egui draws: egui's panels cover it.
 const CLEAR: wgpu::Color = wgpu::Color::BLACK;
@@ -91,24 +88,10 @@ where
     A: GuiApp,
     F: FnOnce(GuiSetup<'_>) -> Result<A, String>,
 {
-    let mut runner = Runner {
-        title,
-        common,
-        make: Some(make),
-        state: None,
-        failed: false,
-    };
-    run_loop(keys, &mut runner, |runner| runner.failed)
+    run_host::<State<A>, F>(title, keys, common, make)
 }
 
-struct Runner<A, F> {
-    title: String,
-    common: Common,
-    make: Option<F>,
-    state: Option<State<A>>,
-    failed: bool,
-}
-
+/// The egui host: an egui app drawn by egui-wgpu into the host's pass.
 struct State<A> {
     screen: Screen,
     color_format: wgpu::TextureFormat,
@@ -122,26 +105,22 @@ struct State<A> {
     last: Option<(Vec<egui::ClippedPrimitive>, f32)>,
     frames: u64,
     title: String,
-    minimised: bool,
     /// When egui wants the next frame; `None`: when an event comes.
     next_frame: Option<Instant>,
-    /// When to try for a frame again after the surface gave none.
-    retry_at: Option<Instant>,
 }
 
-impl<A: GuiApp, F: FnOnce(GuiSetup<'_>) -> Result<A, String>> Runner<A, F> {
-    fn fail(&mut self, event_loop: &ActiveEventLoop, message: String) {
-        eprintln!("error: {message}");
-        self.failed = true;
-        event_loop.exit();
-    }
-
-    fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<State<A>, String> {
+impl<A: GuiApp, F: FnOnce(GuiSetup<'_>) -> Result<A, String>> Host<F> for State<A> {
+    fn start(
+        event_loop: &ActiveEventLoop,
+        title: &str,
+        common: &Common,
+        make: F,
+    ) -> Result<State<A>, String> {
         // egui writes sRGB-encoded colour: a unorm format where there is one.
         let screen = Screen::open(
             event_loop,
-            &self.title,
-            &self.common,
+            title,
+            common,
             wgpu::Features::PIPELINE_STATISTICS_QUERY,
             |formats| egui_wgpu::preferred_framebuffer_format(formats).ok(),
         )?;
@@ -178,10 +157,6 @@ impl<A: GuiApp, F: FnOnce(GuiSetup<'_>) -> Result<A, String>> Runner<A, F> {
             screen.window.theme(),
             Some(max_texture_side),
         );
-        let make = self
-            .make
-            .take()
-            .ok_or_else(|| "the example was already started".to_owned())?;
         let app = make(GuiSetup {
             device,
             queue,
@@ -203,57 +178,24 @@ impl<A: GuiApp, F: FnOnce(GuiSetup<'_>) -> Result<A, String>> Runner<A, F> {
             app,
             last: None,
             frames: 0,
-            title: self.title.clone(),
-            minimised: false,
+            title: title.to_owned(),
             next_frame: Some(Instant::now()),
-            retry_at: None,
         })
     }
 
-    /// Saves the screenshot (when asked) and leaves the event loop.
-    fn finish(&mut self, event_loop: &ActiveEventLoop) {
-        if let (Some(state), Some(path)) = (self.state.as_mut(), self.common.screenshot.clone()) {
-            match state.screenshot(&path, self.common.check_screenshot) {
-                Ok(report) => println!("screenshot: {} ({report})", path.display()),
-                Err(e) => {
-                    eprintln!("error: screenshot {}: {e}", path.display());
-                    self.failed = true;
-                }
-            }
-        }
-        event_loop.exit();
-    }
-}
-
-impl<A: GuiApp> State<A> {
-    fn resize(&mut self, size: PhysicalSize<u32>) {
-        if size.width == 0 || size.height == 0 {
-            self.minimised = true;
-            return;
-        }
-        self.minimised = false;
-        self.screen.resize(size);
-        self.targets = Targets::new(
-            &self.screen.device,
-            self.color_format,
-            self.samples,
-            (size.width, size.height),
-        );
+    fn screen(&mut self) -> &mut Screen {
+        &mut self.screen
     }
 
-    /// Runs the app's interface for one frame, draws and presents it; false
-    /// when no frame could be drawn.
+    fn resized(&mut self) {
+        let size = self.screen.size();
+        self.targets = Targets::new(&self.screen.device, self.color_format, self.samples, size);
+    }
+
+    /// Runs the app's interface for one frame, draws and presents it.
     fn frame(&mut self) -> bool {
-        if self.minimised {
+        let Some((frame, suboptimal)) = self.screen.acquire() else {
             return false;
-        }
-        let (frame, suboptimal) = match self.screen.acquire() {
-            Acquired::Frame(frame, suboptimal) => (frame, suboptimal),
-            Acquired::Retry => {
-                self.retry_at = Some(Instant::now() + RETRY_AFTER);
-                return false;
-            }
-            Acquired::Skip => return false,
         };
 
         let input = self.egui.take_egui_input(&self.screen.window);
@@ -293,6 +235,71 @@ impl<A: GuiApp> State<A> {
         true
     }
 
+    fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    fn input(&mut self, event: &WindowEvent) {
+        if self
+            .egui
+            .on_window_event(&self.screen.window, event)
+            .repaint
+        {
+            self.next_frame = Some(Instant::now());
+        }
+    }
+
+    // Escape leaves a text field first, and the app when none has the
+    // keyboard.
+    fn escape_quits(&self) -> bool {
+        !self.ctx.egui_wants_keyboard_input()
+    }
+
+    fn next_frame(&self) -> Option<Instant> {
+        self.next_frame
+    }
+
+    fn summary(&mut self) -> String {
+        self.app.summary()
+    }
+
+    /// Draws the last frame again offscreen, saves it at `path` and, with
+    /// `check`, fails where it shows no model or no interface.
+    fn screenshot(&mut self, path: &Path, check: bool) -> Result<String, String> {
+        let (jobs, pixels_per_point) = self
+            .last
+            .take()
+            .ok_or_else(|| "no frame was drawn".to_owned())?;
+        let picture = self.picture(&jobs, pixels_per_point)?;
+        screenshot::write_png(&picture, path)?;
+        let mut report = screenshot::describe(&picture);
+        if check {
+            let is_callback = |job: &&egui::ClippedPrimitive| {
+                matches!(job.primitive, egui::epaint::Primitive::Callback(_))
+            };
+            let background = if self
+                .app
+                .background_only(&mut self.renderer.callback_resources, true)
+            {
+                let background = self.picture(&jobs, pixels_per_point);
+                self.app
+                    .background_only(&mut self.renderer.callback_resources, false);
+                background?
+            } else {
+                let meshes: Vec<_> = jobs.iter().filter(|j| !is_callback(j)).cloned().collect();
+                self.picture(&meshes, pixels_per_point)?
+            };
+            report += &screenshot::check_models(&picture, &background)?;
+            let callbacks: Vec<_> = jobs.iter().filter(is_callback).cloned().collect();
+            let scene = self.picture(&callbacks, pixels_per_point)?;
+            report += &screenshot::check_interface(&picture, &scene)?;
+            report += "; check passed";
+        }
+        Ok(report)
+    }
+}
+
+impl<A: GuiApp> State<A> {
     /// Records `jobs` into a pass that draws into `view`: what the paint
     /// callbacks' `prepare` returned (to submit first) and the encoder.
     fn record(
@@ -345,126 +352,5 @@ impl<A: GuiApp> State<A> {
         self.screen.queue.submit(prepared);
         read_rgba8(&self.screen.device, &self.screen.queue, encoder, &texture)
             .map_err(|e| format!("cannot read the frame back: {e}"))
-    }
-
-    /// Draws the last frame again offscreen, saves it at `path` and, with
-    /// `check`, fails where it shows no model or no interface.
-    fn screenshot(&mut self, path: &std::path::Path, check: bool) -> Result<String, String> {
-        let (jobs, pixels_per_point) = self
-            .last
-            .take()
-            .ok_or_else(|| "no frame was drawn".to_owned())?;
-        let picture = self.picture(&jobs, pixels_per_point)?;
-        screenshot::write_png(&picture, path)?;
-        let mut report = screenshot::describe(&picture);
-        if check {
-            let is_callback = |job: &&egui::ClippedPrimitive| {
-                matches!(job.primitive, egui::epaint::Primitive::Callback(_))
-            };
-            let background = if self
-                .app
-                .background_only(&mut self.renderer.callback_resources, true)
-            {
-                let background = self.picture(&jobs, pixels_per_point);
-                self.app
-                    .background_only(&mut self.renderer.callback_resources, false);
-                background?
-            } else {
-                let meshes: Vec<_> = jobs.iter().filter(|j| !is_callback(j)).cloned().collect();
-                self.picture(&meshes, pixels_per_point)?
-            };
-            report += &screenshot::check_models(&picture, &background)?;
-            let callbacks: Vec<_> = jobs.iter().filter(is_callback).cloned().collect();
-            let scene = self.picture(&callbacks, pixels_per_point)?;
-            report += &screenshot::check_interface(&picture, &scene)?;
-            report += "; check passed";
-        }
-        Ok(report)
-    }
-}
-
-impl<A: GuiApp, F: FnOnce(GuiSetup<'_>) -> Result<A, String>> ApplicationHandler for Runner<A, F> {
-    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.state.is_some() || self.failed {
-            return;
-        }
-        match self.start(event_loop) {
-            Ok(state) => {
-                state.screen.window.request_redraw();
-                self.state = Some(state);
-            }
-            Err(e) => self.fail(event_loop, e),
-        }
-    }
-
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
-        let Some(state) = self.state.as_mut() else {
-            return;
-        };
-        match &event {
-            WindowEvent::CloseRequested => return self.finish(event_loop),
-            // Escape leaves a text field first, and the viewer when none
-            // has the keyboard.
-            WindowEvent::KeyboardInput {
-                event:
-                    KeyEvent {
-                        logical_key: Key::Named(NamedKey::Escape),
-                        state: ElementState::Pressed,
-                        ..
-                    },
-                ..
-            } if !state.ctx.egui_wants_keyboard_input() => return self.finish(event_loop),
-            WindowEvent::Resized(size) => state.resize(*size),
-            WindowEvent::RedrawRequested => {
-                if state.frame() && self.common.frames.is_some_and(|n| state.frames >= n) {
-                    println!("last frame: {}", state.app.summary());
-                    self.finish(event_loop);
-                }
-                return;
-            }
-            _ => {}
-        }
-        if state
-            .egui
-            .on_window_event(&state.screen.window, &event)
-            .repaint
-        {
-            state.next_frame = Some(Instant::now());
-        }
-    }
-
-    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        let unattended = self.common.frames.is_some();
-        let Some(state) = &mut self.state else {
-            event_loop.set_control_flow(ControlFlow::Wait);
-            return;
-        };
-        let now = Instant::now();
-        // A hidden window, or one whose surface gave no frame just now, is
-        // asked again a little later rather than in a busy loop.
-        if let Some(at) = state.retry_at.filter(|&at| now < at) {
-            event_loop.set_control_flow(ControlFlow::WaitUntil(at));
-            return;
-        }
-        state.retry_at = None;
-        if state.minimised {
-            event_loop.set_control_flow(ControlFlow::Wait);
-            return;
-        }
-        // Unattended runs draw frame after frame; otherwise when egui asks
-        // (at once while the model animates, later for a blinking cursor).
-        let next = if unattended {
-            Some(now)
-        } else {
-            state.next_frame
-        };
-        match next {
-            Some(at) if at <= now + Duration::from_millis(1) => {
-                event_loop.set_control_flow(ControlFlow::Poll);
-                state.screen.window.request_redraw();
-            }
-            Some(at) => event_loop.set_control_flow(ControlFlow::WaitUntil(at)),
-            None => event_loop.set_control_flow(ControlFlow::Wait),
-        }
     }
 }

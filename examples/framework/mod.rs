@@ -11,33 +11,26 @@
 #![allow(dead_code)]
 
 pub mod gui;
+mod host;
 mod screenshot;
 mod targets;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use md2_wgpu::skins::{load_skin, load_skins};
 use md2_wgpu::{DepthState, Md2Model, Md2RendererOptions, demo, image, wgpu};
 
-use winit::application::ApplicationHandler;
-use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, KeyEvent, MouseButton, WindowEvent};
-use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{Key, NamedKey};
-use winit::window::{Window, WindowId};
+use winit::event::{ElementState, MouseButton, WindowEvent};
+use winit::event_loop::ActiveEventLoop;
 
+pub use host::{Host, Screen, run_host};
 use targets::{DEPTH_FORMAT, Targets};
 
 /// How often the window title is rewritten: every frame would flood the
 /// window system for nothing the eye can read.
 const TITLE_INTERVAL: Duration = Duration::from_millis(100);
-
-/// How long to wait before asking again for a frame the surface did not
-/// give (the window is hidden, or the surface is being remade).
-const RETRY_AFTER: Duration = Duration::from_millis(50);
 
 /// How long frame times are averaged for the frames-per-second figure.
 const STATS_INTERVAL: Duration = Duration::from_millis(500);
@@ -366,57 +359,15 @@ where
     A: App,
     F: FnOnce(&Gpu) -> Result<A, String>,
 {
-    let mut runner = Runner {
-        title,
-        common,
-        make: Some(make),
-        state: None,
-        failed: false,
-    };
-    run_loop(keys, &mut runner, |runner| runner.failed)
+    run_host::<State<A>, F>(title, keys, common, make)
 }
 
-/// Prints `keys` and runs `handler` on a new event loop; the exit code says
-/// whether it went well (`failed` reads the handler's own verdict). Both
-/// hosts, this one and the egui one (`gui.rs`), end this way.
-pub fn run_loop<H: ApplicationHandler>(
-    keys: &str,
-    handler: &mut H,
-    failed: impl Fn(&H) -> bool,
-) -> ExitCode {
-    println!("{keys}");
-    let event_loop = match EventLoop::new() {
-        Ok(event_loop) => event_loop,
-        Err(e) => {
-            eprintln!("error: cannot open a window: {e} (is DISPLAY or WAYLAND_DISPLAY set?)");
-            return ExitCode::FAILURE;
-        }
-    };
-    if let Err(e) = event_loop.run_app(handler) {
-        eprintln!("error: the event loop stopped: {e}");
-        return ExitCode::FAILURE;
-    }
-    if failed(handler) {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
-}
-
-struct Runner<A, F> {
-    title: String,
-    common: Common,
-    make: Option<F>,
-    state: Option<State<A>>,
-    failed: bool,
-}
-
+/// The framework's host: an [`App`] drawn into the framework's pass.
 struct State<A> {
     screen: Screen,
     gpu: Gpu,
     targets: Targets,
     app: A,
-    minimised: bool,
     last_frame: Instant,
     stats: FrameStats,
     window_start: Instant,
@@ -424,8 +375,6 @@ struct State<A> {
     window_cpu: Duration,
     had_full_window: bool,
     last_title: Instant,
-    /// When to try for a frame again after the surface gave none.
-    retry_at: Option<Instant>,
 }
 
 /// Records one frame of `app` into `view` (a target of `gpu`'s colour
@@ -447,20 +396,19 @@ pub fn record<A: App>(
     }
 }
 
-impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
-    fn fail(&mut self, event_loop: &ActiveEventLoop, message: String) {
-        eprintln!("error: {message}");
-        self.failed = true;
-        event_loop.exit();
-    }
-
-    fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<State<A>, String> {
+impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Host<F> for State<A> {
+    fn start(
+        event_loop: &ActiveEventLoop,
+        title: &str,
+        common: &Common,
+        make: F,
+    ) -> Result<State<A>, String> {
         // An sRGB format, so the colours the shaders write in linear light
         // are encoded for the display; any other where none is offered.
         let screen = Screen::open(
             event_loop,
-            &self.title,
-            &self.common,
+            title,
+            common,
             wgpu::Features::empty(),
             |formats| {
                 formats
@@ -486,10 +434,6 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
             sample_count,
             size,
         };
-        let make = self
-            .make
-            .take()
-            .ok_or_else(|| "the example was already started".to_owned())?;
         let app = make(&gpu)?;
         let targets = gpu.targets();
         let now = Instant::now();
@@ -498,263 +442,29 @@ impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
             gpu,
             targets,
             app,
-            minimised: false,
             last_frame: now,
             stats: FrameStats::default(),
             window_start: now,
             window_frames: 0,
             window_cpu: Duration::ZERO,
             had_full_window: false,
-            retry_at: None,
             last_title: now - TITLE_INTERVAL,
         })
     }
 
-    /// Saves the screenshot (when asked) and leaves the event loop.
-    fn finish(&mut self, event_loop: &ActiveEventLoop) {
-        if let (Some(state), Some(path)) = (self.state.as_mut(), self.common.screenshot.clone()) {
-            match screenshot::save(
-                &state.gpu,
-                &mut state.app,
-                &path,
-                self.common.check_screenshot,
-            ) {
-                Ok(report) => println!("screenshot: {} ({report})", path.display()),
-                Err(e) => {
-                    eprintln!("error: screenshot {}: {e}", path.display());
-                    self.failed = true;
-                }
-            }
-        }
-        event_loop.exit();
-    }
-}
-
-/// The adapter that draws into `surface` (see [`pick_adapter`]) and a
-/// device on it with everything it offers (a crowd grows with the storage
-/// buffer limits, which the renderer's minimum keeps small) and those of
-/// `features` it has.
-pub fn open_device(
-    instance: &wgpu::Instance,
-    surface: &wgpu::Surface<'_>,
-    features: wgpu::Features,
-) -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), String> {
-    let adapter = pick_adapter(instance, surface)?;
-    let info = adapter.get_info();
-    let required_limits = md2_wgpu::adapter_limits(&adapter)
-        .map_err(|e| format!("the adapter {} cannot run this example: {e}", info.name))?;
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("md2-wgpu example device"),
-        required_features: features & adapter.features(),
-        required_limits,
-        experimental_features: wgpu::ExperimentalFeatures::disabled(),
-        memory_hints: wgpu::MemoryHints::Performance,
-        trace: wgpu::Trace::Off,
-    }))
-    .map_err(|e| format!("the adapter {} refused a device: {e}", info.name))?;
-    Ok((adapter, device, queue))
-}
-
-/// A window, the device that draws into it and the surface that shows it,
-/// configured: how both hosts (this one and the egui one, `gui.rs`) start.
-pub struct Screen {
-    /// The window.
-    pub window: Arc<Window>,
-    /// The instance the surface came from (to make it again if it is lost).
-    pub instance: wgpu::Instance,
-    /// The window's surface.
-    pub surface: wgpu::Surface<'static>,
-    /// How it is configured (its format, size and present mode).
-    pub config: wgpu::SurfaceConfiguration,
-    /// The adapter.
-    pub adapter: wgpu::Adapter,
-    /// The device.
-    pub device: wgpu::Device,
-    /// Its queue.
-    pub queue: wgpu::Queue,
-}
-
-impl Screen {
-    /// Opens a window called `title` of `common`'s size, a device on an
-    /// adapter that can draw into it (with those of `features` it has), and
-    /// configures its surface with the format `format` picks from those the
-    /// surface offers.
-    pub fn open(
-        event_loop: &ActiveEventLoop,
-        title: &str,
-        common: &Common,
-        features: wgpu::Features,
-        format: impl FnOnce(&[wgpu::TextureFormat]) -> Option<wgpu::TextureFormat>,
-    ) -> Result<Screen, String> {
-        let attributes = Window::default_attributes()
-            .with_title(title)
-            .with_inner_size(PhysicalSize::new(common.size.0, common.size.1));
-        let window = Arc::new(
-            event_loop
-                .create_window(attributes)
-                .map_err(|e| format!("cannot create a window: {e}"))?,
-        );
-        let instance = wgpu::Instance::new(
-            wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(window.clone())),
-        );
-        let surface = instance
-            .create_surface(window.clone())
-            .map_err(|e| format!("cannot draw into the window: {e}"))?;
-        let (adapter, device, queue) = open_device(&instance, &surface, features)?;
-        let name = adapter.get_info().name;
-        let size = window.inner_size();
-        let caps = surface.get_capabilities(&adapter);
-        let color_format = format(&caps.formats)
-            .ok_or_else(|| format!("the adapter {name} cannot present to this window"))?;
-        let mut config = surface
-            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
-            .ok_or_else(|| format!("the adapter {name} cannot present to this window"))?;
-        config.format = color_format;
-        config.present_mode = if common.vsync {
-            wgpu::PresentMode::AutoVsync
-        } else {
-            wgpu::PresentMode::AutoNoVsync
-        };
-        surface.configure(&device, &config);
-        Ok(Screen {
-            window,
-            instance,
-            surface,
-            config,
-            adapter,
-            device,
-            queue,
-        })
+    fn screen(&mut self) -> &mut Screen {
+        &mut self.screen
     }
 
-    /// The surface's size in pixels.
-    pub fn size(&self) -> (u32, u32) {
-        (self.config.width, self.config.height)
-    }
-
-    /// Configures the surface for a window of `size` (not zero).
-    pub fn resize(&mut self, size: PhysicalSize<u32>) {
-        self.config.width = size.width;
-        self.config.height = size.height;
-        self.surface.configure(&self.device, &self.config);
-    }
-
-    /// Asks the surface for a frame, configuring it again (or remaking it)
-    /// where it says so.
-    pub fn acquire(&mut self) -> Acquired {
-        match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(frame) => Acquired::Frame(frame, false),
-            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => Acquired::Frame(frame, true),
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
-                Acquired::Retry
-            }
-            wgpu::CurrentSurfaceTexture::Outdated => {
-                self.surface.configure(&self.device, &self.config);
-                Acquired::Skip
-            }
-            wgpu::CurrentSurfaceTexture::Lost => {
-                match self.instance.create_surface(self.window.clone()) {
-                    Ok(surface) => {
-                        self.surface = surface;
-                        self.surface.configure(&self.device, &self.config);
-                    }
-                    Err(e) => {
-                        eprintln!("warning: the surface was lost and cannot be made again: {e}")
-                    }
-                }
-                Acquired::Retry
-            }
-            wgpu::CurrentSurfaceTexture::Validation => {
-                eprintln!("warning: the surface refused a frame; trying again");
-                Acquired::Retry
-            }
-        }
-    }
-
-    /// Presents `frame`, configuring the surface afresh after a
-    /// suboptimal one.
-    pub fn present(&self, frame: wgpu::SurfaceTexture, suboptimal: bool) {
-        self.window.pre_present_notify();
-        self.queue.present(frame);
-        if suboptimal {
-            self.surface.configure(&self.device, &self.config);
-        }
-    }
-}
-
-fn pick_adapter(
-    instance: &wgpu::Instance,
-    surface: &wgpu::Surface<'_>,
-) -> Result<wgpu::Adapter, String> {
-    let needs = md2_wgpu::required_downlevel_flags();
-    let fits = |adapter: &wgpu::Adapter| {
-        adapter.get_downlevel_capabilities().flags.contains(needs)
-            && md2_wgpu::adapter_limits(adapter).is_ok()
-            && adapter.is_surface_supported(surface)
-    };
-    // The adapter the environment (WGPU_ADAPTER_NAME, WGPU_POWER_PREF) or
-    // the platform prefers, when it can do the job; otherwise any that can.
-    if let Ok(adapter) = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(
-        instance,
-        Some(surface),
-    )) && fits(&adapter)
-    {
-        return Ok(adapter);
-    }
-    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
-    let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-    adapters.into_iter().find(fits).ok_or_else(|| {
-        format!(
-            "no graphics adapter can run this example (it needs storage buffers in vertex \
-             shaders, {needs:?}); adapters found: {}",
-            if names.is_empty() {
-                "none".to_owned()
-            } else {
-                names.join(", ")
-            }
-        )
-    })
-}
-
-/// What the surface gave when asked for a frame.
-pub enum Acquired {
-    /// A frame to draw into; `true` when it is suboptimal (usable now, to be
-    /// configured afresh after it is presented).
-    Frame(wgpu::SurfaceTexture, bool),
-    /// None now (the window is hidden, or the surface was lost and remade):
-    /// ask again a little later.
-    Retry,
-    /// None, and the surface has been configured again: ask at the next
-    /// redraw.
-    Skip,
-}
-
-impl<A: App> State<A> {
-    fn resize(&mut self, size: PhysicalSize<u32>) {
-        if size.width == 0 || size.height == 0 {
-            self.minimised = true;
-            return;
-        }
-        self.minimised = false;
-        self.gpu.size = (size.width, size.height);
-        self.screen.resize(size);
+    fn resized(&mut self) {
+        self.gpu.size = self.screen.size();
         self.targets = self.gpu.targets();
     }
 
-    /// Draws and presents a frame; false when none could be drawn.
     fn frame(&mut self) -> bool {
-        if self.minimised {
+        let Some((frame, suboptimal)) = self.screen.acquire() else {
             return false;
-        }
-        let (frame, suboptimal) = match self.screen.acquire() {
-            Acquired::Frame(frame, suboptimal) => (frame, suboptimal),
-            Acquired::Retry => {
-                self.retry_at = Some(Instant::now() + RETRY_AFTER);
-                return false;
-            }
-            Acquired::Skip => return false,
         };
-
         let start = Instant::now();
         let dt = start.duration_since(self.last_frame).as_secs_f32();
         self.last_frame = start;
@@ -800,66 +510,22 @@ impl<A: App> State<A> {
         }
         true
     }
-}
 
-impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> ApplicationHandler for Runner<A, F> {
-    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.state.is_some() || self.failed {
-            return;
-        }
-        match self.start(event_loop) {
-            Ok(state) => {
-                state.screen.window.request_redraw();
-                self.state = Some(state);
-            }
-            Err(e) => self.fail(event_loop, e),
-        }
+    fn frames(&self) -> u64 {
+        self.stats.frame
     }
 
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
-        let Some(state) = self.state.as_mut() else {
-            return;
-        };
-        match event {
-            WindowEvent::CloseRequested
-            | WindowEvent::KeyboardInput {
-                event:
-                    KeyEvent {
-                        logical_key: Key::Named(NamedKey::Escape),
-                        state: ElementState::Pressed,
-                        ..
-                    },
-                ..
-            } => self.finish(event_loop),
-            WindowEvent::Resized(size) => state.resize(size),
-            WindowEvent::RedrawRequested => {
-                if state.frame() && self.common.frames.is_some_and(|n| state.stats.frame >= n) {
-                    let title = state.app.title(&state.stats);
-                    state.screen.window.set_title(&title);
-                    println!("last frame: {title}");
-                    self.finish(event_loop);
-                }
-            }
-            other => state.app.input(&other),
-        }
+    fn input(&mut self, event: &WindowEvent) {
+        self.app.input(event);
     }
 
-    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        match &mut self.state {
-            // A hidden window, or one whose surface gave no frame just now,
-            // is asked again a little later rather than in a busy loop.
-            Some(state) if state.retry_at.is_some_and(|at| Instant::now() < at) => {
-                if let Some(at) = state.retry_at {
-                    event_loop.set_control_flow(ControlFlow::WaitUntil(at));
-                }
-            }
-            // Animate continuously; a minimised window waits for events.
-            Some(state) if !state.minimised => {
-                state.retry_at = None;
-                event_loop.set_control_flow(ControlFlow::Poll);
-                state.screen.window.request_redraw();
-            }
-            _ => event_loop.set_control_flow(ControlFlow::Wait),
-        }
+    fn summary(&mut self) -> String {
+        let title = self.app.title(&self.stats);
+        self.screen.window.set_title(&title);
+        title
+    }
+
+    fn screenshot(&mut self, path: &Path, check: bool) -> Result<String, String> {
+        screenshot::save(&self.gpu, &mut self.app, path, check)
     }
 }
