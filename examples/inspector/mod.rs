@@ -272,15 +272,15 @@ impl Inspector {
 
     /// A line on the state, for the end of unattended runs.
     pub fn summary(&self) -> String {
-        let lerp = self.player.lerp();
+        let frame = self.player.frame();
         format!(
             "{}: {} ({}/{}), frame {} {}, skin {}/{}, {:.0} fps, {} draws",
             self.body.file.name,
             self.player.clip().name,
             self.player.current() + 1,
             self.player.clips().len(),
-            lerp.frame_a,
-            self.body.frame_name(lerp.frame_a),
+            frame,
+            self.body.frame_name(frame),
             self.skin + 1,
             self.body.file.skins.len().max(1),
             self.fps.fps,

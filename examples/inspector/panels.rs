@@ -39,7 +39,7 @@ impl Inspector {
     }
 
     fn status_bar(&self, ui: &mut Ui) {
-        let lerp = self.player.lerp();
+        let frame = self.player.frame();
         let weapon = match self.weapon.as_ref().filter(|_| self.show_weapon) {
             Some(w) => format!(" + {}", w.file.name),
             None => String::new(),
@@ -65,11 +65,7 @@ impl Inspector {
                 self.player.clips().len()
             ));
             ui.separator();
-            ui.label(format!(
-                "frame {} {}",
-                lerp.frame_a,
-                self.body.frame_name(lerp.frame_a)
-            ));
+            ui.label(format!("frame {} {}", frame, self.body.frame_name(frame)));
             ui.separator();
             ui.label(format!(
                 "{}x{}",
