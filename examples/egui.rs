@@ -152,11 +152,16 @@ impl GuiApp for Example {
 }
 
 fn main() -> ExitCode {
-    let common = match framework::parse_args("usage: egui [options]", "", |_, _| Ok(false)) {
+    let keys = "keys:\n  Esc          quit";
+    let common = match framework::parse_args("usage: egui [options]", keys, |_, _| Ok(false)) {
+        Ok(common) if common.file.is_some() => {
+            eprintln!("error: egui shows the demo model; the viewer takes a file");
+            return ExitCode::from(2);
+        }
         Ok(common) => common,
         Err(code) => return code,
     };
-    framework::gui::run("md2-wgpu egui".to_owned(), "", common, |setup| {
+    framework::gui::run("md2-wgpu egui".to_owned(), keys, common, |setup| {
         start(setup).map_err(|e| e.to_string())
     })
 }
