@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Runs the windowed examples (hello, viewer, crowd, deferred) unattended (lavapipe in
-# CI) and checks that their last frames show the model: each saves a
-# screenshot and, with --check-screenshot, exits 1 when it is one colour or no
-# model pixel differs from the background drawn alone. Also checks that a
-# model that does not load ends the viewer with exit code 1 and an error,
-# before any window opens.
+# Runs the windowed examples (hello, viewer, egui, crowd, deferred) unattended
+# (lavapipe in CI) and checks that their last frames show the model: each
+# saves a screenshot and, with --check-screenshot, exits 1 when it is one
+# colour or no model pixel differs from the background drawn alone. The egui
+# ones (the viewer, an inspector, and egui) must show their interface too:
+# pixels that differ from the paint callbacks drawn alone. Also checks that a
+# model named on the command line that does not load ends the viewer with
+# exit code 1 and an error, before any window opens.
 #
 #   .ci/examples.sh          check; PNGs go to examples-check/ in the target
 #                            directory
 #   .ci/examples.sh --docs   also (re)make the README's pictures from the demo
-#                            model: docs/viewer.png, docs/crowd.png,
-#                            docs/deferred.png (windowed), docs/shells.png and
+#                            model: docs/viewer.png (the inspector),
+#                            docs/crowd.png, docs/deferred.png (windowed),
+#                            docs/shells.png and
 #                            docs/shadow.png (render)
 #
 # Without DISPLAY (or WAYLAND_DISPLAY) it starts its own Xvfb; with neither a
@@ -51,8 +54,8 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "examples: Xvfb on $DISPLAY"
 fi
 
-cargo build --release --example hello --example viewer --example crowd --example deferred \
-  --example render
+cargo build --release --example hello --example viewer --example egui --example crowd \
+  --example deferred --example render
 # Wherever cargo puts it (CARGO_TARGET_DIR, a workspace, .cargo/config.toml).
 target=$(cargo metadata --format-version 1 --no-deps |
   sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
@@ -73,7 +76,9 @@ run() {
 }
 
 run hello --frames 20 --size 640x400 --screenshot "$out/hello.png"
-run viewer --frames 20 --size 640x400 --screenshot "$out/viewer.png"
+# The inspector's side panels need room: the 3D view gets what they leave.
+run viewer --frames 20 --size 1280x720 --screenshot "$out/viewer.png"
+run egui --frames 20 --size 640x400 --screenshot "$out/egui.png"
 run crowd --instances 500 --frames 20 --size 640x400 --screenshot "$out/crowd.png"
 run deferred --instances 100 --frames 20 --size 640x400 --screenshot "$out/deferred.png"
 # The headless one needs no display, only that it draws every effect.
@@ -96,7 +101,7 @@ done
 
 if $docs; then
   mkdir -p docs
-  run viewer --frames 40 --size 640x400 --screenshot docs/viewer.png
+  run viewer --frames 40 --size 1280x720 --screenshot docs/viewer.png
   run crowd --frames 40 --size 640x400 --screenshot docs/crowd.png
   run deferred --frames 40 --size 640x400 --screenshot docs/deferred.png
   "$bin/render" --shell blue --anim run --t 0.25 --size 320x320 --out docs/shells.png

@@ -20,6 +20,8 @@
 //! thousand do.
 
 mod framework;
+#[path = "framework/ground.rs"]
+mod ground;
 
 use std::f32::consts::TAU;
 use std::process::ExitCode;
@@ -37,8 +39,8 @@ use md2_wgpu::{
 use winit::event::{ElementState, WindowEvent};
 use winit::keyboard::{Key, NamedKey};
 
-use framework::ground::{Ground, GroundParams};
 use framework::{App, Drag, FrameStats, Gpu, Loaded};
+use ground::{Ground, GroundParams, GroundTarget};
 
 const USAGE: &str = "\
 usage: crowd [FILE] [--instances N] [options]
@@ -405,8 +407,12 @@ impl Crowd {
             model: gpu_model,
             crowd,
             walkers: Vec::new(),
-            ground: Ground::new(gpu, wgpu::CompareFunction::Less),
-            drone_ground: Ground::new(gpu, wgpu::CompareFunction::Always),
+            ground: Ground::new(&gpu.device, ground_target(gpu), wgpu::CompareFunction::Less),
+            drone_ground: Ground::new(
+                &gpu.device,
+                ground_target(gpu),
+                wgpu::CompareFunction::Always,
+            ),
             clips,
             count: 0,
             // Sunflower points this far apart stand about a height apart.
@@ -560,6 +566,16 @@ impl Crowd {
         (camera, at)
     }
 }
+
+/// What the ground needs to know of the framework's pass.
+fn ground_target(gpu: &Gpu) -> GroundTarget {
+    GroundTarget {
+        color_format: gpu.color_format,
+        depth_format: Some(gpu.depth_format),
+        samples: gpu.sample_count,
+    }
+}
+
 /// Shadows fall away from the camera's default light.
 fn shadow() -> PlanarShadow {
     PlanarShadow::on_ground(0.0, Light::default().towards_light)

@@ -1,18 +1,23 @@
 //! A ground for models to stand on: a square on the plane y = height with a
 //! grid of lines, fading into the background at its rim. The renderer draws
 //! MD2 models only; this tiny pipeline is the examples' own.
+//!
+//! It is not a module of the framework: the crowd example and the
+//! inspector (which the viewer and the UI tests compile) each include this
+//! file by path, so the viewer, which has both the framework and the
+//! inspector, compiles it once. It knows nothing of them: it is built for a
+//! [`GroundTarget`], the pass it will draw in.
 
 use md2_wgpu::glam::{Mat4, Vec3};
 use md2_wgpu::wgpu;
-
-use super::Gpu;
 
 const SHADER: &str = r#"
 struct Ground {
     view_proj: mat4x4<f32>,
     // xyz: the centre (y is the ground's height); w: half the side.
     center: vec4<f32>,
-    // x: cell size; y: cells per major line.
+    // x: cell size; y: cells per major line; z: 1 to encode sRGB (a unorm
+    // target shown as it is, as egui's are), 0 for an sRGB target.
     cell: vec4<f32>,
     base: vec4<f32>,
     line: vec4<f32>,
@@ -65,6 +70,10 @@ fn fs_main(in: Varyings) -> @location(0) vec4<f32> {
     if f.z > f.x && inside < 2.0 {
         color = ground.line.rgb * 2.0;
     }
+    if ground.cell.z > 0.5 {
+        let c = clamp(color, vec3(0.0), vec3(1.0));
+        color = select(1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, c * 12.92, c <= vec3(0.0031308));
+    }
     return vec4(color, 1.0);
 }
 "#;
@@ -97,20 +106,36 @@ pub struct GroundParams {
     pub inset: Option<[f32; 4]>,
 }
 
+/// The pass a [`Ground`] draws in.
+#[derive(Clone, Copy, Debug)]
+pub struct GroundTarget {
+    /// The colour target's format: an sRGB one gets linear colour, any
+    /// other the colour encoded as sRGB.
+    pub color_format: wgpu::TextureFormat,
+    /// The depth buffer's format, if the pass has one.
+    pub depth_format: Option<wgpu::TextureFormat>,
+    /// Samples per pixel.
+    pub samples: u32,
+}
+
 /// The ground's pipeline and uniforms.
 pub struct Ground {
     pipeline: wgpu::RenderPipeline,
     uniforms: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    encode_srgb: bool,
 }
 
 impl Ground {
-    /// The pipeline for `gpu`'s targets, testing depth with `compare`:
+    /// The pipeline for passes like `target`, testing depth with `compare`:
     /// `Less` for a ground in the scene, `Always` for one that starts a view
     /// inset into a frame already drawn (a minimap), whose depth it
     /// replaces so that the inset's models are tested against it alone.
-    pub fn new(gpu: &Gpu, compare: wgpu::CompareFunction) -> Ground {
-        let device = &gpu.device;
+    pub fn new(
+        device: &wgpu::Device,
+        target: GroundTarget,
+        compare: wgpu::CompareFunction,
+    ) -> Ground {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("md2-wgpu example ground shader"),
             source: wgpu::ShaderSource::Wgsl(SHADER.into()),
@@ -157,19 +182,22 @@ impl Ground {
                 buffers: &[],
             },
             primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: gpu.depth_format,
+            depth_stencil: target.depth_format.map(|format| wgpu::DepthStencilState {
+                format,
                 depth_write_enabled: Some(true),
                 depth_compare: Some(compare),
                 stencil: Default::default(),
                 bias: Default::default(),
             }),
-            multisample: gpu.multisample(),
+            multisample: wgpu::MultisampleState {
+                count: target.samples,
+                ..Default::default()
+            },
             fragment: Some(wgpu::FragmentState {
                 module: &module,
                 entry_point: Some("fs_main"),
                 compilation_options: Default::default(),
-                targets: &[Some(gpu.color_format.into())],
+                targets: &[Some(target.color_format.into())],
             }),
             multiview_mask: None,
             cache: None,
@@ -178,6 +206,7 @@ impl Ground {
             pipeline,
             uniforms,
             bind_group,
+            encode_srgb: !target.color_format.is_srgb(),
         }
     }
 
@@ -187,7 +216,12 @@ impl Ground {
         let uniforms = Uniforms {
             view_proj: view_proj.to_cols_array_2d(),
             center: params.center.extend(params.radius).to_array(),
-            cell: [params.cell, 10.0, 0.0, 0.0],
+            cell: [
+                params.cell,
+                10.0,
+                f32::from(u8::from(self.encode_srgb)),
+                0.0,
+            ],
             base: [0.10, 0.11, 0.12, 1.0],
             line: [0.24, 0.27, 0.30, 1.0],
             background: [c.r as f32, c.g as f32, c.b as f32, 1.0],

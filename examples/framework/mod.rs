@@ -10,34 +10,27 @@
 // Each example compiles this module on its own and uses a different part.
 #![allow(dead_code)]
 
-pub mod ground;
+pub mod gui;
+mod host;
 mod screenshot;
 mod targets;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use md2_wgpu::skins::{load_skin, load_skins};
 use md2_wgpu::{DepthState, Md2Model, Md2RendererOptions, demo, image, wgpu};
 
-use winit::application::ApplicationHandler;
-use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, KeyEvent, MouseButton, WindowEvent};
-use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{Key, NamedKey};
-use winit::window::{Window, WindowId};
+use winit::event::{ElementState, MouseButton, WindowEvent};
+use winit::event_loop::ActiveEventLoop;
 
+pub use host::{Host, Screen, run_host};
 use targets::{DEPTH_FORMAT, Targets};
 
 /// How often the window title is rewritten: every frame would flood the
 /// window system for nothing the eye can read.
 const TITLE_INTERVAL: Duration = Duration::from_millis(100);
-
-/// How long to wait before asking again for a frame the surface did not
-/// give (the window is hidden, or the surface is being remade).
-const RETRY_AFTER: Duration = Duration::from_millis(50);
 
 /// How long frame times are averaged for the frames-per-second figure.
 const STATS_INTERVAL: Duration = Duration::from_millis(500);
@@ -366,49 +359,15 @@ where
     A: App,
     F: FnOnce(&Gpu) -> Result<A, String>,
 {
-    println!("{keys}");
-    let event_loop = match EventLoop::new() {
-        Ok(event_loop) => event_loop,
-        Err(e) => {
-            eprintln!("error: cannot open a window: {e} (is DISPLAY or WAYLAND_DISPLAY set?)");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut runner = Runner {
-        title,
-        common,
-        make: Some(make),
-        state: None,
-        failed: false,
-    };
-    if let Err(e) = event_loop.run_app(&mut runner) {
-        eprintln!("error: the event loop stopped: {e}");
-        return ExitCode::FAILURE;
-    }
-    if runner.failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    run_host::<State<A>, F>(title, keys, common, make)
 }
 
-struct Runner<A, F> {
-    title: String,
-    common: Common,
-    make: Option<F>,
-    state: Option<State<A>>,
-    failed: bool,
-}
-
+/// The framework's host: an [`App`] drawn into the framework's pass.
 struct State<A> {
-    window: Arc<Window>,
-    instance: wgpu::Instance,
-    surface: wgpu::Surface<'static>,
-    config: wgpu::SurfaceConfiguration,
+    screen: Screen,
     gpu: Gpu,
     targets: Targets,
     app: A,
-    minimised: bool,
     last_frame: Instant,
     stats: FrameStats,
     window_start: Instant,
@@ -416,8 +375,6 @@ struct State<A> {
     window_cpu: Duration,
     had_full_window: bool,
     last_title: Instant,
-    /// When to try for a frame again after the surface gave none.
-    retry_at: Option<Instant>,
 }
 
 /// Records one frame of `app` into `view` (a target of `gpu`'s colour
@@ -439,213 +396,75 @@ pub fn record<A: App>(
     }
 }
 
-impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Runner<A, F> {
-    fn fail(&mut self, event_loop: &ActiveEventLoop, message: String) {
-        eprintln!("error: {message}");
-        self.failed = true;
-        event_loop.exit();
-    }
-
-    fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<State<A>, String> {
-        let attributes = Window::default_attributes()
-            .with_title(self.title.clone())
-            .with_inner_size(PhysicalSize::new(self.common.size.0, self.common.size.1));
-        let window = Arc::new(
-            event_loop
-                .create_window(attributes)
-                .map_err(|e| format!("cannot create a window: {e}"))?,
-        );
-        let instance = wgpu::Instance::new(
-            wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(window.clone())),
-        );
-        let surface = instance
-            .create_surface(window.clone())
-            .map_err(|e| format!("cannot draw into the window: {e}"))?;
-        let adapter = pick_adapter(&instance, &surface)?;
-        let info = adapter.get_info();
-        // Everything the adapter offers: a crowd grows with the storage
-        // buffer limits, which the renderer's minimum keeps small.
-        let required_limits = md2_wgpu::adapter_limits(&adapter)
-            .map_err(|e| format!("the adapter {} cannot run this example: {e}", info.name))?;
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("md2-wgpu example device"),
-            required_features: wgpu::Features::empty(),
-            required_limits,
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        }))
-        .map_err(|e| format!("the adapter {} refused a device: {e}", info.name))?;
-
-        let size = window.inner_size();
-        let size = (size.width.max(1), size.height.max(1));
-        let caps = surface.get_capabilities(&adapter);
+impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> Host<F> for State<A> {
+    fn start(
+        event_loop: &ActiveEventLoop,
+        title: &str,
+        common: &Common,
+        make: F,
+    ) -> Result<State<A>, String> {
         // An sRGB format, so the colours the shaders write in linear light
         // are encoded for the display; any other where none is offered.
-        let color_format = caps
-            .formats
-            .iter()
-            .copied()
-            .find(|f| f.is_srgb())
-            .or_else(|| caps.formats.first().copied())
-            .ok_or_else(|| format!("the adapter {} cannot present to this window", info.name))?;
-        let mut config = surface
-            .get_default_config(&adapter, size.0, size.1)
-            .ok_or_else(|| format!("the adapter {} cannot present to this window", info.name))?;
-        config.format = color_format;
-        config.present_mode = if self.common.vsync {
-            wgpu::PresentMode::AutoVsync
-        } else {
-            wgpu::PresentMode::AutoNoVsync
-        };
-        surface.configure(&device, &config);
-
-        let sample_count = targets::sample_count(&adapter, color_format);
+        let screen = Screen::open(
+            event_loop,
+            title,
+            common,
+            wgpu::Features::empty(),
+            |formats| {
+                formats
+                    .iter()
+                    .copied()
+                    .find(|f| f.is_srgb())
+                    .or_else(|| formats.first().copied())
+            },
+        )?;
+        let (adapter, info) = (&screen.adapter, screen.adapter.get_info());
+        let (color_format, size) = (screen.config.format, screen.size());
+        let sample_count = targets::sample_count(adapter, color_format);
         println!(
             "adapter: {} ({:?}, {:?}); surface {:?}, {}x{}, {} sample(s) per pixel",
             info.name, info.backend, info.device_type, color_format, size.0, size.1, sample_count
         );
         let gpu = Gpu {
-            device,
-            queue,
+            device: screen.device.clone(),
+            queue: screen.queue.clone(),
             adapter_info: info,
             color_format,
             depth_format: DEPTH_FORMAT,
             sample_count,
             size,
         };
-        let make = self
-            .make
-            .take()
-            .ok_or_else(|| "the example was already started".to_owned())?;
         let app = make(&gpu)?;
         let targets = gpu.targets();
         let now = Instant::now();
         Ok(State {
-            window,
-            instance,
-            surface,
-            config,
+            screen,
             gpu,
             targets,
             app,
-            minimised: false,
             last_frame: now,
             stats: FrameStats::default(),
             window_start: now,
             window_frames: 0,
             window_cpu: Duration::ZERO,
             had_full_window: false,
-            retry_at: None,
             last_title: now - TITLE_INTERVAL,
         })
     }
 
-    /// Saves the screenshot (when asked) and leaves the event loop.
-    fn finish(&mut self, event_loop: &ActiveEventLoop) {
-        if let (Some(state), Some(path)) = (self.state.as_mut(), self.common.screenshot.clone()) {
-            match screenshot::save(
-                &state.gpu,
-                &mut state.app,
-                &path,
-                self.common.check_screenshot,
-            ) {
-                Ok(report) => println!("screenshot: {} ({report})", path.display()),
-                Err(e) => {
-                    eprintln!("error: screenshot {}: {e}", path.display());
-                    self.failed = true;
-                }
-            }
-        }
-        event_loop.exit();
+    fn screen(&mut self) -> &mut Screen {
+        &mut self.screen
     }
-}
 
-fn pick_adapter(
-    instance: &wgpu::Instance,
-    surface: &wgpu::Surface<'_>,
-) -> Result<wgpu::Adapter, String> {
-    let needs = md2_wgpu::required_downlevel_flags();
-    let fits = |adapter: &wgpu::Adapter| {
-        adapter.get_downlevel_capabilities().flags.contains(needs)
-            && md2_wgpu::adapter_limits(adapter).is_ok()
-            && adapter.is_surface_supported(surface)
-    };
-    // The adapter the environment (WGPU_ADAPTER_NAME, WGPU_POWER_PREF) or
-    // the platform prefers, when it can do the job; otherwise any that can.
-    if let Ok(adapter) = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(
-        instance,
-        Some(surface),
-    )) && fits(&adapter)
-    {
-        return Ok(adapter);
-    }
-    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
-    let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-    adapters.into_iter().find(fits).ok_or_else(|| {
-        format!(
-            "no graphics adapter can run this example (it needs storage buffers in vertex \
-             shaders, {needs:?}); adapters found: {}",
-            if names.is_empty() {
-                "none".to_owned()
-            } else {
-                names.join(", ")
-            }
-        )
-    })
-}
-
-impl<A: App> State<A> {
-    fn resize(&mut self, size: PhysicalSize<u32>) {
-        if size.width == 0 || size.height == 0 {
-            self.minimised = true;
-            return;
-        }
-        self.minimised = false;
-        self.gpu.size = (size.width, size.height);
-        self.config.width = size.width;
-        self.config.height = size.height;
-        self.surface.configure(&self.gpu.device, &self.config);
+    fn resized(&mut self) {
+        self.gpu.size = self.screen.size();
         self.targets = self.gpu.targets();
     }
 
-    /// Draws and presents a frame; false when none could be drawn.
     fn frame(&mut self) -> bool {
-        if self.minimised {
+        let Some((frame, suboptimal)) = self.screen.acquire() else {
             return false;
-        }
-        let (frame, suboptimal) = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(frame) => (frame, false),
-            // Usable now; configured afresh after it is presented.
-            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => (frame, true),
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
-                self.retry_at = Some(Instant::now() + RETRY_AFTER);
-                return false;
-            }
-            wgpu::CurrentSurfaceTexture::Outdated => {
-                self.surface.configure(&self.gpu.device, &self.config);
-                return false;
-            }
-            wgpu::CurrentSurfaceTexture::Lost => {
-                match self.instance.create_surface(self.window.clone()) {
-                    Ok(surface) => {
-                        self.surface = surface;
-                        self.surface.configure(&self.gpu.device, &self.config);
-                    }
-                    Err(e) => {
-                        eprintln!("warning: the surface was lost and cannot be made again: {e}")
-                    }
-                }
-                self.retry_at = Some(Instant::now() + RETRY_AFTER);
-                return false;
-            }
-            wgpu::CurrentSurfaceTexture::Validation => {
-                eprintln!("warning: the surface refused a frame; trying again");
-                self.retry_at = Some(Instant::now() + RETRY_AFTER);
-                return false;
-            }
         };
-
         let start = Instant::now();
         let dt = start.duration_since(self.last_frame).as_secs_f32();
         self.last_frame = start;
@@ -667,11 +486,7 @@ impl<A: App> State<A> {
         );
         self.gpu.queue.submit([encoder.finish()]);
         let cpu = start.elapsed();
-        self.window.pre_present_notify();
-        self.gpu.queue.present(frame);
-        if suboptimal {
-            self.surface.configure(&self.gpu.device, &self.config);
-        }
+        self.screen.present(frame, suboptimal);
 
         self.stats.frame += 1;
         self.window_frames += 1;
@@ -690,71 +505,27 @@ impl<A: App> State<A> {
             self.window_cpu = Duration::ZERO;
         }
         if self.last_title.elapsed() >= TITLE_INTERVAL {
-            self.window.set_title(&self.app.title(&self.stats));
+            self.screen.window.set_title(&self.app.title(&self.stats));
             self.last_title = Instant::now();
         }
         true
     }
-}
 
-impl<A: App, F: FnOnce(&Gpu) -> Result<A, String>> ApplicationHandler for Runner<A, F> {
-    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.state.is_some() || self.failed {
-            return;
-        }
-        match self.start(event_loop) {
-            Ok(state) => {
-                state.window.request_redraw();
-                self.state = Some(state);
-            }
-            Err(e) => self.fail(event_loop, e),
-        }
+    fn frames(&self) -> u64 {
+        self.stats.frame
     }
 
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
-        let Some(state) = self.state.as_mut() else {
-            return;
-        };
-        match event {
-            WindowEvent::CloseRequested
-            | WindowEvent::KeyboardInput {
-                event:
-                    KeyEvent {
-                        logical_key: Key::Named(NamedKey::Escape),
-                        state: ElementState::Pressed,
-                        ..
-                    },
-                ..
-            } => self.finish(event_loop),
-            WindowEvent::Resized(size) => state.resize(size),
-            WindowEvent::RedrawRequested => {
-                if state.frame() && self.common.frames.is_some_and(|n| state.stats.frame >= n) {
-                    let title = state.app.title(&state.stats);
-                    state.window.set_title(&title);
-                    println!("last frame: {title}");
-                    self.finish(event_loop);
-                }
-            }
-            other => state.app.input(&other),
-        }
+    fn input(&mut self, event: &WindowEvent) {
+        self.app.input(event);
     }
 
-    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        match &mut self.state {
-            // A hidden window, or one whose surface gave no frame just now,
-            // is asked again a little later rather than in a busy loop.
-            Some(state) if state.retry_at.is_some_and(|at| Instant::now() < at) => {
-                if let Some(at) = state.retry_at {
-                    event_loop.set_control_flow(ControlFlow::WaitUntil(at));
-                }
-            }
-            // Animate continuously; a minimised window waits for events.
-            Some(state) if !state.minimised => {
-                state.retry_at = None;
-                event_loop.set_control_flow(ControlFlow::Poll);
-                state.window.request_redraw();
-            }
-            _ => event_loop.set_control_flow(ControlFlow::Wait),
-        }
+    fn summary(&mut self) -> String {
+        let title = self.app.title(&self.stats);
+        self.screen.window.set_title(&title);
+        title
+    }
+
+    fn screenshot(&mut self, path: &Path, check: bool) -> Result<String, String> {
+        screenshot::save(&self.gpu, &mut self.app, path, check)
     }
 }

@@ -1,4 +1,5 @@
-//! The last frame as a PNG, and the check that it shows something.
+//! The last frame as a PNG, and the checks that it shows something (shared
+//! with the egui host, `gui.rs`).
 //!
 //! The frame is drawn again into an offscreen texture of the surface's
 //! format rather than copied from the surface, which not every platform
@@ -28,39 +29,85 @@ const MIN_MODEL_COLOURS: usize = 8;
 pub fn save<A: App>(gpu: &Gpu, app: &mut A, path: &Path, check: bool) -> Result<String, String> {
     let picture = draw(gpu, app, false)?;
     write_png(&picture, path)?;
-    let colours = distinct_colours(picture.pixels());
-    let mut report = format!(
-        "{}x{}, {colours} colours",
-        picture.width(),
-        picture.height()
-    );
+    let mut report = describe(&picture);
     if check {
         let background = draw(gpu, app, true)?;
-        let model: Vec<&image::Rgba<u8>> = picture
-            .pixels()
-            .zip(background.pixels())
-            .filter(|(a, b)| a != b)
-            .map(|(a, _)| a)
-            .collect();
-        let share = model.len() as f64 / (picture.width() as f64 * picture.height() as f64);
-        let model_colours = distinct_colours(model.iter().copied());
-        report += &format!(
-            "; models cover {:.2}% of it in {model_colours} colours",
-            share * 100.0
-        );
-        if colours < 2 {
-            return Err(format!("the picture is one colour ({report})"));
-        }
-        if share < MIN_MODEL_SHARE || model_colours < MIN_MODEL_COLOURS {
-            return Err(format!(
-                "no model to be seen: want at least {:.1}% of the picture in {MIN_MODEL_COLOURS} \
-                 colours ({report})",
-                MIN_MODEL_SHARE * 100.0
-            ));
-        }
+        report += &check_models(&picture, &background)?;
         report += "; check passed";
     }
     Ok(report)
+}
+
+/// "WxH, N colours".
+pub fn describe(picture: &RgbaImage) -> String {
+    format!(
+        "{}x{}, {} colours",
+        picture.width(),
+        picture.height(),
+        distinct_colours(picture.pixels())
+    )
+}
+
+/// Checks that `picture` shows models: that it is not one colour, and that
+/// the pixels where it differs from `background` (the same frame drawn
+/// without the models) cover enough of it in enough colours. Returns the
+/// figures, or why it fails.
+pub fn check_models(picture: &RgbaImage, background: &RgbaImage) -> Result<String, String> {
+    let (share, model_colours) = difference(picture, background);
+    let report = format!(
+        "; models cover {:.2}% of it in {model_colours} colours",
+        share * 100.0
+    );
+    if distinct_colours(picture.pixels()) < 2 {
+        return Err(format!("the picture is one colour ({report})"));
+    }
+    if share < MIN_MODEL_SHARE || model_colours < MIN_MODEL_COLOURS {
+        return Err(format!(
+            "no model to be seen: want at least {:.1}% of the picture in {MIN_MODEL_COLOURS} \
+             colours ({report})",
+            MIN_MODEL_SHARE * 100.0
+        ));
+    }
+    Ok(report)
+}
+
+/// The least share of an egui app's picture its interface must cover.
+const MIN_INTERFACE_SHARE: f64 = 0.05;
+/// The least number of colours among the interface's pixels: text and
+/// widgets, anti-aliased, have dozens.
+const MIN_INTERFACE_COLOURS: usize = 16;
+
+/// Checks that `picture` shows an interface: that the pixels where it
+/// differs from `scene` (the same frame drawn with the paint callbacks
+/// alone) cover enough of it in enough colours. Returns the figures, or why
+/// it fails.
+pub fn check_interface(picture: &RgbaImage, scene: &RgbaImage) -> Result<String, String> {
+    let (share, colours) = difference(picture, scene);
+    let report = format!(
+        "; the interface covers {:.2}% of it in {colours} colours",
+        share * 100.0
+    );
+    if share < MIN_INTERFACE_SHARE || colours < MIN_INTERFACE_COLOURS {
+        return Err(format!(
+            "no interface to be seen: want at least {:.0}% of the picture in \
+             {MIN_INTERFACE_COLOURS} colours ({report})",
+            MIN_INTERFACE_SHARE * 100.0
+        ));
+    }
+    Ok(report)
+}
+
+/// The share of `picture`'s pixels that differ from `other`'s, and how many
+/// colours they have.
+fn difference(picture: &RgbaImage, other: &RgbaImage) -> (f64, usize) {
+    let differing: Vec<&image::Rgba<u8>> = picture
+        .pixels()
+        .zip(other.pixels())
+        .filter(|(a, b)| a != b)
+        .map(|(a, _)| a)
+        .collect();
+    let share = differing.len() as f64 / (picture.width() as f64 * picture.height() as f64);
+    (share, distinct_colours(differing.iter().copied()))
 }
 
 fn distinct_colours<'a>(pixels: impl Iterator<Item = &'a image::Rgba<u8>>) -> usize {
@@ -91,7 +138,7 @@ fn draw<A: App>(gpu: &Gpu, app: &mut A, background_only: bool) -> Result<RgbaIma
 }
 
 /// Writes `picture` as a small PNG: best compression, opaque as RGB.
-fn write_png(picture: &RgbaImage, path: &Path) -> Result<(), String> {
+pub fn write_png(picture: &RgbaImage, path: &Path) -> Result<(), String> {
     let rgb = image::DynamicImage::ImageRgba8(picture.clone()).into_rgb8();
     let file = File::create(path).map_err(|e| format!("cannot create the file: {e}"))?;
     PngEncoder::new_with_quality(

@@ -22,6 +22,23 @@ fn skip(reason: &str) -> Option<Gpu> {
     None
 }
 
+/// The crate's headless device itself (adapter included, for code that
+/// takes the adapter too: egui's `RenderState`), with the limits `limits`
+/// picks and those of `features` the adapter has; `None` (said loudly)
+/// without one.
+pub fn headless(
+    limits: impl FnOnce(&wgpu::Adapter) -> wgpu::Limits,
+    features: wgpu::Features,
+) -> Option<Headless> {
+    match Headless::new(limits, features) {
+        Ok(h) => Some(h),
+        Err(reason) => {
+            skip(&reason);
+            None
+        }
+    }
+}
+
 /// A headless device with the limits the renderer says it needs.
 pub fn gpu() -> Option<Gpu> {
     gpu_with(|_| md2_wgpu::required_limits(), wgpu::Features::empty())

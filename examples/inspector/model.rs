@@ -1,0 +1,280 @@
+//! A model as the inspector holds it: the file read and checked, its skins
+//! found (or why not), and its upload to the GPU with what that costs.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use md2_wgpu::glam::Vec3;
+use md2_wgpu::image::RgbaImage;
+use md2_wgpu::skins::{SkinSource, load_skin, load_skins};
+use md2_wgpu::{
+    Clip, GpuModel, Md2Cache, Md2Model, Quake2Player, VertexCacheStats, demo, quake_to_y_up, wgpu,
+};
+
+/// The post-transform cache size the facts simulate: 16 corners, a common
+/// size on the GPUs Quake II ran on and about that of many today.
+pub const CACHE_SIZE: u32 = 16;
+
+/// One skin slot: skin index `i` of the model is always slot `i`.
+#[derive(Clone, Debug)]
+pub struct SkinSlot {
+    /// What to call it: its file's name, or the header's name.
+    pub name: String,
+    /// The decoded image (`None`: the renderer's checker stands in).
+    pub image: Option<RgbaImage>,
+    /// Where it came from, or why there is no image.
+    pub status: String,
+}
+
+/// A model file read and checked, with its skins: everything but the GPU.
+#[derive(Clone, Debug)]
+pub struct ModelFile {
+    /// The file's name, or "demo model".
+    pub name: String,
+    /// The file, for a model read from one.
+    pub path: Option<PathBuf>,
+    /// The file's length in bytes.
+    pub file_bytes: usize,
+    /// The model.
+    pub model: Md2Model,
+    /// One slot per skin the GPU gets.
+    pub skins: Vec<SkinSlot>,
+    /// Where the skins came from, as sentences.
+    pub skin_notes: Vec<String>,
+}
+
+impl ModelFile {
+    /// The crate's built-in demo model and its skin.
+    pub fn demo() -> ModelFile {
+        let bytes = demo::demo_model_bytes();
+        ModelFile {
+            name: "demo model".to_owned(),
+            path: None,
+            file_bytes: bytes.len(),
+            model: demo::demo_model(),
+            skins: vec![SkinSlot {
+                name: "demo skin".to_owned(),
+                image: Some(demo::demo_skin()),
+                status: "built in".to_owned(),
+            }],
+            skin_notes: Vec::new(),
+        }
+    }
+
+    /// Reads the model at `path` and looks for its skins beside it the way
+    /// Quake II mods lay them out; `skin` replaces them with one image.
+    /// The error names the file and says what is wrong.
+    pub fn open(path: &Path, skin: Option<&Path>) -> Result<ModelFile, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        // Shown whole, wherever the viewer was started.
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        ModelFile::from_bytes(&path, &bytes, skin)
+    }
+
+    /// A model whose bytes were read from `path` (a dropped file), its
+    /// skins looked for beside it.
+    pub fn from_bytes(path: &Path, bytes: &[u8], skin: Option<&Path>) -> Result<ModelFile, String> {
+        let model = Md2Model::from_bytes(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let (skins, skin_notes) = find_skins(path, &model);
+        let file = ModelFile {
+            name,
+            path: Some(path.to_path_buf()),
+            file_bytes: bytes.len(),
+            model,
+            skins,
+            skin_notes,
+        };
+        match skin {
+            Some(skin) => file.with_skin(skin),
+            None => Ok(file),
+        }
+    }
+
+    /// The same model with the one image at `skin` instead of its skins.
+    pub fn with_skin(self, skin: &Path) -> Result<ModelFile, String> {
+        let image = load_skin(skin).map_err(|e| e.to_string())?;
+        let slot = SkinSlot {
+            name: file_name(skin),
+            status: format!("{} (given)", skin.display()),
+            image: Some(image),
+        };
+        Ok(ModelFile {
+            skins: vec![slot],
+            skin_notes: vec!["the skin given replaces the model's own".to_owned()],
+            ..self
+        })
+    }
+
+    /// The images to upload, an empty one where a skin is missing.
+    pub fn skin_images(&self) -> Vec<RgbaImage> {
+        self.skins
+            .iter()
+            .map(|s| s.image.clone().unwrap_or_else(|| RgbaImage::new(0, 0)))
+            .collect()
+    }
+}
+
+/// The skins of the model at `path`, each with where it came from or why it
+/// is missing, and notes on the search.
+fn find_skins(path: &Path, model: &Md2Model) -> (Vec<SkinSlot>, Vec<String>) {
+    let found = load_skins(path, model);
+    let header: Vec<String> = model.skins().iter().map(|s| s.name()).collect();
+    let mut slots = Vec::new();
+    for (index, (image, file)) in found.images.iter().zip(&found.paths).enumerate() {
+        let failed = found.failed.iter().find(|f| f.index == index);
+        let header_name = header
+            .get(index)
+            .filter(|_| found.source == SkinSource::Header);
+        let (name, status) = match (file, failed) {
+            (Some(file), Some(failed)) => (file_name(file), failed.error.to_string()),
+            (Some(file), None) => {
+                let from = match header_name {
+                    Some(h) => format!("header {h:?}"),
+                    None => "the model's folder".to_owned(),
+                };
+                let status = format!(
+                    "{} ({}x{}, from {from})",
+                    file.display(),
+                    image.width(),
+                    image.height()
+                );
+                (file_name(file), status)
+            }
+            (None, _) => (
+                header_name
+                    .cloned()
+                    .unwrap_or_else(|| format!("skin {index}")),
+                "no such file next to the model".to_owned(),
+            ),
+        };
+        let image = (image.width() > 0).then(|| image.clone());
+        slots.push(SkinSlot {
+            name,
+            image,
+            status,
+        });
+    }
+    if slots.is_empty() {
+        // Nothing found at all: the header's skins, each missing.
+        slots = header
+            .iter()
+            .map(|name| SkinSlot {
+                name: name.clone(),
+                image: None,
+                status: "no such file next to the model, nor images in its folder".to_owned(),
+            })
+            .collect();
+    }
+    let mut notes = Vec::new();
+    match found.source {
+        SkinSource::Header => {}
+        SkinSource::Folder => {
+            if !header.is_empty() {
+                notes.push(format!(
+                    "no header skin is there ({}); the folder's images are used",
+                    quoted(&header)
+                ));
+            } else {
+                notes.push("the header names no skin; the folder's images are used".to_owned());
+            }
+        }
+        _ if header.is_empty() => {
+            notes.push("the header names no skin and the folder has no image".to_owned())
+        }
+        _ => {}
+    }
+    if slots.iter().all(|s| s.image.is_none()) {
+        notes.push("drawn with the renderer's checker texture".to_owned());
+    }
+    (slots, notes)
+}
+
+fn quoted(names: &[String]) -> String {
+    let shown: Vec<String> = names.iter().take(4).map(|n| format!("{n:?}")).collect();
+    match names.len() - shown.len() {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// A model on the GPU, with what the inspector shows of it.
+pub struct LoadedModel {
+    /// The file.
+    pub file: ModelFile,
+    /// Its upload (shared with the paint callbacks in flight).
+    pub gpu: Arc<GpuModel>,
+    /// Its clips, and where they came from.
+    pub clips: Vec<Clip>,
+    /// "the Quake II player table" or "the frame names".
+    pub clips_from: &'static str,
+    /// What the uploaded triangle order makes of a [`CACHE_SIZE`] cache.
+    pub cache_stats: Result<VertexCacheStats, String>,
+    /// The box around every frame, in the Y-up world.
+    pub bounds: (Vec3, Vec3),
+}
+
+impl LoadedModel {
+    /// Uploads `file` for the renderers of `cache`.
+    pub fn upload(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cache: &Md2Cache,
+        file: ModelFile,
+    ) -> Result<LoadedModel, String> {
+        let gpu = GpuModel::new(device, queue, cache, &file.model, &file.skin_images())
+            .map_err(|e| format!("{}: {e}", file.name))?;
+        let model = &file.model;
+        let (clips, clips_from) = if Quake2Player::fits(model) {
+            (Quake2Player::clips(), "the Quake II player table")
+        } else {
+            (Clip::for_model(model), "the frame names")
+        };
+        let cache_stats = gpu
+            .vertex_cache_stats(CACHE_SIZE)
+            .map_err(|e| e.to_string());
+        let bounds = frames_box(model, 0..=last_frame(model));
+        Ok(LoadedModel {
+            gpu: Arc::new(gpu),
+            clips,
+            clips_from,
+            cache_stats,
+            bounds,
+            file,
+        })
+    }
+
+    /// The name of frame `frame`.
+    pub fn frame_name(&self, frame: u32) -> String {
+        self.file
+            .model
+            .frames()
+            .get(frame as usize)
+            .map(|f| f.name())
+            .unwrap_or_default()
+    }
+}
+
+/// The model's last frame (a model has at least one).
+pub fn last_frame(model: &Md2Model) -> u32 {
+    model.frame_count().saturating_sub(1)
+}
+
+/// The box around `frames` of `model`, in the Y-up world.
+pub fn frames_box(model: &Md2Model, frames: std::ops::RangeInclusive<u32>) -> (Vec3, Vec3) {
+    frames
+        .map(|f| model.frame_bounds(f))
+        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), (a, b)| {
+            (lo.min(quake_to_y_up(a)), hi.max(quake_to_y_up(b)))
+        })
+}

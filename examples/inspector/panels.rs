@@ -1,0 +1,515 @@
+//! The inspector's panels: a status bar, the controls on the left, the
+//! facts and figures on the right, the 3D view in the middle.
+
+use std::path::PathBuf;
+
+use egui::{Color32, RichText, Sense, Ui};
+use md2_wgpu::glam::Vec3;
+
+use super::model::{CACHE_SIZE, LoadedModel};
+use super::player::{MAX_FADE, SPEEDS};
+use super::{BACKGROUND, Inspector, KEYS, SHELLS, Shell};
+
+/// The side of a skin thumbnail's box, in points.
+const THUMBNAIL: f32 = 96.0;
+
+impl Inspector {
+    pub(super) fn panels(&mut self, ui: &mut Ui) {
+        egui::Panel::top("md2 status").show(ui, |ui| self.status_bar(ui));
+        egui::Panel::left("md2 controls")
+            .resizable(true)
+            .default_size(300.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("md2 controls")
+                    .show(ui, |ui| self.controls(ui));
+            });
+        egui::Panel::right("md2 facts")
+            .resizable(true)
+            .default_size(300.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("md2 facts")
+                    .show(ui, |ui| self.facts(ui));
+            });
+        let [r, g, b] = BACKGROUND;
+        egui::CentralPanel::default()
+            .frame(egui::Frame::NONE.fill(egui::Rgba::from_rgb(r, g, b).into()))
+            .show(ui, |ui| self.view(ui));
+    }
+
+    fn status_bar(&self, ui: &mut Ui) {
+        let frame = self.player.frame();
+        let weapon = match self.weapon.as_ref().filter(|_| self.show_weapon) {
+            Some(w) => format!(" + {}", w.file.name),
+            None => String::new(),
+        };
+        let clip = self.player.clip();
+        let weight = self.player.weight();
+        let animation = if weight < 1.0 {
+            format!(
+                "{} to {} {:.0}%",
+                self.player.fade().from.name,
+                clip.name,
+                weight * 100.0
+            )
+        } else {
+            clip.name.to_string()
+        };
+        ui.horizontal(|ui| {
+            ui.strong(format!("{}{weapon}", self.body.file.name));
+            ui.separator();
+            ui.label(format!(
+                "{animation} ({}/{})",
+                self.player.current() + 1,
+                self.player.clips().len()
+            ));
+            ui.separator();
+            ui.label(format!("frame {} {}", frame, self.body.frame_name(frame)));
+            ui.separator();
+            ui.label(format!(
+                "{}x{}",
+                self.player.speed,
+                if self.player.paused { ", paused" } else { "" }
+            ));
+            ui.separator();
+            ui.label(format!("{:.0} fps", self.fps.fps));
+        });
+    }
+
+    fn controls(&mut self, ui: &mut Ui) {
+        section(ui, "File", true, |ui| self.open_section(ui));
+        let heading = format!(
+            "Animations ({}, from {})",
+            self.player.clips().len(),
+            self.body.clips_from
+        );
+        section(ui, "Timeline", true, |ui| self.timeline(ui));
+        section(ui, &heading, true, |ui| self.animations(ui));
+        section(ui, "Skins", true, |ui| self.skins(ui));
+        section(ui, "Effects", true, |ui| self.effects(ui));
+        section(ui, "Weapon", true, |ui| self.weapon_section(ui));
+        section(ui, "Keys", false, |ui| {
+            ui.label(RichText::new(KEYS).monospace().small());
+        });
+    }
+
+    fn open_section(&mut self, ui: &mut Ui) {
+        let label = ui.label("path");
+        let field = ui
+            .add(
+                egui::TextEdit::singleline(&mut self.path)
+                    .hint_text("path/to/tris.md2")
+                    .desired_width(f32::INFINITY),
+            )
+            .labelled_by(label.id);
+        let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        ui.horizontal(|ui| {
+            if ui.button("Open").clicked() || entered {
+                let path = PathBuf::from(self.path.trim());
+                self.open(&path);
+            }
+            if ui.button("Open as weapon").clicked() {
+                let path = PathBuf::from(self.path.trim());
+                self.open_weapon(&path);
+            }
+        });
+        ui.label(RichText::new("or drop a file on the window").weak());
+        if !self.errors.is_empty() {
+            let color = ui.visuals().error_fg_color;
+            for error in &self.errors {
+                ui.label(RichText::new(error).color(color));
+            }
+            if ui.button("Dismiss").clicked() {
+                self.errors.clear();
+            }
+        }
+    }
+
+    fn animations(&mut self, ui: &mut Ui) {
+        let mut fade = self.player.fade_seconds;
+        ui.add(
+            egui::Slider::new(&mut fade, 0.0..=MAX_FADE)
+                .text("crossfade")
+                .suffix(" s"),
+        )
+        .on_hover_text("how long a change of animation takes; 0 cuts");
+        self.player.fade_seconds = fade;
+        let mut chosen = None;
+        egui::Grid::new("md2 animations")
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                for (i, clip) in self.player.clips().iter().enumerate() {
+                    let playing = i == self.player.current();
+                    if ui.selectable_label(playing, clip.name.as_ref()).clicked() {
+                        chosen = Some(i);
+                    }
+                    let kind = if clip.looping { "loop" } else { "once" };
+                    ui.label(
+                        RichText::new(format!(
+                            "{}-{} {kind}",
+                            clip.first,
+                            clip.last.max(clip.first)
+                        ))
+                        .weak(),
+                    );
+                    ui.end_row();
+                }
+            });
+        if let Some(i) = chosen {
+            self.player.play(i);
+        }
+    }
+
+    fn timeline(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            let label = if self.player.paused { "Play" } else { "Pause" };
+            if ui.button(label).clicked() {
+                self.player.paused = !self.player.paused;
+            }
+            if ui.button("< Step").clicked() {
+                self.player.step(-1);
+            }
+            if ui.button("Step >").clicked() {
+                self.player.step(1);
+            }
+        });
+        let mut speed = self.player.speed;
+        ui.add(
+            egui::Slider::new(&mut speed, SPEEDS[0]..=SPEEDS[SPEEDS.len() - 1])
+                .logarithmic(true)
+                .text("speed")
+                .suffix("x"),
+        );
+        self.player.speed = speed;
+        let clip = self.player.clip();
+        let frames = clip.frames();
+        let mut frame = self.player.frame();
+        let slider = ui.add_enabled(
+            frames.start() != frames.end(),
+            egui::Slider::new(&mut frame, frames).text("frame"),
+        );
+        // A drag pauses on the frame under the pointer even where that is
+        // the frame already shown.
+        if slider.changed() || slider.dragged() {
+            self.player.set_frame(frame);
+        }
+        ui.label(format!(
+            "frame {} of {}: {}",
+            self.player.frame(),
+            self.body.file.model.frame_count(),
+            self.body.frame_name(self.player.frame())
+        ));
+        ui.checkbox(&mut self.player.interpolate, "interpolate")
+            .on_hover_text("blend between keyframes; off shows whole frames, as Quake II's software renderer did");
+    }
+
+    fn skins(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
+        let mut chosen = None;
+        ui.horizontal_wrapped(|ui| {
+            for (i, slot) in self.body.file.skins.iter().enumerate() {
+                let label = format!("{}: {}", i + 1, slot.name);
+                let selected = i == self.skin;
+                let thumbnail = match (&slot.image, &mut self.thumbnails[i]) {
+                    (Some(image), handle) => Some(handle.get_or_insert_with(|| {
+                        let small = thumbnail(image);
+                        ctx.load_texture(
+                            format!("md2 skin {i}"),
+                            egui::ColorImage::from_rgba_unmultiplied(
+                                [small.width() as usize, small.height() as usize],
+                                small.as_raw(),
+                            ),
+                            egui::TextureOptions::LINEAR,
+                        )
+                    })),
+                    (None, _) => None,
+                };
+                let button = match thumbnail {
+                    Some(texture) => {
+                        let size = texture.size_vec2();
+                        let image = egui::Image::new((texture.id(), size));
+                        egui::Button::image_and_text(image, label.as_str())
+                    }
+                    None => egui::Button::new(format!("{label} (missing)")),
+                };
+                let response = ui
+                    .add(button.selected(selected))
+                    .on_hover_text(&slot.status);
+                if response.clicked() {
+                    chosen = Some(i);
+                }
+            }
+        });
+        if self.body.file.skins.is_empty() {
+            ui.label("none: the renderer's checker texture");
+        }
+        if let Some(i) = chosen {
+            self.set_skin(i);
+        }
+    }
+
+    fn effects(&mut self, ui: &mut Ui) {
+        let shell_name = match self.look.shell {
+            Shell::Off => "off".to_owned(),
+            Shell::Quake(i) => SHELLS[i].0.to_owned(),
+            Shell::Colour(_) => "colour".to_owned(),
+        };
+        egui::ComboBox::from_label("shell")
+            .selected_text(shell_name)
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut self.look.shell, Shell::Off, "off");
+                for (i, (name, _)) in SHELLS.iter().enumerate() {
+                    ui.selectable_value(&mut self.look.shell, Shell::Quake(i), *name);
+                }
+                let colour = match self.look.shell {
+                    Shell::Colour(c) => c,
+                    _ => [1.0, 0.5, 0.0],
+                };
+                ui.selectable_value(&mut self.look.shell, Shell::Colour(colour), "colour");
+            });
+        if let Shell::Colour(c) = &mut self.look.shell {
+            ui.horizontal(|ui| {
+                ui.label("shell colour");
+                ui.color_edit_button_rgb(c);
+            });
+        }
+        let stencil = self.target.has_stencil();
+        ui.add_enabled(
+            stencil,
+            egui::Checkbox::new(&mut self.look.shadow, "planar shadow"),
+        )
+        .on_disabled_hover_text("egui's pass has no stencil buffer, which planar shadows need");
+        ui.checkbox(&mut self.look.fullbright, "fullbright");
+        ui.checkbox(&mut self.look.minlight, "minlight");
+        ui.add(egui::Slider::new(&mut self.look.opacity, 0.05..=1.0).text("opacity"))
+            .on_hover_text("below 1: translucent, drawn after the opaque models and blended");
+    }
+
+    fn weapon_section(&mut self, ui: &mut Ui) {
+        let Some(weapon) = &self.weapon else {
+            ui.label("none: give --weapon FILE, or type its path above and press Open as weapon");
+            return;
+        };
+        let (weapon_frames, body_frames) = (
+            weapon.file.model.frame_count(),
+            self.body.file.model.frame_count(),
+        );
+        let name = weapon.file.name.clone();
+        ui.checkbox(&mut self.show_weapon, format!("show {name}"));
+        if weapon_frames != body_frames {
+            ui.label(
+                RichText::new(format!(
+                    "the weapon has {weapon_frames} frames, the body {body_frames}: frames past the \
+                     weapon's last show its last"
+                ))
+                .weak(),
+            );
+        }
+        if ui.button("Remove weapon").clicked() {
+            self.remove_weapon();
+        }
+    }
+
+    fn facts(&self, ui: &mut Ui) {
+        section(ui, "Stats", true, |ui| {
+            egui::Grid::new("md2 stats").num_columns(2).show(ui, |ui| {
+                row(ui, "frame rate", format!("{:.1} fps", self.fps.fps));
+                row(ui, "frame time", format!("{:.2} ms", self.fps.frame_ms));
+                row(ui, "draw calls", self.stats.draws().to_string());
+                let vertices = match self.stats.vertices() {
+                    Some(n) => group_digits(n),
+                    None if self.counts_vertices => "counting...".to_owned(),
+                    None => "not counted (no pipeline statistics)".to_owned(),
+                };
+                row(ui, "vertices shaded", vertices);
+            });
+        });
+        section(ui, "Model", true, |ui| model_facts(ui, &self.body, "body"));
+        if let Some(weapon) = &self.weapon {
+            let heading = format!("Weapon: {}", weapon.file.name);
+            section(ui, &heading, false, |ui| model_facts(ui, weapon, "weapon"));
+        }
+    }
+
+    fn view(&mut self, ui: &mut Ui) {
+        let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
+        if response.dragged() {
+            let delta = response.drag_delta();
+            if let Some(orbit) = &mut self.orbit {
+                orbit.drag(delta.x, delta.y);
+            }
+        }
+        if response.hovered() {
+            // About 50 points a wheel line.
+            let lines = ui.input(|i| i.smooth_scroll_delta.y) / 50.0;
+            if lines != 0.0
+                && let Some(orbit) = &mut self.orbit
+            {
+                orbit.zoom(lines);
+            }
+        }
+        if response.double_clicked()
+            && let Some(orbit) = &mut self.orbit
+        {
+            orbit.reset();
+        }
+        if rect.width() < 1.0 || rect.height() < 1.0 {
+            return;
+        }
+        let frame = self.scene_frame(rect);
+        ui.painter()
+            .add(egui_wgpu::Callback::new_paint_callback(rect, frame));
+        if ui.input(|i| !i.raw.hovered_files.is_empty()) {
+            ui.painter()
+                .rect_filled(rect, 0.0, Color32::from_black_alpha(160));
+            ui.painter().text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "drop to open",
+                egui::FontId::proportional(24.0),
+                Color32::WHITE,
+            );
+        }
+    }
+}
+
+/// A collapsing section.
+fn section(ui: &mut Ui, heading: &str, open: bool, add: impl FnOnce(&mut Ui)) {
+    egui::CollapsingHeader::new(heading)
+        .default_open(open)
+        .show(ui, add);
+}
+
+fn row(ui: &mut Ui, name: &str, value: String) {
+    ui.label(RichText::new(name).weak());
+    ui.label(value);
+    ui.end_row();
+}
+
+/// 1234567 as "1,234,567".
+fn group_digits(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn vec3(v: Vec3) -> String {
+    format!("{:.1}, {:.1}, {:.1}", v.x, v.y, v.z)
+}
+
+/// Everything known about `loaded`: the file, its counts, bounds, skins,
+/// warnings (verbatim) and what it costs on the GPU.
+fn model_facts(ui: &mut Ui, loaded: &LoadedModel, id: &str) {
+    let file = &loaded.file;
+    let model = &file.model;
+    let header = model.header();
+    egui::Grid::new(("md2 facts", id))
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            row(ui, "file", file.name.clone());
+            if let Some(path) = &file.path {
+                row(ui, "path", path.display().to_string());
+            }
+            row(
+                ui,
+                "size",
+                format!("{} bytes", group_digits(file.file_bytes as u64)),
+            );
+            row(ui, "frames", model.frame_count().to_string());
+            row(ui, "vertices", model.vertex_count().to_string());
+            row(ui, "texture coords", model.tex_coords().len().to_string());
+            row(ui, "triangles", model.triangles().len().to_string());
+            row(ui, "GL strips and fans", model.glcmds().len().to_string());
+            row(ui, "welded corners", loaded.gpu.corner_count().to_string());
+            row(ui, "header skins", model.skins().len().to_string());
+            row(
+                ui,
+                "skin size",
+                format!("{}x{}", header.skinwidth, header.skinheight),
+            );
+            let (min, max) = model.bounds();
+            let (min, max) = (Vec3::from(min), Vec3::from(max));
+            row(ui, "bounds min", vec3(min));
+            row(ui, "bounds max", vec3(max));
+            row(ui, "size (x, y, z)", vec3(max - min));
+            row(ui, "animations", loaded.clips.len().to_string());
+        });
+    ui.label(RichText::new("Quake axes: X forward, Y left, Z up; all frames").weak());
+
+    ui.add_space(4.0);
+    ui.strong("Skins");
+    for (i, slot) in file.skins.iter().enumerate() {
+        let text = format!("{}: {}: {}", i + 1, slot.name, slot.status);
+        if slot.image.is_some() {
+            ui.label(text);
+        } else {
+            ui.label(RichText::new(text).color(ui.visuals().warn_fg_color));
+        }
+    }
+    for note in &file.skin_notes {
+        ui.label(RichText::new(note).weak());
+    }
+
+    ui.add_space(4.0);
+    let warnings = model.warnings();
+    ui.strong(format!("Warnings ({})", warnings.len()));
+    if warnings.is_empty() {
+        ui.label(RichText::new("none: the file is clean").weak());
+    }
+    for warning in warnings {
+        ui.label(RichText::new(warning.to_string()).color(ui.visuals().warn_fg_color));
+    }
+
+    ui.add_space(4.0);
+    ui.strong("On the GPU");
+    let bytes = loaded.gpu.gpu_bytes_breakdown();
+    egui::Grid::new(("md2 gpu", id))
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            row(
+                ui,
+                "total",
+                format!("{} bytes", group_digits(bytes.total())),
+            );
+            row(ui, "frames (4 B/vertex)", group_digits(bytes.vertex_data));
+            row(ui, "frame parameters", group_digits(bytes.frame_params));
+            row(ui, "corners", group_digits(bytes.corners));
+            row(ui, "indices", group_digits(bytes.indices));
+            row(ui, "skins", group_digits(bytes.skins));
+            row(
+                ui,
+                "triangle order",
+                format!("{:?}", loaded.gpu.triangle_order()),
+            );
+            let cache = match &loaded.cache_stats {
+                Ok(stats) => format!(
+                    "ACMR {:.3}, ATVR {:.3} ({CACHE_SIZE}-entry FIFO)",
+                    stats.acmr(),
+                    stats.atvr()
+                ),
+                Err(e) => e.clone(),
+            };
+            row(ui, "vertex cache", cache);
+        });
+}
+
+/// `image` scaled to fit a [`THUMBNAIL`]-point box, keeping its shape.
+fn thumbnail(image: &md2_wgpu::image::RgbaImage) -> md2_wgpu::image::RgbaImage {
+    let (w, h) = (image.width().max(1) as f32, image.height().max(1) as f32);
+    let scale = (THUMBNAIL / w.max(h)).min(1.0);
+    let (tw, th) = (
+        ((w * scale).round() as u32).max(1),
+        ((h * scale).round() as u32).max(1),
+    );
+    md2_wgpu::image::imageops::thumbnail(image, tw, th)
+}
