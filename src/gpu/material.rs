@@ -435,9 +435,10 @@ fn compose(descriptor: &Md2MaterialDescriptor<'_>) -> Result<String, MaterialErr
         return Err(MaterialError::Outputs {
             name: name.into(),
             reason: format!(
-                "returns {} colour output(s) (locations {list}), but {targets} target(s) were \
-                 given: one output per target, at locations 0 to {}",
-                locations.len(),
+                "returns {} (locations {list}), but {} given: one output per target, at \
+                 locations 0 to {}",
+                counted(locations.len(), "colour output", "colour outputs"),
+                counted(targets, "target was", "targets were"),
                 targets.saturating_sub(1)
             ),
         });
@@ -528,4 +529,9 @@ fn type_wgsl(module: &naga::Module, ty: naga::Handle<naga::Type>) -> String {
         }
         other => format!("{other:?}"),
     }
+}
+
+/// "1 target was", "2 targets were".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -663,7 +663,7 @@ fn a_bad_material_is_a_typed_error_that_names_the_problem() {
     eprintln!("{message}");
     assert!(matches!(e, MaterialError::Outputs { .. }));
     assert!(
-        message.contains("3 colour output(s) (locations 0, 1, 2), but 2 target(s)"),
+        message.contains("3 colour outputs (locations 0, 1, 2), but 2 targets were given"),
         "{message}"
     );
     // More targets than the device allows.
