@@ -89,26 +89,11 @@ const DRONE_PITCH: f32 = 1.0;
 const VISIBLE_INTERVAL: Duration = Duration::from_secs(1);
 
 fn main() -> ExitCode {
-    let mut instances = DEFAULT_INSTANCES;
-    let common = match framework::parse_args(USAGE, KEYS, |flag, args| {
-        if flag != "--instances" {
-            return Ok(false);
-        }
-        let v = framework::value(args, flag)?;
-        instances = v
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=MAX_INSTANCES).contains(n))
-            .ok_or_else(|| format!("--instances wants 1 to {MAX_INSTANCES}, not {v:?}"))?;
-        Ok(true)
-    }) {
-        Ok(common) => common,
-        Err(code) => return code,
-    };
-    let loaded = match framework::load(common.file.as_deref(), None) {
-        Ok(loaded) => loaded,
-        Err(e) => return framework::fail(&e),
-    };
+    let (common, loaded, instances) =
+        match framework::crowd_args(USAGE, KEYS, DEFAULT_INSTANCES, MAX_INSTANCES) {
+            Ok(args) => args,
+            Err(code) => return code,
+        };
     let title = format!("md2-wgpu crowd — {}", loaded.name);
     framework::run(title, KEYS, common, move |gpu| {
         Crowd::new(gpu, loaded, instances)

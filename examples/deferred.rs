@@ -43,6 +43,7 @@ keys:
   Esc          quit";
 
 const DEFAULT_INSTANCES: usize = 300;
+const MAX_INSTANCES: usize = 100_000;
 const LIGHTS: usize = 6;
 
 /// The app's material: what its G-buffer holds. The crate calls it for the
@@ -201,26 +202,11 @@ struct LightingUniform {
 }
 
 fn main() -> ExitCode {
-    let mut instances = DEFAULT_INSTANCES;
-    let common = match framework::parse_args(USAGE, KEYS, |flag, args| {
-        if flag != "--instances" {
-            return Ok(false);
-        }
-        let v = framework::value(args, flag)?;
-        instances = v
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=100_000).contains(n))
-            .ok_or_else(|| format!("--instances wants 1 to 100000, not {v:?}"))?;
-        Ok(true)
-    }) {
-        Ok(common) => common,
-        Err(code) => return code,
-    };
-    let loaded = match framework::load(common.file.as_deref(), None) {
-        Ok(loaded) => loaded,
-        Err(e) => return framework::fail(&e),
-    };
+    let (common, loaded, instances) =
+        match framework::crowd_args(USAGE, KEYS, DEFAULT_INSTANCES, MAX_INSTANCES) {
+            Ok(args) => args,
+            Err(code) => return code,
+        };
     let title = format!("md2-wgpu deferred — {}", loaded.name);
     framework::run(title, KEYS, common, move |gpu| {
         Deferred::new(gpu, loaded, instances)

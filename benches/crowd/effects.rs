@@ -2,11 +2,9 @@
 //! crowd and powerup shells on a tenth of it, against the same crowd
 //! without effects, on both of the crate's paths.
 
-use std::fmt::Write as _;
-
 use crate::Bench;
 use crate::measure::{self, Entry, Table};
-use crate::report::{self, Row, find, ratio};
+use crate::report::{self, Row};
 use crate::scene::BenchModel;
 use crate::strategies::{Immediate, Resident, ResidentDraw, upload};
 
@@ -63,38 +61,18 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
         println!("{line}");
     }
     println!();
-    let mut out = String::from(
-        "| model | path | frame shadows/none | frame shells/none | VS shadows/none \
-         | VS shells/none |\n|---|---|---:|---:|---:|---:|\n",
+    let labels: Vec<&str> = models.iter().map(|m| m.label.as_str()).collect();
+    let out = report::cost_table(
+        &rows,
+        &labels,
+        n,
+        (VARIANTS[0].0, "none"),
+        &[(VARIANTS[1].0, "shadows"), (VARIANTS[2].0, "shells")],
     );
-    for model in models {
-        for path in ["gpu", "resident"] {
-            let find = |suffix: &str| find(&rows, &model.label, n, &format!("{path}{suffix}"));
-            let Some(none) = find(VARIANTS[0].0) else {
-                continue;
-            };
-            let frame = |suffix| {
-                find(suffix).map_or("—".into(), |m| {
-                    ratio(m.frame_ms.median, none.frame_ms.median)
-                })
-            };
-            let vs = |suffix| {
-                find(suffix)
-                    .and_then(|m| m.vs_invocations.zip(none.vs_invocations))
-                    .map_or("—".into(), |(a, b)| ratio(a as f64, b as f64))
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {path} | {} | {} | {} | {} |",
-                model.label,
-                frame(VARIANTS[1].0),
-                frame(VARIANTS[2].0),
-                vs(VARIANTS[1].0),
-                vs(VARIANTS[2].0),
-            );
-        }
-    }
-    println!("Cost of each effect, against the same path without effects (no target):\n");
+    println!(
+        "Cost of each effect, against the same path without effects (no target; frame ratios \
+         round by round: median (smallest–largest round)):\n"
+    );
     println!("{out}");
     Ok(rows)
 }

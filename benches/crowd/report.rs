@@ -288,3 +288,56 @@ pub fn markdown(rows: &[Row]) -> String {
     }
     out
 }
+
+/// A markdown table of what each variant costs against the same path
+/// without it: per model and path (`gpu`, `resident`), the frame time
+/// (round by round, with its spread), the frame CPU-work and the
+/// vertex-shader runs of `path + suffix` over those of `path + base`.
+/// `variants` are (suffix, name) pairs; `base` is (suffix, name) too.
+pub fn cost_table(
+    rows: &[Row],
+    models: &[&str],
+    n: usize,
+    base: (&str, &str),
+    variants: &[(&str, &str)],
+) -> String {
+    use std::fmt::Write as _;
+    let mut head = String::from("| model | path |");
+    let mut rule = String::from("|---|---|");
+    for measure in ["frame", "frame CPU-work", "VS"] {
+        for (_, name) in variants {
+            let _ = write!(head, " {measure} {name}/{} |", base.1);
+            rule.push_str("---:|");
+        }
+    }
+    let mut out = format!("{head}\n{rule}\n");
+    for model in models {
+        for path in ["gpu", "resident"] {
+            let find = |suffix: &str| find(rows, model, n, &format!("{path}{suffix}"));
+            let Some(without) = find(base.0) else {
+                continue;
+            };
+            let _ = write!(out, "| {model} | {path} |");
+            for (suffix, _) in variants {
+                let cell = find(suffix).map_or("—".into(), |m| {
+                    ratio_spread(&m.frame_rounds, &without.frame_rounds)
+                });
+                let _ = write!(out, " {cell} |");
+            }
+            for (suffix, _) in variants {
+                let cell = find(suffix)
+                    .and_then(|m| m.frame_cpu_ms.zip(without.frame_cpu_ms))
+                    .map_or("—".into(), |(a, b)| ratio(a.median, b.median));
+                let _ = write!(out, " {cell} |");
+            }
+            for (suffix, _) in variants {
+                let cell = find(suffix)
+                    .and_then(|m| m.vs_invocations.zip(without.vs_invocations))
+                    .map_or("—".into(), |(a, b)| ratio(a as f64, b as f64));
+                let _ = write!(out, " {cell} |");
+            }
+            out.push('\n');
+        }
+    }
+    out
+}

@@ -3,11 +3,9 @@
 //! motion vectors (a second colour target, and every instance's previous
 //! transform and pose), on both of the crate's paths.
 
-use std::fmt::Write as _;
-
 use crate::Bench;
 use crate::measure::{self, Entry, Table};
-use crate::report::{self, Row, find, ratio, ratio_spread};
+use crate::report::{self, Row};
 use crate::scene::BenchModel;
 use crate::strategies::{Immediate, Resident, ResidentDraw, Shading, upload};
 
@@ -63,45 +61,14 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
         println!("{line}");
     }
     println!();
-    let mut out = String::from(
-        "| model | path | frame material/built-in | frame motion/built-in \
-         | frame CPU-work material/built-in | frame CPU-work motion/built-in \
-         | VS material/built-in | VS motion/built-in |\n|---|---|---:|---:|---:|---:|---:|---:|\n",
+    let labels: Vec<&str> = models.iter().map(|m| m.label.as_str()).collect();
+    let out = report::cost_table(
+        &rows,
+        &labels,
+        n,
+        (VARIANTS[0].0, "built-in"),
+        &[(VARIANTS[1].0, "material"), (VARIANTS[2].0, "motion")],
     );
-    for model in models {
-        for path in ["gpu", "resident"] {
-            let find = |suffix: &str| find(&rows, &model.label, n, &format!("{path}{suffix}"));
-            let Some(builtin) = find(VARIANTS[0].0) else {
-                continue;
-            };
-            let frame = |suffix| {
-                find(suffix).map_or("—".into(), |m| {
-                    ratio_spread(&m.frame_rounds, &builtin.frame_rounds)
-                })
-            };
-            let work = |suffix| {
-                find(suffix)
-                    .and_then(|m| m.frame_cpu_ms.zip(builtin.frame_cpu_ms))
-                    .map_or("—".into(), |(a, b)| ratio(a.median, b.median))
-            };
-            let vs = |suffix| {
-                find(suffix)
-                    .and_then(|m| m.vs_invocations.zip(builtin.vs_invocations))
-                    .map_or("—".into(), |(a, b)| ratio(a as f64, b as f64))
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {path} | {} | {} | {} | {} | {} | {} |",
-                model.label,
-                frame(VARIANTS[1].0),
-                frame(VARIANTS[2].0),
-                work(VARIANTS[1].0),
-                work(VARIANTS[2].0),
-                vs(VARIANTS[1].0),
-                vs(VARIANTS[2].0),
-            );
-        }
-    }
     println!(
         "Cost of each, against the same path with the built-in look (targets: a material \
          within 1.05× of the frame with the same vertex-shader runs; motion within 1.5×). \

@@ -345,6 +345,33 @@ pub trait App {
 /// Prints `error: message` and returns the exit code for it: for what the
 /// example loads before [`run`], so that a file that does not load ends it
 /// before any window opens.
+/// The command line of an example that draws a crowd of the model: the
+/// flags of [`Common`] and `--instances N` (1 to `max`, else `default`),
+/// and the model it names, loaded. `Err` is the exit code after the help or
+/// an error has been printed.
+pub fn crowd_args(
+    usage: &str,
+    keys: &str,
+    default: usize,
+    max: usize,
+) -> Result<(Common, Loaded, usize), ExitCode> {
+    let mut instances = default;
+    let common = parse_args(usage, keys, |flag, args| {
+        if flag != "--instances" {
+            return Ok(false);
+        }
+        let v = value(args, flag)?;
+        instances = v
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(|| format!("--instances wants 1 to {max}, not {v:?}"))?;
+        Ok(true)
+    })?;
+    let loaded = load(common.file.as_deref(), None).map_err(|e| fail(&e))?;
+    Ok((common, loaded, instances))
+}
+
 pub fn fail(message: &str) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::FAILURE

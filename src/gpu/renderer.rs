@@ -394,11 +394,12 @@ impl Md2Renderer {
     }
 
     /// Whether the draws read the extra record (previous transform and
-    /// pose, index, id): for a material, and for motion vectors.
+    /// pose, index, id): for motion vectors, and for a material that reads
+    /// them.
     fn extra(&self) -> bool {
         match &self.look {
             Look::Builtin { motion, .. } => motion.is_some(),
-            Look::Material(_) => true,
+            Look::Material(material) => material.reads_extra(),
             Look::DepthOnly => false,
         }
     }

@@ -232,3 +232,90 @@ pub fn demo_gpu_model(gpu: &Gpu, cache: &impl AsRef<md2_wgpu::Md2Cache>) -> md2_
     )
     .expect("the demo model uploads")
 }
+
+/// A `width` × `height` texture of `format` to draw into and read back.
+pub fn attachment(
+    gpu: &Gpu,
+    format: wgpu::TextureFormat,
+    width: u32,
+    height: u32,
+) -> wgpu::Texture {
+    gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("md2-wgpu test attachment"),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    })
+}
+
+/// Runs `draw` in one pass over the colour targets `colors` (cleared to
+/// [`CLEAR`]) and the depth buffer `depth` (cleared to 1.0, no stencil),
+/// and submits it.
+pub fn draw_into(
+    gpu: &Gpu,
+    colors: &[&wgpu::Texture],
+    depth: Option<&wgpu::Texture>,
+    draw: impl FnOnce(&mut wgpu::RenderPass<'_>),
+) {
+    let views: Vec<_> = colors
+        .iter()
+        .map(|t| t.create_view(&Default::default()))
+        .collect();
+    let depth_view = depth.map(|t| t.create_view(&Default::default()));
+    let attachments: Vec<_> = views
+        .iter()
+        .map(|view| {
+            Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(CLEAR),
+                    store: wgpu::StoreOp::Store,
+                },
+            })
+        })
+        .collect();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("md2-wgpu test pass"),
+            color_attachments: &attachments,
+            depth_stencil_attachment: depth_view.as_ref().map(|view| {
+                wgpu::RenderPassDepthStencilAttachment {
+                    view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: None,
+                }
+            }),
+            ..Default::default()
+        });
+        draw(&mut pass);
+    }
+    gpu.queue.submit([encoder.finish()]);
+}
+
+/// The texels of `texture` (its depth alone for a depth format), tightly
+/// packed row by row, as `T`s.
+pub fn texels<T: bytemuck::Pod>(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<T> {
+    let aspect = if texture.format().is_depth_stencil_format() {
+        wgpu::TextureAspect::DepthOnly
+    } else {
+        wgpu::TextureAspect::All
+    };
+    let encoder = gpu.device.create_command_encoder(&Default::default());
+    let bytes = md2_wgpu::support::read_texture(&gpu.device, &gpu.queue, encoder, texture, aspect)
+        .expect("read the texture back");
+    bytemuck::pod_collect_to_vec(&bytes)
+}

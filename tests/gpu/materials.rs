@@ -180,75 +180,12 @@ pub(crate) fn draw_gbuffer(
     renderer
         .prepare(&gpu.device, &gpu.queue, camera, batches)
         .unwrap();
-    let texture = |format| {
-        gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("gbuffer"),
-            size: wgpu::Extent3d {
-                width: SIZE,
-                height: SIZE,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        })
-    };
-    let targets = [
-        texture(wgpu::TextureFormat::Rgba32Float),
-        texture(wgpu::TextureFormat::Rgba32Float),
-    ];
-    let depth = texture(wgpu::TextureFormat::Depth32Float);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let views: Vec<_> = targets
-            .iter()
-            .map(|t| t.create_view(&Default::default()))
-            .collect();
-        let depth_view = depth.create_view(&Default::default());
-        let attachments: Vec<_> = views
-            .iter()
-            .map(|view| {
-                Some(wgpu::RenderPassColorAttachment {
-                    view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })
-            })
-            .collect();
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            color_attachments: &attachments,
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &depth_view,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            ..Default::default()
-        });
-        renderer.render(&mut pass);
-    }
-    gpu.queue.submit([encoder.finish()]);
-    targets.map(|t| {
-        let encoder = gpu.device.create_command_encoder(&Default::default());
-        let bytes = md2_wgpu::support::read_texture(
-            &gpu.device,
-            &gpu.queue,
-            encoder,
-            &t,
-            wgpu::TextureAspect::All,
-        )
-        .unwrap();
-        bytemuck::pod_collect_to_vec(&bytes)
-    })
+    let targets = [0, 1].map(|_| attachment(gpu, wgpu::TextureFormat::Rgba32Float, SIZE, SIZE));
+    let depth = attachment(gpu, wgpu::TextureFormat::Depth32Float, SIZE, SIZE);
+    draw_into(gpu, &[&targets[0], &targets[1]], Some(&depth), |pass| {
+        renderer.render(pass)
+    });
+    targets.map(|t| texels(gpu, &t))
 }
 
 /// The nearest hit of the ray through pixel (x, y) with the CPU-posed,
@@ -555,45 +492,9 @@ fn with_a_material_shadows_and_depth_maps_keep_the_animated_pose() {
 
 /// Which pixels a depth-only renderer's last `prepare` covers.
 fn depth_silhouette(gpu: &Gpu, renderer: &Md2Renderer) -> Vec<bool> {
-    let depth = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("depth map"),
-        size: wgpu::Extent3d {
-            width: SIZE,
-            height: SIZE,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Depth32Float,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let view = depth.create_view(&Default::default());
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &view,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            ..Default::default()
-        });
-        renderer.render(&mut pass);
-    }
-    let bytes = md2_wgpu::support::read_texture(
-        &gpu.device,
-        &gpu.queue,
-        encoder,
-        &depth,
-        wgpu::TextureAspect::DepthOnly,
-    )
-    .unwrap();
-    let depths: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes);
+    let depth = attachment(gpu, wgpu::TextureFormat::Depth32Float, SIZE, SIZE);
+    draw_into(gpu, &[], Some(&depth), |pass| renderer.render(pass));
+    let depths: Vec<f32> = texels(gpu, &depth);
     depths.iter().map(|&d| d < 1.0).collect()
 }
 
@@ -715,4 +616,129 @@ fn a_bad_material_is_a_typed_error_that_names_the_problem() {
     .unwrap();
     let e = Md2Renderer::with_material(&gpu.device, &cache, &material, options()).unwrap_err();
     assert!(matches!(error(Err(e)), MaterialError::Device { .. }));
+}
+
+/// Materials for the extra-record check: (function, WGSL, whether it reads
+/// what the extra record feeds).
+const EXTRA_READERS: [(&str, &str, bool); 5] = [
+    (
+        "lit",
+        "fn lit(in: Md2Fragment) -> vec4<f32> { return md2_shade(in); }",
+        false,
+    ),
+    (
+        "moving",
+        "fn moving(in: Md2Fragment) -> vec4<f32> { return vec4<f32>(md2_motion(in), 0.0, 1.0); }",
+        true,
+    ),
+    (
+        "by_id",
+        "fn id_of(f: Md2Fragment) -> u32 { return f.id; }
+         fn by_id(in: Md2Fragment) -> vec4<f32> { return vec4<f32>(f32(id_of(in)), 0.0, 0.0, 1.0); }",
+        true,
+    ),
+    (
+        "copied",
+        "fn copied(in: Md2Fragment) -> vec4<f32> { var copy = in; return copy.tint; }",
+        true,
+    ),
+    (
+        "world",
+        "fn world(in: Md2Fragment) -> vec4<f32> { return vec4<f32>(in.world_position, 1.0); }",
+        false,
+    ),
+];
+
+/// The instance's id and index, and the member's handle id and index.
+const IDS: &str = r#"
+struct Ids {
+    @location(0) ids: vec4<f32>,
+    @location(1) unused: vec4<f32>,
+};
+
+fn ids(in: Md2Fragment) -> Ids {
+    return Ids(vec4<f32>(f32(in.id), f32(in.instance), 0.0, 1.0), vec4<f32>(0.0));
+}
+"#;
+
+#[test]
+fn a_material_gets_the_extra_record_where_it_reads_it_and_its_ids_arrive() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    // Only a material that reads the instance, id or previous position
+    // (directly, through a function it passes its input to, or by copying
+    // the whole input) makes its renderers write the extra record.
+    for (name, source, reads) in EXTRA_READERS {
+        let material = material(&gpu, &cache, source, name);
+        assert_eq!(material.reads_extra(), reads, "{name}");
+    }
+    let float = |format| wgpu::ColorTargetState {
+        format,
+        blend: None,
+        write_mask: wgpu::ColorWrites::ALL,
+    };
+    let ids = Md2Material::new(
+        &gpu.device,
+        &cache,
+        &Md2MaterialDescriptor {
+            label: "ids",
+            source: IDS,
+            fragment: "ids",
+            targets: &[
+                float(wgpu::TextureFormat::Rgba32Float),
+                float(wgpu::TextureFormat::Rgba32Float),
+            ],
+            bind_group_layout: None,
+        },
+    )
+    .unwrap();
+    assert!(ids.reads_extra());
+    let gpu_model = demo_gpu_model(&gpu, &cache);
+    let options = Md2RendererOptions::WITH_DEPTH;
+    // Two soldiers side by side, looked at from the front.
+    let places = [-30.0f32, 30.0].map(|x| Mat4::from_translation(Vec3::new(x, 0.0, 0.0)));
+    let camera = Camera::orthographic(
+        Vec3::new(0.0, 0.0, 200.0),
+        Vec3::ZERO,
+        130.0,
+        130.0,
+        1.0,
+        400.0,
+    );
+    let centre = |image: &[[f32; 4]], x: f32| {
+        // The middle of a soldier's chest, in pixels.
+        let px = ((x / 130.0 + 0.5) * SIZE as f32) as usize;
+        image[(SIZE as usize / 2 - 4) * SIZE as usize + px]
+    };
+    let mut immediate = Md2Renderer::with_material(&gpu.device, &cache, &ids, options).unwrap();
+    let instances = [(0, 7u32), (1, 1234)]
+        .map(|(i, id)| Md2Instance::new(places[i], Pose::default()).with_id(id));
+    let [got, _] = draw_gbuffer(
+        &gpu,
+        &mut immediate,
+        &camera,
+        &[Md2Batch::new(&gpu_model, &instances)],
+    );
+    assert_eq!(centre(&got, -30.0), [7.0, 0.0, 0.0, 1.0]);
+    assert_eq!(centre(&got, 30.0), [1234.0, 1.0, 0.0, 1.0]);
+    let mut resident = Md2Renderer::with_material(&gpu.device, &cache, &ids, options).unwrap();
+    let mut crowd = Md2Crowd::new(&gpu.device, &resident, &gpu_model).unwrap();
+    let clock = ClipClock::new(Quake2Player::Stand.clip(), 0.0);
+    let handles = places.map(|place| crowd.add(CrowdMember::new(place, clock.clone())).unwrap());
+    resident
+        .prepare(&gpu.device, &gpu.queue, &camera, &[])
+        .unwrap();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    resident
+        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 0.0, [&mut crowd])
+        .unwrap();
+    gpu.queue.submit([encoder.finish()]);
+    let [got, _] = draw_gbuffer(&gpu, &mut resident, &camera, &[]);
+    for (k, (handle, x)) in handles.iter().zip([-30.0, 30.0]).enumerate() {
+        assert_eq!(
+            centre(&got, x),
+            [handle.id() as f32, k as f32, 0.0, 1.0],
+            "member {k}"
+        );
+    }
 }

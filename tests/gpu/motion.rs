@@ -397,68 +397,13 @@ const SIZE: u32 = 128;
 /// Draws with `renderer` (the built-in look with a motion target) into a
 /// colour and an `Rg16Float` motion target; returns the motion per pixel.
 fn draw_motion(gpu: &Gpu, renderer: &Md2Renderer) -> Vec<[f32; 2]> {
-    let texture = |format| {
-        gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("motion test target"),
-            size: wgpu::Extent3d {
-                width: SIZE,
-                height: SIZE,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        })
-    };
-    let color = texture(wgpu::TextureFormat::Rgba8UnormSrgb);
-    let motion = texture(wgpu::TextureFormat::Rg16Float);
-    let depth = texture(wgpu::TextureFormat::Depth32Float);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let views = [&color, &motion].map(|t| t.create_view(&Default::default()));
-        let depth_view = depth.create_view(&Default::default());
-        let attachments: Vec<_> = views
-            .iter()
-            .map(|view| {
-                Some(wgpu::RenderPassColorAttachment {
-                    view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })
-            })
-            .collect();
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            color_attachments: &attachments,
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &depth_view,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            ..Default::default()
-        });
-        renderer.render(&mut pass);
-    }
-    gpu.queue.submit([encoder.finish()]);
-    let encoder = gpu.device.create_command_encoder(&Default::default());
-    let bytes = md2_wgpu::support::read_texture(
-        &gpu.device,
-        &gpu.queue,
-        encoder,
-        &motion,
-        wgpu::TextureAspect::All,
-    )
-    .unwrap();
-    let halves: Vec<u16> = bytemuck::pod_collect_to_vec(&bytes);
+    let color = attachment(gpu, wgpu::TextureFormat::Rgba8UnormSrgb, SIZE, SIZE);
+    let motion = attachment(gpu, wgpu::TextureFormat::Rg16Float, SIZE, SIZE);
+    let depth = attachment(gpu, wgpu::TextureFormat::Depth32Float, SIZE, SIZE);
+    draw_into(gpu, &[&color, &motion], Some(&depth), |pass| {
+        renderer.render(pass)
+    });
+    let halves: Vec<u16> = texels(gpu, &motion);
     halves
         .chunks_exact(2)
         .map(|h| [half(h[0]), half(h[1])])

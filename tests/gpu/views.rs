@@ -6,7 +6,6 @@
 use crate::common::*;
 use glam::{Mat4, Vec3};
 use image::RgbaImage;
-use md2_wgpu::support::read_texture;
 use md2_wgpu::{
     Camera, ColorOutput, DepthState, FrameLerp, GpuModel, InstanceError, InstancePolicy, Light,
     Md2Batch, Md2Cache, Md2Instance, Md2Renderer, Md2RendererOptions, Quake2Player, SetupError,
@@ -133,47 +132,9 @@ fn a_depth_only_pass_makes_a_shadow_map_with_the_model_silhouette() {
     shadow_map
         .prepare(&gpu.device, &gpu.queue, &light, &batch)
         .unwrap();
-    let map = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("test shadow map"),
-        size: wgpu::Extent3d {
-            width: SIZE,
-            height: SIZE,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Depth32Float,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let view = map.create_view(&Default::default());
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("test depth-only pass"),
-            color_attachments: &[],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &view,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            ..Default::default()
-        });
-        shadow_map.render(&mut pass);
-    }
-    let texels = read_texture(
-        &gpu.device,
-        &gpu.queue,
-        encoder,
-        &map,
-        wgpu::TextureAspect::DepthOnly,
-    )
-    .unwrap();
-    let depths: Vec<f32> = bytemuck::pod_collect_to_vec(&texels);
+    let map = attachment(&gpu, wgpu::TextureFormat::Depth32Float, SIZE, SIZE);
+    draw_into(&gpu, &[], Some(&map), |pass| shadow_map.render(pass));
+    let depths: Vec<f32> = texels(&gpu, &map);
     let mask = RgbaImage::from_fn(SIZE, SIZE, |x, y| {
         let d = depths[(y * SIZE + x) as usize];
         image::Rgba(if d < 1.0 { [255; 4] } else { [0; 4] })
@@ -249,43 +210,9 @@ fn linear_targets_hold_linear_light_and_bright_tints_exceed_one() {
             &[Md2Batch::new(&gpu_model, &instances)],
         )
         .unwrap();
-    let target = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("test float target"),
-        size: wgpu::Extent3d {
-            width: 8,
-            height: 8,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let view = target.create_view(&Default::default());
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations::default(),
-            })],
-            ..Default::default()
-        });
-        renderer.render(&mut pass);
-    }
-    let bytes = read_texture(
-        &gpu.device,
-        &gpu.queue,
-        encoder,
-        &target,
-        wgpu::TextureAspect::All,
-    )
-    .unwrap();
-    let halves: Vec<u16> = bytemuck::pod_collect_to_vec(&bytes);
+    let target = attachment(&gpu, format, 8, 8);
+    draw_into(&gpu, &[&target], None, |pass| renderer.render(pass));
+    let halves: Vec<u16> = texels(&gpu, &target);
     let pixel: Vec<f32> = halves[4 * (4 * 8 + 4)..][..4]
         .iter()
         .map(|&h| half(h))

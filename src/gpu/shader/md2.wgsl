@@ -145,10 +145,10 @@ struct Md2Fragment {
 
 // What the built-in look without motion vectors reads of Md2Fragment: the
 // same locations, less the world position, instance, id and previous world
-// position. The vertex entry points without extra records (only the built-in
-// look uses them) hand over this much alone: measured on lavapipe, the four
-// unread varyings cost 10% of a crowd frame's rasterising work.
-struct Md2BuiltinVarying {
+// position. A software rasteriser interpolates every input a fragment stage
+// declares, read or not: on lavapipe those four cost a crowd frame 10%.
+// (A material's entry point declares what its function reads, likewise.)
+struct Md2BuiltinInputs {
     @builtin(position) position: vec4<f32>,
     @location(1) world_normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
@@ -158,13 +158,9 @@ struct Md2BuiltinVarying {
     @location(6) @interpolate(flat) pass_kind: u32,
 };
 
-fn md2_builtin_varying(f: Md2Fragment) -> Md2BuiltinVarying {
-    return Md2BuiltinVarying(f.position, f.world_normal, f.uv, f.skin, f.tint, f.effects, f.pass_kind);
-}
-
-// The Md2Fragment a Md2BuiltinVarying stands for: the previous world
-// position is the world position, as without extra records.
-fn md2_fragment_of(v: Md2BuiltinVarying) -> Md2Fragment {
+// The Md2Fragment the built-in look shades: the members Md2BuiltinInputs
+// lacks are zero (the built-in look reads none of them).
+fn md2_fragment_of(v: Md2BuiltinInputs) -> Md2Fragment {
     var out: Md2Fragment;
     out.position = v.position;
     out.world_normal = v.world_normal;
@@ -309,8 +305,8 @@ fn md2_main_pass(inst: Md2InstanceIn) -> u32 {
 }
 
 @vertex
-fn md2_vs_main(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2BuiltinVarying {
-    return md2_builtin_varying(md2_vertex_now(corner, inst, md2_main_pass(inst), 0.0));
+fn md2_vs_main(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2Fragment {
+    return md2_vertex_now(corner, inst, md2_main_pass(inst), 0.0);
 }
 
 @vertex
@@ -320,8 +316,8 @@ fn md2_vs_main_extra(corner: Md2CornerIn, inst: Md2InstanceIn, extra: Md2ExtraIn
 
 // A powerup shell: the same pose pushed out along the normal.
 @vertex
-fn md2_vs_shell(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2BuiltinVarying {
-    return md2_builtin_varying(md2_vertex_now(corner, inst, MD2_PASS_SHELL, MD2_SHELL_OFFSET));
+fn md2_vs_shell(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2Fragment {
+    return md2_vertex_now(corner, inst, MD2_PASS_SHELL, MD2_SHELL_OFFSET);
 }
 
 @vertex
@@ -343,11 +339,11 @@ fn md2_no_shadow_vertex() -> Md2Fragment {
 }
 
 @vertex
-fn md2_vs_shadow(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2BuiltinVarying {
+fn md2_vs_shadow(corner: Md2CornerIn, inst: Md2InstanceIn) -> Md2Fragment {
     if md2_casts_no_shadow(inst) {
-        return md2_builtin_varying(md2_no_shadow_vertex());
+        return md2_no_shadow_vertex();
     }
-    return md2_builtin_varying(md2_vertex_now(corner, inst, MD2_PASS_SHADOW, 0.0));
+    return md2_vertex_now(corner, inst, MD2_PASS_SHADOW, 0.0);
 }
 
 @vertex
@@ -447,7 +443,7 @@ fn md2_builtin_color(in: Md2Fragment) -> vec4<f32> {
 // Linear output: for sRGB targets (the hardware encodes), float targets and
 // any target the application post-processes as linear light.
 @fragment
-fn md2_fs_builtin(slim: Md2BuiltinVarying, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+fn md2_fs_builtin(slim: Md2BuiltinInputs, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
     md2_cull_face(front_facing, slim.effects);
     return md2_builtin_color(md2_fragment_of(slim));
 }
@@ -455,7 +451,7 @@ fn md2_fs_builtin(slim: Md2BuiltinVarying, @builtin(front_facing) front_facing: 
 // sRGB-encoded output: for non-sRGB unorm targets that are displayed as they
 // are, so the stored bytes are the same as an sRGB target's.
 @fragment
-fn md2_fs_builtin_srgb(slim: Md2BuiltinVarying, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+fn md2_fs_builtin_srgb(slim: Md2BuiltinInputs, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
     md2_cull_face(front_facing, slim.effects);
     let c = md2_builtin_color(md2_fragment_of(slim));
     return vec4<f32>(md2_linear_to_srgb(c.rgb), c.a);

@@ -14,6 +14,8 @@ use super::error::SetupError;
 use super::pipeline::{self, PassKey, Shading};
 use super::shader::{MATERIAL_PRELUDE_WGSL, entry};
 
+mod reads;
+
 /// An app's fragment stage for the crate's passes: give it to
 /// [`Md2Renderer::with_material`](crate::Md2Renderer::with_material).
 ///
@@ -100,6 +102,9 @@ struct MaterialInner {
     module: wgpu::ShaderModule,
     layout: wgpu::PipelineLayout,
     has_group: bool,
+    /// Whether it reads what the extra record feeds (the instance's index
+    /// and id, its previous world position).
+    extra: bool,
     opaque_targets: Vec<wgpu::ColorTargetState>,
     blended_targets: Vec<wgpu::ColorTargetState>,
     cache: Md2Cache,
@@ -245,7 +250,7 @@ impl Md2Material {
             }
             _ => {}
         }
-        let source = compose(descriptor).map_err(fail)?;
+        let Composed { source, extra } = compose(descriptor).map_err(fail)?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(descriptor.label),
@@ -281,6 +286,7 @@ impl Md2Material {
             module,
             layout,
             has_group: descriptor.bind_group_layout.is_some(),
+            extra,
             opaque_targets,
             blended_targets,
             cache: cache.clone(),
@@ -303,6 +309,13 @@ impl Md2Material {
         self.0.has_group
     }
 
+    /// Whether it reads `instance`, `id` or `previous_world_position` (or
+    /// calls `md2_motion`): only then do its renderers write and read the
+    /// extra per-instance record those come from.
+    pub fn reads_extra(&self) -> bool {
+        self.0.extra
+    }
+
     /// The pipeline of `pass`, built on first use; a wgpu error (the
     /// material's bind group layout against its WGSL, its outputs against
     /// the target formats) is a typed error.
@@ -323,7 +336,7 @@ impl Md2Material {
         let shading = Shading {
             module: &inner.module,
             layout: &inner.layout,
-            extra: true,
+            extra: inner.extra,
             fragment: entry::FS_MATERIAL,
             opaque_targets: &inner.opaque_targets,
             blended_targets: &inner.blended_targets,
@@ -345,9 +358,18 @@ impl Md2Material {
     }
 }
 
+/// A material's module, and whether it reads the extra record.
+struct Composed {
+    source: String,
+    extra: bool,
+}
+
+/// The `Md2Fragment` members the extra per-instance record feeds.
+const EXTRA_MEMBERS: [&str; 3] = ["instance", "id", "previous_world_position"];
+
 /// The material's module: the crate's prelude, the material's WGSL, and the
 /// entry point that calls its function; checked with naga first.
-fn compose(descriptor: &Md2MaterialDescriptor<'_>) -> Result<String, MaterialError> {
+fn compose(descriptor: &Md2MaterialDescriptor<'_>) -> Result<Composed, MaterialError> {
     let name = descriptor.fragment;
     let with_prelude = format!("{MATERIAL_PRELUDE_WGSL}\n{}\n", descriptor.source);
     let module = parse(&with_prelude)?;
@@ -443,19 +465,59 @@ fn compose(descriptor: &Md2MaterialDescriptor<'_>) -> Result<String, MaterialErr
             ),
         });
     }
-    // Culling first, as the built-in fragment stage does; then the app's.
+    // The entry point declares the members the function reads (and the
+    // effects, for culling) and fills an Md2Fragment with them; culling
+    // first, as the built-in fragment stage does, then the app's function.
+    let read = reads::members_read(&module, function, 0);
+    let fragment_type = function.arguments[0].ty;
+    let naga::TypeInner::Struct { members, .. } = &module.types[fragment_type].inner else {
+        unreachable!("Md2Fragment is the crate's struct");
+    };
+    let mut inputs = String::new();
+    let mut copies = String::new();
+    let mut extra = false;
+    for (index, member) in members.iter().enumerate() {
+        let member_name = member.name.as_deref().unwrap_or_default();
+        if !(read.contains(index as u32) || member_name == "effects") {
+            continue;
+        }
+        extra |= EXTRA_MEMBERS.contains(&member_name);
+        let binding = match &member.binding {
+            Some(naga::Binding::BuiltIn(_)) => "@builtin(position)".to_string(),
+            Some(naga::Binding::Location {
+                location,
+                interpolation,
+                ..
+            }) => match interpolation {
+                Some(naga::Interpolation::Flat) => {
+                    format!("@location({location}) @interpolate(flat)")
+                }
+                _ => format!("@location({location})"),
+            },
+            None => continue,
+        };
+        let ty = type_wgsl(&module, member.ty);
+        inputs.push_str(&format!("    {binding} {member_name}: {ty},\n"));
+        copies.push_str(&format!(
+            "    md2_fragment.{member_name} = md2_read.{member_name};\n"
+        ));
+    }
     let source = format!(
         "{with_prelude}
+struct Md2MaterialInputs {{
+{inputs}}};
+
 @fragment
-fn {entry}(in: Md2Fragment, @builtin(front_facing) md2_front_facing: bool) -> {ret} {{
-    md2_cull_face(md2_front_facing, in.effects);
-    return {name}(in);
+fn {entry}(md2_read: Md2MaterialInputs, @builtin(front_facing) md2_front_facing: bool) -> {ret} {{
+    md2_cull_face(md2_front_facing, md2_read.effects);
+    var md2_fragment: Md2Fragment;
+{copies}    return {name}(md2_fragment);
 }}
 ",
         entry = entry::FS_MATERIAL,
     );
     parse(&source)?;
-    Ok(source)
+    Ok(Composed { source, extra })
 }
 
 /// The WGSL, parsed and validated by naga (all capabilities: the device
