@@ -68,6 +68,13 @@ mod reads;
 /// minlight, fullbright), `md2_view` the view's uniform (camera, light,
 /// shadow colour).
 ///
+/// The entry point the crate writes declares only the members the function
+/// reads (following the functions it hands `in` to; copying `in` whole
+/// counts as reading all): a software rasteriser interpolates every input
+/// declared. The renderers write the extra per-instance record behind
+/// `instance`, `id` and `previous_world_position` only for a material that
+/// reads one of them ([`Md2Material::reads_extra`]).
+///
 /// # Which passes run it
 ///
 /// Every colour pass: opaque instances (blending off, depth written as the
