@@ -91,6 +91,10 @@ pub struct Camera {
     /// projecting, so motion vectors, culling and sorting use `view_proj`
     /// unjittered, as TAA wants. Zero by default.
     pub jitter: glam::Vec2,
+    /// The size in pixels of the target the camera draws into
+    /// ([`Camera::with_viewport`]): levels of detail measure their error in
+    /// pixels on it. Zero (the default): every instance at full detail.
+    pub viewport: glam::UVec2,
 }
 
 impl Default for Camera {
@@ -112,7 +116,34 @@ impl Camera {
             view_proj,
             light: Light::default(),
             jitter: glam::Vec2::ZERO,
+            viewport: glam::UVec2::ZERO,
         }
+    }
+
+    /// The same camera drawing into a target of `size` pixels, so that
+    /// models with levels of detail ([`GpuModelOptions::levels`]) draw each
+    /// instance at the coarsest level whose error there is at most
+    /// [`Md2RendererOptions::lod_error_pixels`].
+    ///
+    /// [`GpuModelOptions::levels`]: crate::GpuModelOptions
+    /// [`Md2RendererOptions::lod_error_pixels`]: crate::Md2RendererOptions::lod_error_pixels
+    pub fn with_viewport(self, size: glam::UVec2) -> Camera {
+        Camera {
+            viewport: size,
+            ..self
+        }
+    }
+
+    /// How many pixels one world unit spans at clip-space `w` = 1 (for a
+    /// perspective camera, one unit of distance along the line of sight;
+    /// for an orthographic one, anywhere): the larger of the horizontal and
+    /// vertical scales, so an error measured with it is never smaller than
+    /// on screen. 0 without a viewport.
+    pub fn pixels_per_unit(&self) -> f32 {
+        let half = self.viewport.as_vec2() * 0.5;
+        let x = self.view_proj.row(0).truncate().length() * half.x;
+        let y = self.view_proj.row(1).truncate().length() * half.y;
+        x.max(y)
     }
 
     /// The same camera jittered by `pixels` (x right, y down) on a target
@@ -263,6 +294,7 @@ impl Camera {
         shadow: Option<&PlanarShadow>,
         reverse_z: bool,
         previous_view_proj: Mat4,
+        lod_error_pixels: f32,
     ) -> ViewUniform {
         let towards = self.light.towards_light.normalize_or_zero();
         let (shadow_proj, shadow_color) = match shadow {
@@ -280,6 +312,20 @@ impl Camera {
             flags: [if shadow.is_some() { VIEW_SHADOWS } else { 0 }, 0, 0, 0],
             previous_view_proj: previous_view_proj.to_cols_array_2d(),
             jitter: [self.jitter.x, self.jitter.y, 0.0, 0.0],
+            detail: [self.detail_scale(lod_error_pixels), 0.0, 0.0, 0.0],
+        }
+    }
+
+    /// [`Camera::pixels_per_unit`] over the largest error in pixels a level
+    /// of detail may make: a level of error `e` (world units) fits at
+    /// clip-space `w` where `e * scale <= w`. 0 (full detail only) without
+    /// a viewport or with a threshold that is not positive and finite.
+    pub(crate) fn detail_scale(&self, lod_error_pixels: f32) -> f32 {
+        let scale = self.pixels_per_unit() / lod_error_pixels;
+        if lod_error_pixels > 0.0 && scale.is_finite() {
+            scale
+        } else {
+            0.0
         }
     }
 }

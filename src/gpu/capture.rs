@@ -134,7 +134,7 @@ impl PoseCapture {
         push: f32,
         pass: Option<u32>,
     ) -> Result<CapturedMotion, PrepareError> {
-        let uniform = camera.uniform(shadow, false, previous_view_proj);
+        let uniform = camera.uniform(shadow, false, previous_view_proj, 0.0);
         queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));
         let params = CaptureParams {
             frames: current.frames.map(u32::from),

@@ -253,6 +253,13 @@ pub struct Md2RendererOptions {
     /// A material writes motion where it likes (`md2_motion(in)`), and
     /// ignores this.
     pub motion_target: Option<wgpu::TextureFormat>,
+    /// Levels of detail: each instance of a model that has them
+    /// ([`GpuModelOptions::levels`](crate::GpuModelOptions)) is drawn at
+    /// the coarsest level whose error, projected at its distance, is at
+    /// most this many pixels on the camera's viewport
+    /// ([`Camera::with_viewport`](crate::Camera::with_viewport)). 1 by
+    /// default; 0 draws everything at full detail.
+    pub lod_error_pixels: f32,
 }
 
 impl Md2RendererOptions {
@@ -270,6 +277,7 @@ impl Md2RendererOptions {
         cull_back_faces: true,
         translucent_order: TranslucentOrder::AsGiven,
         motion_target: None,
+        lod_error_pixels: 1.0,
     };
 
     /// [`Md2RendererOptions::DEFAULT`] with a `Depth32Float` depth buffer
@@ -282,6 +290,15 @@ impl Md2RendererOptions {
     /// with planar shadows.
     pub const WITH_DEPTH_STENCIL: Md2RendererOptions =
         Md2RendererOptions::DEFAULT.with_depth(DepthState::LESS_STENCIL);
+
+    /// The same options with levels of detail chosen at most `pixels` off
+    /// (see [`Md2RendererOptions::lod_error_pixels`]).
+    pub const fn with_lod_error_pixels(self, pixels: f32) -> Md2RendererOptions {
+        Md2RendererOptions {
+            lod_error_pixels: pixels,
+            ..self
+        }
+    }
 
     /// The same options with this depth state.
     pub const fn with_depth(self, depth: DepthState) -> Md2RendererOptions {

@@ -601,7 +601,12 @@ impl Md2Renderer {
         let shadow = self.shadow.filter(|_| self.shadow_draw().is_some());
         let previous = self.previous_view_proj.unwrap_or(camera.view_proj);
         self.previous_view_proj = Some(camera.view_proj);
-        let uniform = camera.uniform(shadow.as_ref(), self.reverse_z(), previous);
+        let uniform = camera.uniform(
+            shadow.as_ref(),
+            self.reverse_z(),
+            previous,
+            self.options.lod_error_pixels,
+        );
         self.uploaded += write_changed(
             queue,
             &self.view_buffer,

@@ -52,6 +52,9 @@ struct Md2View {
     depth_row: vec4<f32>,
     // x: VIEW_* bits.
     flags: vec4<u32>,
+    // x: pixels per world unit at clip-space w = 1 over the largest error
+    // in pixels a level may make (0: full detail only).
+    detail: vec4<f32>,
 };
 
 // The view draws planar shadows: a member's shadow can be in view when the

@@ -69,6 +69,10 @@ struct Md2View {
     depth_row: vec4<f32>,
     // x: VIEW_* bits (crowd.wgsl reads them).
     flags: vec4<u32>,
+    // x: pixels per world unit at clip-space w = 1, divided by the largest
+    // error in pixels a level of detail may make (0: full detail only).
+    // The crowd chooses levels with it.
+    detail: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> md2_view: Md2View;

@@ -176,6 +176,7 @@ pub(crate) struct ViewUniform {
     pub shadow_color: [f32; 4],
     pub depth_row: [f32; 4],
     pub flags: [u32; 4],
+    pub detail: [f32; 4],
 }
 
 /// md2.wgsl's `ModelInfo`.
@@ -716,7 +717,8 @@ mod tests {
                 ambient,
                 shadow_color,
                 depth_row,
-                flags
+                flags,
+                detail
             ]
         );
         check(&md2, &view);
