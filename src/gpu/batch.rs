@@ -17,18 +17,34 @@ pub struct Md2Batch<'a> {
     pub model: &'a GpuModel,
     /// Its instances this frame.
     pub instances: &'a [Md2Instance],
+    /// The level of detail every instance of the batch is drawn at (see
+    /// [`GpuModel::levels`]): 0, full detail, unless set; past the model's
+    /// coarsest level, its coarsest. Instances at different levels go in
+    /// different batches, one draw per batch and effect as ever.
+    pub level: usize,
 }
 
 impl<'a> Md2Batch<'a> {
-    /// `instances` of `model`.
+    /// `instances` of `model`, at full detail.
     pub fn new(model: &'a GpuModel, instances: &'a [Md2Instance]) -> Md2Batch<'a> {
-        Md2Batch { model, instances }
+        Md2Batch {
+            model,
+            instances,
+            level: 0,
+        }
+    }
+
+    /// The same batch drawn at level of detail `level` (see
+    /// [`Md2Batch::level`]); [`GpuModel::coarsest_level_within`] picks one
+    /// by error.
+    pub fn at_level(self, level: usize) -> Md2Batch<'a> {
+        Md2Batch { level, ..self }
     }
 }
 
 impl<'a> From<(&'a GpuModel, &'a [Md2Instance])> for Md2Batch<'a> {
     fn from((model, instances): (&'a GpuModel, &'a [Md2Instance])) -> Self {
-        Md2Batch { model, instances }
+        Md2Batch::new(model, instances)
     }
 }
 

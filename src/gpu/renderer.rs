@@ -430,7 +430,7 @@ impl Md2Renderer {
         for (batch, ranges) in batches.iter().zip(ranges) {
             if ranges.count.iter().any(|&c| c > 0) {
                 self.batches.push(BatchDraw {
-                    model: batch.model.draw_model(),
+                    model: batch.model.draw_model_at(batch.level),
                     ranges,
                 });
             }
@@ -858,6 +858,7 @@ fn draw_range(
     let end = start + u64::from(count) * RECORD;
     model.bind(pass, reversed);
     pass.set_vertex_buffer(1, instances.slice(start..end));
-    pass.draw_indexed(0..model.index_count, 0, 0..count);
+    let indices = model.first_index..model.first_index + model.index_count;
+    pass.draw_indexed(indices, 0, 0..count);
     1
 }

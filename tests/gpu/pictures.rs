@@ -580,7 +580,7 @@ fn the_vertex_cache_order_draws_the_same_picture_as_the_file_order() {
                 &renderer,
                 &model,
                 &skins,
-                GpuModelOptions { triangle_order },
+                GpuModelOptions::DEFAULT.with_triangle_order(triangle_order),
             )
             .unwrap()
         };
