@@ -390,9 +390,9 @@ impl GpuModel {
     }
 
     /// The levels of detail, full detail first (the only one where none
-    /// were built), each coarser and with a larger error than the one
-    /// before: per level, its triangles and its error in model units (see
-    /// [`DetailLevel`]).
+    /// were built), each with fewer triangles and no smaller an error than
+    /// the one before: per level, its index range, triangles and error in
+    /// model units (see [`DetailLevel`]).
     ///
     /// Level `l` is indices `first_index..first_index + index_count` of the
     /// model's index buffer (the model's winding) and of its mirrored one

@@ -10,7 +10,7 @@ use md2_wgpu::{
 };
 
 use super::subjects;
-use crate::common::{Gpu, coverage, gpu, render, shared_model};
+use crate::common::{Gpu, animated_models, coverage, gpu, render};
 
 fn renderer(gpu: &Gpu) -> Md2Renderer {
     Md2Renderer::new(
@@ -111,22 +111,6 @@ fn the_index_buffers_hold_every_level_the_cpu_builds() {
     }
 }
 
-/// The models of the picture test, with their skins.
-fn skinned() -> Vec<(&'static str, Md2Model, Vec<RgbaImage>)> {
-    let mut models = vec![(
-        "demo",
-        md2_wgpu::demo::demo_model(),
-        vec![md2_wgpu::demo::demo_skin()],
-    )];
-    if let Some((m, s)) = shared_model("yohko/tris.md2", Some("yohko/Yohko.pcx")) {
-        models.push(("yohko/tris.md2", m, s));
-    }
-    if let Some((m, s)) = shared_model("ogro/ogros.MD2", Some("ogro/ogrobase.bmp")) {
-        models.push(("ogro/ogros.MD2", m, s));
-    }
-    models
-}
-
 /// The picture test's view: 128 × 128 pixels, a 0.7 radian vertical field
 /// of view.
 const SIZE: u32 = 128;
@@ -213,7 +197,7 @@ fn at_the_distance_a_level_is_first_chosen_its_silhouette_moves_a_pixel_at_most(
             .to_string(),
     ];
     let mut failures = Vec::new();
-    for (name, model, skins) in skinned() {
+    for (name, model, skins) in animated_models() {
         let gpu_model = GpuModel::with_options(
             &gpu.device,
             &gpu.queue,
@@ -405,7 +389,7 @@ fn in_every_frame_levels_face_out_as_full_detail_does() {
     )
     .expect("renderer");
     let mut table = Vec::new();
-    for (name, model, skins) in skinned() {
+    for (name, model, skins) in animated_models() {
         let gpu_model = GpuModel::with_options(
             &gpu.device,
             &gpu.queue,

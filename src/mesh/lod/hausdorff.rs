@@ -5,7 +5,7 @@
 //! larger of two one-sided ones: how far a point of the full surface can be
 //! from the level's surface, and how far a point of the level's can be from
 //! the full one. Both are maxima over infinitely many points, so sampling
-//! alone only ever finds a lower bound. Two facts turn finitely many
+//! alone only ever finds a lower bound. Three facts turn finitely many
 //! distances into an upper bound over a whole (part of a) triangle `S`:
 //!
 //! - convexity: the distance to one triangle `t` is a convex function of
@@ -21,7 +21,7 @@
 //!   moves, and every point of `S` lies within `longest edge / √3` of a
 //!   corner: `max over S ≤ max over corners of d(corner) + longest / √3`.
 //!
-//! Where neither bound is within a tolerance of the largest distance found
+//! Where no bound is within a tolerance of the largest distance found
 //! at an actual point so far, `S` is split in four and each part bounded on
 //! its own (branch and bound), for good: later frames start from the
 //! parts. The result lies between the true distance and that plus the
@@ -61,7 +61,7 @@ const CANDIDATES: usize = 6;
 
 /// Frames measured first, the most different poses: they find large
 /// distances early, which lets the rest settle sooner.
-pub(super) const SEED_FRAMES: usize = 6;
+const SEED_FRAMES: usize = 6;
 
 /// A triangle's corners as ids, rotated to start at the smallest: equal for
 /// two triangles with the same corners and winding.
@@ -72,7 +72,7 @@ fn key(t: [u32; 3]) -> [u32; 3] {
 
 /// A triangle with a repeated corner has no area in any frame: the GPU
 /// draws nothing for it, so it is no part of either surface.
-pub(super) fn has_area(t: &[u32; 3]) -> bool {
+fn has_area(t: &[u32; 3]) -> bool {
     t[0] != t[1] && t[1] != t[2] && t[2] != t[0]
 }
 
