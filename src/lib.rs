@@ -66,8 +66,8 @@ pub use gpu::{
     quake_flags, quake_to_y_up, required_downlevel_flags, required_limits, stand_on_ground,
 };
 pub use mesh::{
-    Corner, DetailLevel, LevelOptions, LevelsOfDetail, MIN_REDUCTION, MeshError, RenderMesh,
-    TriangleOrder, VertexCacheStats,
+    Corner, DetailLevel, LevelOptions, LevelsOfDetail, MeshError, RenderMesh, TriangleOrder,
+    VertexCacheStats,
 };
 
 #[doc(hidden)]

@@ -20,7 +20,7 @@ mod vertex_cache;
 mod weld;
 
 pub use error::MeshError;
-pub use lod::{DetailLevel, LevelOptions, LevelsOfDetail, MIN_REDUCTION};
+pub use lod::{DetailLevel, LevelOptions, LevelsOfDetail};
 pub use vertex_cache::VertexCacheStats;
 pub use weld::Corner;
 

@@ -4,8 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use md2_wgpu::{
-    Frame, LevelOptions, LevelsOfDetail, MIN_REDUCTION, Md2Model, MeshError, RenderMesh,
-    TriangleOrder,
+    Frame, LevelOptions, LevelsOfDetail, Md2Model, MeshError, RenderMesh, TriangleOrder,
 };
 
 use super::measure::{sampled_error, with_area};
@@ -61,7 +60,8 @@ fn every_model_gets_coarser_levels_over_its_own_corners() {
             if l > 0 {
                 let before = levels[l - 1];
                 assert!(
-                    level.triangle_count() as f32 <= MIN_REDUCTION * before.triangle_count() as f32,
+                    level.triangle_count() as f32
+                        <= LevelOptions::MIN_REDUCTION * before.triangle_count() as f32,
                     "{} level {l}: {} triangles after {}",
                     s.name,
                     level.triangle_count(),

@@ -60,7 +60,7 @@ use crate::format::Md2Model;
 pub struct LevelOptions {
     /// How many levels coarser than full detail to build, at most; 0 builds
     /// none. Fewer come out where simplifying stops paying: each level must
-    /// have at most [`MIN_REDUCTION`] of the triangles of the level before
+    /// have at most [`MIN_REDUCTION`](Self::MIN_REDUCTION) of the triangles of the level before
     /// it, within its error limit.
     pub coarser_levels: u8,
     /// The largest [`error`](DetailLevel::error) of the first coarser level,
@@ -82,10 +82,6 @@ pub struct LevelOptions {
     pub weighed_frames: u8,
 }
 
-/// A level must keep at most this fraction of the previous level's
-/// triangles: a level that saves less is not worth a draw of its own.
-pub const MIN_REDUCTION: f32 = 0.85;
-
 /// Tries per level: the first, and one after each locking of the vertices
 /// where the level strayed too far.
 const ATTEMPTS: usize = 10;
@@ -94,6 +90,10 @@ const ATTEMPTS: usize = 10;
 const SKIPPED_LIMITS: usize = 1;
 
 impl LevelOptions {
+    /// A level must keep at most this fraction of the previous level's
+    /// triangles: a level that saves less is not worth a draw of its own.
+    pub const MIN_REDUCTION: f32 = 0.85;
+
     /// Three coarser levels within 2%, 4% and 8% of the model's size, each
     /// aiming at half the triangles of the one before, simplified weighing
     /// ten frames besides frame 0.
@@ -283,7 +283,7 @@ impl LevelsOfDetail {
     }
 }
 
-/// One coarser level: about `target` triangles, at most [`MIN_REDUCTION`]
+/// One coarser level: about `target` triangles, at most [`LevelOptions::MIN_REDUCTION`]
 /// of `previous`, within `limit` of full detail, with its error. Each try
 /// that strays too far locks the vertices where it did and tries again.
 fn coarser_level(
@@ -311,7 +311,7 @@ fn coarser_level(
         // simplifier would otherwise make up the count elsewhere, and stray
         // there instead.
         target = target.max(count);
-        if count == 0 || count as f64 > previous as f64 * f64::from(MIN_REDUCTION) {
+        if count == 0 || count as f64 > previous as f64 * f64::from(LevelOptions::MIN_REDUCTION) {
             return None;
         }
         let triangles = xyz(&indices);
