@@ -12,7 +12,9 @@
 //!   [`Md2Model`] reads, validates and writes MD2 files (every failure a typed
 //!   [`Md2Error`], every quirk a [`Md2Warning`]); [`RenderMesh`] welds its
 //!   corners and orders its triangles for the GPU's vertex cache
-//!   ([`VertexCacheStats`] says what that buys); [`animations`] groups frames
+//!   ([`VertexCacheStats`] says what that buys); [`LevelsOfDetail`] adds
+//!   coarser triangle lists over the same corners, each with its error
+//!   measured over every frame; [`animations`] groups frames
 //!   into named animations; [`playback`] turns time into keyframe pairs
 //!   ([`Clip`], [`Crossfade`], the [`Quake2Player`] preset); [`reference`](mod@reference)
 //!   decodes and interpolates on the CPU, the yardstick every GPU test is
@@ -65,7 +67,10 @@ pub use gpu::{
     pose_wgsl, quake_flags, quake_to_y_up, required_downlevel_flags, required_limits,
     stand_on_ground,
 };
-pub use mesh::{Corner, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
+pub use mesh::{
+    Corner, DetailLevel, LevelOptions, LevelsOfDetail, MeshError, RenderMesh, TriangleOrder,
+    VertexCacheStats,
+};
 
 #[doc(hidden)]
 pub mod support;

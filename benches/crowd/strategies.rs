@@ -83,7 +83,7 @@ pub fn upload_in(
     model: &BenchModel,
     triangle_order: TriangleOrder,
 ) -> Result<GpuModel, String> {
-    let options = GpuModelOptions { triangle_order };
+    let options = GpuModelOptions::DEFAULT.with_triangle_order(triangle_order);
     GpuModel::with_options(
         gpu.device(),
         gpu.queue(),

@@ -28,15 +28,23 @@ pub struct Md2Batch<'a> {
     /// moved). Read only by renderers that keep motion (a material, or a
     /// motion target).
     pub previous: Option<&'a [Md2Previous]>,
+    /// The level of detail of every instance of the batch, where set
+    /// ([`Md2Batch::at_level`]; past the model's coarsest level, its
+    /// coarsest). Unset (the default), each instance is drawn at the
+    /// coarsest level whose error on screen is at most
+    /// [`Md2RendererOptions::lod_error_pixels`](crate::Md2RendererOptions::lod_error_pixels),
+    /// as crowd members are.
+    pub level: Option<usize>,
 }
 
 impl<'a> Md2Batch<'a> {
-    /// `instances` of `model`.
+    /// `instances` of `model`, at full detail.
     pub fn new(model: &'a GpuModel, instances: &'a [Md2Instance]) -> Md2Batch<'a> {
         Md2Batch {
             model,
             instances,
             previous: None,
+            level: None,
         }
     }
 
@@ -44,6 +52,16 @@ impl<'a> Md2Batch<'a> {
     pub fn with_previous(self, previous: &'a [Md2Previous]) -> Md2Batch<'a> {
         Md2Batch {
             previous: Some(previous),
+            ..self
+        }
+    }
+
+    /// The same batch with every instance at level of detail `level` (see
+    /// [`GpuModel::levels`]), whatever its distance: for tools that show a
+    /// level, and tests.
+    pub fn at_level(self, level: usize) -> Md2Batch<'a> {
+        Md2Batch {
+            level: Some(level),
             ..self
         }
     }

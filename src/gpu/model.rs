@@ -1,7 +1,9 @@
 //! A model uploaded once: its frames as the file's bytes, its corners and
-//! triangles, its skins.
+//! triangles (and coarser levels of detail over the same corners), its
+//! skins.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use image::RgbaImage;
 use wgpu::util::DeviceExt;
@@ -12,7 +14,10 @@ use super::error::SetupError;
 use super::shader::{MAX_GPU_FRAMES, ModelInfo};
 use super::skin_texture::upload_skins;
 use crate::format::Md2Model;
-use crate::mesh::{MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
+use crate::mesh::{
+    DetailLevel, LevelOptions, LevelsOfDetail, MeshError, RenderMesh, TriangleOrder,
+    VertexCacheStats,
+};
 
 /// How many GPU bytes a [`GpuModel`] holds, buffer by buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,8 +28,14 @@ pub struct GpuModelBytes {
     pub frame_params: u64,
     /// The welded corners (xyz index and uv): 12 bytes each.
     pub corners: u64,
-    /// The triangle list (u16 or u32 indices, padded to 4 bytes).
+    /// The triangle lists, with the model's winding and reversed for
+    /// mirrored instances (u16 or u32 indices, each buffer padded to 4
+    /// bytes): full detail and, where built, the coarser levels.
     pub indices: u64,
+    /// The part of [`indices`](Self::indices) the coarser levels of detail
+    /// take (0 without them): the only memory levels cost, since they draw
+    /// the same corners and frames.
+    pub level_indices: u64,
     /// The skin texture array with its mipmaps.
     pub skins: u64,
     /// The small uniform with the model's counts.
@@ -32,19 +43,74 @@ pub struct GpuModelBytes {
 }
 
 impl GpuModelBytes {
-    /// All of it.
+    /// All of it ([`level_indices`](Self::level_indices) is part of
+    /// [`indices`](Self::indices), counted once).
     pub fn total(&self) -> u64 {
         self.vertex_data + self.frame_params + self.corners + self.indices + self.skins + self.info
     }
 }
 
 /// How a model is uploaded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// ```
+/// use md2_wgpu::{GpuModelOptions, LevelOptions, TriangleOrder};
+///
+/// // Full detail only, in the vertex-cache order: what GpuModel::new does.
+/// assert_eq!(GpuModelOptions::default(), GpuModelOptions::DEFAULT);
+/// assert_eq!(GpuModelOptions::DEFAULT.levels, LevelOptions::NONE);
+/// // Three coarser levels of detail for crowds, at some cost at upload.
+/// let crowd = GpuModelOptions::WITH_LEVELS;
+/// assert_eq!(crowd.levels, LevelOptions::DEFAULT);
+/// let file_order = GpuModelOptions::DEFAULT.with_triangle_order(TriangleOrder::File);
+/// # let _ = file_order;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuModelOptions {
     /// The order of the triangles in the index buffer: by default ordered for
     /// the GPU's post-transform vertex cache (the same triangles, winding
     /// and corners; fewer vertex-shader runs), or the file's, to compare.
     pub triangle_order: TriangleOrder,
+    /// The levels of detail to build: coarser triangle lists over the same
+    /// corners, each with its error measured over every frame (see
+    /// [`LevelsOfDetail`]), uploaded after full detail in the same index
+    /// buffers. [`LevelOptions::NONE`] (the default) builds none: levels
+    /// take time at upload (a player model: a fraction of a second in a
+    /// release build, several seconds in a debug one; see the README).
+    pub levels: LevelOptions,
+}
+
+impl GpuModelOptions {
+    /// The vertex-cache order, full detail only.
+    pub const DEFAULT: GpuModelOptions = GpuModelOptions {
+        triangle_order: TriangleOrder::VertexCache,
+        levels: LevelOptions::NONE,
+    };
+
+    /// The vertex-cache order with [`LevelOptions::DEFAULT`]'s levels of
+    /// detail: for models drawn in crowds.
+    pub const WITH_LEVELS: GpuModelOptions = GpuModelOptions {
+        levels: LevelOptions::DEFAULT,
+        ..GpuModelOptions::DEFAULT
+    };
+
+    /// The same options with another triangle order.
+    pub const fn with_triangle_order(self, triangle_order: TriangleOrder) -> GpuModelOptions {
+        GpuModelOptions {
+            triangle_order,
+            ..self
+        }
+    }
+
+    /// The same options with other levels of detail.
+    pub const fn with_levels(self, levels: LevelOptions) -> GpuModelOptions {
+        GpuModelOptions { levels, ..self }
+    }
+}
+
+impl Default for GpuModelOptions {
+    fn default() -> Self {
+        GpuModelOptions::DEFAULT
+    }
 }
 
 /// An [`Md2Model`] on the GPU, ready to draw any number of instances of.
@@ -57,10 +123,15 @@ pub struct GpuModel {
     pub(crate) bind_group: wgpu::BindGroup,
     pub(crate) corners: wgpu::Buffer,
     pub(crate) indices: wgpu::Buffer,
-    /// The same triangles wound the other way, for mirrored instances.
+    /// The same triangles wound the other way, for mirrored instances: every
+    /// level at the same range as in `indices`.
     pub(crate) reversed: wgpu::Buffer,
     pub(crate) index_format: wgpu::IndexFormat,
+    /// Full detail's index count (level 0, from index 0).
     pub(crate) index_count: u32,
+    /// Every level's range of both index buffers, full detail first.
+    pub(crate) levels: Arc<[DetailLevel]>,
+    level_build_time: Duration,
     pub(crate) info: wgpu::Buffer,
     pub(crate) vertex_data: wgpu::Buffer,
     pub(crate) frame_params: wgpu::Buffer,
@@ -108,7 +179,8 @@ impl GpuModel {
         )
     }
 
-    /// [`GpuModel::new`] with upload options (the triangle order).
+    /// [`GpuModel::new`] with upload options (the triangle order, levels of
+    /// detail).
     pub fn with_options(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -128,7 +200,19 @@ impl GpuModel {
         let vertex_bytes: &[u8] = bytemuck::cast_slice(model.vertices());
         let frame_params = frame_params(model);
         let mesh = RenderMesh::new(model, options.triangle_order);
-        let (corners, indices) = (mesh.corners(), mesh.indices());
+        let started = Instant::now();
+        // The mesh is the model's own, which is all `new` checks.
+        let lods = LevelsOfDetail::new(model, &mesh, &options.levels)
+            .unwrap_or_else(|_| LevelsOfDetail::full_detail(&mesh));
+        let level_build_time = if options.levels.coarser_levels == 0 {
+            Duration::ZERO
+        } else {
+            started.elapsed()
+        };
+        let corners = mesh.corners();
+        // Every level in one list (full detail first, unchanged), so a
+        // level is a range of the one index buffer the model binds.
+        let indices = lods.indices();
         let (reversed_bytes, _) = index_bytes(&reversed(indices), corners.len());
         let (index_bytes, index_format) = index_bytes(indices, corners.len());
 
@@ -170,8 +254,13 @@ impl GpuModel {
             U::STORAGE,
         );
         let corner_buffer = buffer("md2-wgpu corners", bytemuck::cast_slice(corners), U::VERTEX);
-        let index_buffer = buffer("md2-wgpu indices", &index_bytes, U::INDEX);
-        let reversed_buffer = buffer("md2-wgpu mirrored indices", &reversed_bytes, U::INDEX);
+        // COPY_SRC lets tests read back what a level draws.
+        let index_buffer = buffer("md2-wgpu indices", &index_bytes, U::INDEX | U::COPY_SRC);
+        let reversed_buffer = buffer(
+            "md2-wgpu mirrored indices",
+            &reversed_bytes,
+            U::INDEX | U::COPY_SRC,
+        );
         let skin = upload_skins(device, queue, skins);
         let bind_group = skin.as_ref().ok().map(|skin| {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -213,11 +302,18 @@ impl GpuModel {
         let skin = skin?;
         let bind_group = bind_group.expect("made with the skins");
 
+        let full_detail = mesh.indices().len() as u64;
+        let index_size = match index_format {
+            wgpu::IndexFormat::Uint16 => 2,
+            wgpu::IndexFormat::Uint32 => 4,
+        };
         let bytes = GpuModelBytes {
             vertex_data: vertex_data.size(),
             frame_params: frame_buffer.size(),
             corners: corner_buffer.size(),
             indices: index_buffer.size() + reversed_buffer.size(),
+            level_indices: index_buffer.size() + reversed_buffer.size()
+                - 2 * (full_detail * index_size).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
             skins: skin.bytes,
             info: info_buffer.size(),
         };
@@ -230,7 +326,9 @@ impl GpuModel {
             indices: index_buffer,
             reversed: reversed_buffer,
             index_format,
-            index_count: indices.len() as u32,
+            index_count: mesh.indices().len() as u32,
+            levels: lods.levels().into(),
+            level_build_time,
             info: info_buffer,
             vertex_data,
             frame_params: frame_buffer,
@@ -290,9 +388,44 @@ impl GpuModel {
         self.mesh.vertex_cache_stats(cache_size)
     }
 
-    /// How many triangles one instance draws.
+    /// How many triangles one instance draws at full detail.
     pub fn triangle_count(&self) -> u32 {
         self.index_count / 3
+    }
+
+    /// The levels of detail, full detail first (the only one where none
+    /// were built), each with fewer triangles and no smaller an error than
+    /// the one before: per level, its index range, triangles and error in
+    /// model units (see [`DetailLevel`]).
+    ///
+    /// Level `l` is indices `first_index..first_index + index_count` of the
+    /// model's index buffer (the model's winding) and of its mirrored one
+    /// (reversed winding, same ranges), over the same corners and frames
+    /// as full detail: a draw of a level binds what a full-detail draw
+    /// binds and draws another range. [`Md2Batch::at_level`](crate::Md2Batch::at_level)
+    /// draws a batch at a level.
+    pub fn levels(&self) -> &[DetailLevel] {
+        &self.levels
+    }
+
+    /// The coarsest level whose error is at most `max_error` model units
+    /// (0, full detail, where none is): the level to draw an instance at
+    /// when an error of `max_error` units covers at most the pixels the
+    /// app tolerates (at distance `d` with a vertical field of view `fov`
+    /// and a viewport `h` pixels high, one pixel is `2 d tan(fov / 2) / h`
+    /// units, times the instance's scale).
+    pub fn coarsest_level_within(&self, max_error: f32) -> usize {
+        // Errors grow with the level, so the last one within is the one.
+        self.levels
+            .iter()
+            .rposition(|l| l.error <= max_error)
+            .unwrap_or(0)
+    }
+
+    /// How long building the levels of detail took at upload (zero where
+    /// none were asked for).
+    pub fn level_build_time(&self) -> Duration {
+        self.level_build_time
     }
 
     /// GPU bytes held, in all.
@@ -312,10 +445,18 @@ impl GpuModel {
         &self.corners
     }
 
-    /// The index buffer and its format, for the crowd benchmark's baselines.
+    /// The index buffer and its format, and full detail's index count, for
+    /// the crowd benchmark's baselines.
     #[doc(hidden)]
     pub fn index_buffer(&self) -> (&wgpu::Buffer, wgpu::IndexFormat, u32) {
         (&self.indices, self.index_format, self.index_count)
+    }
+
+    /// The mirrored index buffer (every level's triangles with the reversed
+    /// winding, at the same ranges), for tests that read it back.
+    #[doc(hidden)]
+    pub fn mirrored_index_buffer(&self) -> &wgpu::Buffer {
+        &self.reversed
     }
 
     /// The model's bind group (group 1 of md2.wgsl: counts, frames, skins),
@@ -325,15 +466,27 @@ impl GpuModel {
         &self.bind_group
     }
 
-    /// What a draw of this model binds.
+    /// What a draw of this model binds, at full detail.
     pub(crate) fn draw_model(&self) -> DrawModel {
+        self.draw_model_at(0)
+    }
+
+    /// What a draw of this model at `level` binds (the coarsest there is,
+    /// past it).
+    pub(crate) fn draw_model_at(&self, level: usize) -> DrawModel {
+        let (first_index, index_count) = self
+            .levels
+            .get(level)
+            .or(self.levels.last())
+            .map_or((0, self.index_count), |l| (l.first_index, l.index_count));
         DrawModel {
             bind_group: self.bind_group.clone(),
             corners: self.corners.clone(),
             indices: self.indices.clone(),
             reversed: self.reversed.clone(),
             index_format: self.index_format,
-            index_count: self.index_count,
+            first_index,
+            index_count,
         }
     }
 }
@@ -346,6 +499,8 @@ pub(crate) struct DrawModel {
     pub indices: wgpu::Buffer,
     pub reversed: wgpu::Buffer,
     pub index_format: wgpu::IndexFormat,
+    /// The range of the index buffers to draw: a level of detail's.
+    pub first_index: u32,
     pub index_count: u32,
 }
 

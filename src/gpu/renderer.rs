@@ -550,7 +550,7 @@ impl Md2Renderer {
         for (batch, ranges) in batches.iter().zip(ranges) {
             if ranges.count.iter().any(|&c| c > 0) {
                 self.batches.push(BatchDraw {
-                    model: batch.model.draw_model(),
+                    model: batch.model.draw_model_at(batch.level.unwrap_or(0)),
                     ranges,
                 });
             }
@@ -1060,7 +1060,8 @@ impl Records<'_> {
         if let Some(extras) = self.extras {
             pass.set_vertex_buffer(2, extras.slice(first * EXTRA..(first + count) * EXTRA));
         }
-        pass.draw_indexed(0..model.index_count, 0, 0..count as u32);
+        let indices = model.first_index..model.first_index + model.index_count;
+        pass.draw_indexed(indices, 0, 0..count as u32);
         1
     }
 }

@@ -14,6 +14,14 @@ pub enum MeshError {
         /// The smallest size simulated (3).
         min: u32,
     },
+    /// Levels of detail were asked for a mesh that is not the model's: one
+    /// of its corners names a vertex the model does not have.
+    NotTheModelsMesh {
+        /// The vertex a corner names.
+        xyz: u32,
+        /// How many vertices the model has.
+        vertex_count: usize,
+    },
 }
 
 impl fmt::Display for MeshError {
@@ -23,6 +31,11 @@ impl fmt::Display for MeshError {
                 f,
                 "a vertex cache of {cache_size} entries is too small to simulate: \
                  it must hold at least {min} (one triangle's corners)"
+            ),
+            MeshError::NotTheModelsMesh { xyz, vertex_count } => write!(
+                f,
+                "the mesh is not this model's: a corner names vertex {xyz}, \
+                 but the model has {vertex_count} vertices"
             ),
         }
     }

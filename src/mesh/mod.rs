@@ -9,12 +9,18 @@
 //! times per corner in the file's triangle order and 1.03 to 1.06 times in
 //! the cache order; `cargo test --test vertex_cache -- --nocapture` prints
 //! the figures (see [`VertexCacheStats`]).
+//!
+//! Far away, fewer triangles do: [`LevelsOfDetail`] simplifies the triangle
+//! list into coarser ones over the same corners, and bounds how far each
+//! strays from full detail in every frame of the model.
 
 mod error;
+mod lod;
 mod vertex_cache;
 mod weld;
 
 pub use error::MeshError;
+pub use lod::{DetailLevel, LevelOptions, LevelsOfDetail};
 pub use vertex_cache::VertexCacheStats;
 pub use weld::Corner;
 

@@ -43,6 +43,23 @@ pub fn shared_model(relative: &str, skin: Option<&str>) -> Option<(Md2Model, Vec
     Some((model, skins))
 }
 
+/// The animated models the picture tests draw, with their skins: the demo
+/// model, and yohko and ogro where ../shared is present.
+pub fn animated_models() -> Vec<(&'static str, Md2Model, Vec<RgbaImage>)> {
+    let mut models = vec![(
+        "demo",
+        md2_wgpu::demo::demo_model(),
+        vec![md2_wgpu::demo::demo_skin()],
+    )];
+    if let Some((m, s)) = shared_model("yohko/tris.md2", Some("yohko/Yohko.pcx")) {
+        models.push(("yohko", m, s));
+    }
+    if let Some((m, s)) = shared_model("ogro/ogros.MD2", Some("ogro/ogrobase.bmp")) {
+        models.push(("ogro", m, s));
+    }
+    models
+}
+
 /// Every `*.md2` (any case) in the shared models folder, as (path relative to that
 /// folder with `/` separators, bytes), sorted by path. Empty where absent.
 pub fn real_files() -> Vec<(String, Vec<u8>)> {

@@ -24,23 +24,6 @@ fn srgb_renderer(gpu: &Gpu) -> Md2Renderer {
     )
 }
 
-/// The animated models to test on: the demo model, and yohko and ogro
-/// where ../shared is present.
-fn animated_models() -> Vec<(&'static str, Md2Model, Vec<RgbaImage>)> {
-    let mut models = vec![(
-        "demo",
-        md2_wgpu::demo::demo_model(),
-        vec![md2_wgpu::demo::demo_skin()],
-    )];
-    if let Some((m, s)) = shared_model("yohko/tris.md2", Some("yohko/Yohko.pcx")) {
-        models.push(("yohko", m, s));
-    }
-    if let Some((m, s)) = shared_model("ogro/ogros.MD2", Some("ogro/ogrobase.bmp")) {
-        models.push(("ogro", m, s));
-    }
-    models
-}
-
 fn render_pose(
     gpu: &Gpu,
     renderer: &mut Md2Renderer,
@@ -580,7 +563,7 @@ fn the_vertex_cache_order_draws_the_same_picture_as_the_file_order() {
                 &renderer,
                 &model,
                 &skins,
-                GpuModelOptions { triangle_order },
+                GpuModelOptions::DEFAULT.with_triangle_order(triangle_order),
             )
             .unwrap()
         };
