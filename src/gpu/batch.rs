@@ -5,10 +5,11 @@
 use bytemuck::Zeroable as _;
 
 use super::camera::depth_key;
+use super::detail::{DetailView, choose};
 use super::error::{PrepareError, PrepareReport};
 use super::instance::{
-    Buckets, Md2Instance, Md2Previous, Packed, SHELL, TRANSLUCENT, pack, pack_previous,
-    unmoved_extra,
+    Buckets, Md2Instance, Md2Previous, Packed, SHELL, TRANSLUCENT, level_of_opaque, pack,
+    pack_previous, unmoved_extra,
 };
 use super::model::GpuModel;
 use super::options::InstancePolicy;
@@ -74,13 +75,27 @@ impl<'a> From<(&'a GpuModel, &'a [Md2Instance])> for Md2Batch<'a> {
 }
 
 /// Where one batch's records lie in the packed list, bucket by bucket (see
-/// [`Buckets`]): opaque, opaque mirrored, translucent, shell. Shelled
-/// instances have a record in their main bucket and one in the shell
-/// bucket.
+/// [`Buckets`]): opaque and opaque mirrored at each level of detail,
+/// translucent, shell. Shelled instances have a record in their main bucket
+/// and one in the shell bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Ranges {
     pub first: [u32; BUCKETS],
     pub count: [u32; BUCKETS],
+    /// The level the translucent bucket and the shell bucket are drawn at:
+    /// the finest any of their instances needs.
+    pub sorted_levels: [usize; 2],
+}
+
+impl Ranges {
+    /// The level of detail `bucket` is drawn at.
+    pub(crate) fn level(&self, bucket: usize) -> usize {
+        if bucket < TRANSLUCENT {
+            level_of_opaque(bucket)
+        } else {
+            self.sorted_levels[bucket - TRANSLUCENT]
+        }
+    }
 }
 
 /// The records of a frame's batches, and reused memory.
@@ -93,6 +108,8 @@ pub(crate) struct Packing {
     /// made), before they are placed bucket by bucket.
     given: Vec<InstanceRecord>,
     given_extras: Vec<ExtraRecord>,
+    /// The level of detail of each record in `given`.
+    given_levels: Vec<u8>,
     /// A bucket's records and extras while they are sorted together.
     sorting: Vec<(InstanceRecord, ExtraRecord)>,
 }
@@ -107,6 +124,8 @@ pub(crate) struct PackOptions {
     /// Whether to make the extra records (previous transform and pose,
     /// index, id).
     pub extras: bool,
+    /// What levels of detail are chosen by.
+    pub detail: DetailView,
 }
 
 impl Packing {
@@ -140,7 +159,7 @@ impl Packing {
                 }
                 _ => None,
             };
-            let count = self.pack_batch(b, batch, previous, options, report)?;
+            let (count, sorted_levels) = self.pack_batch(b, batch, previous, options, report)?;
             let mut first = [0u32; BUCKETS];
             let mut at = start as u32;
             for bucket in 0..BUCKETS {
@@ -153,13 +172,18 @@ impl Packing {
                     self.sort_back_to_front(range, row, options.extras);
                 }
             }
-            ranges.push(Ranges { first, count });
+            ranges.push(Ranges {
+                first,
+                count,
+                sorted_levels,
+            });
         }
         Ok(ranges)
     }
 
     /// One batch: its records (and extras) appended bucket by bucket;
-    /// returns how many went into each bucket.
+    /// returns how many went into each bucket, and the levels of the
+    /// translucent and shell buckets.
     fn pack_batch(
         &mut self,
         b: usize,
@@ -167,12 +191,16 @@ impl Packing {
         previous: Option<&[Md2Previous]>,
         options: PackOptions,
         report: &mut PrepareReport,
-    ) -> Result<[u32; BUCKETS], PrepareError> {
+    ) -> Result<([u32; BUCKETS], [usize; 2]), PrepareError> {
         let model = batch.model;
+        let levels = model.detail_levels();
         let start = self.records.len();
         let mut count = [0u32; BUCKETS];
+        // The finest level any translucent instance (shell) needs.
+        let mut sorted_levels = [usize::MAX; 2];
         self.given.clear();
         self.given_extras.clear();
+        self.given_levels.clear();
         for (i, instance) in batch.instances.iter().enumerate() {
             let policy = options.policy;
             let packed = pack(
@@ -219,12 +247,21 @@ impl Packing {
             if let Some(problem) = problem {
                 report.note(problem, false);
             }
-            let buckets = Buckets::of(record.effects);
+            let level = match batch.level {
+                Some(level) => level.min(levels.count - 1),
+                None => choose(&options.detail, &levels, &record.rows),
+            };
+            let buckets = Buckets::of(record.effects).at_level(level);
             count[buckets.main] += 1;
+            if buckets.main == TRANSLUCENT {
+                sorted_levels[0] = sorted_levels[0].min(level);
+            }
             if let Some(shell) = buckets.shell {
                 count[shell] += 1;
+                sorted_levels[1] = sorted_levels[1].min(level);
             }
             self.given.push(record);
+            self.given_levels.push(level as u8);
         }
         // Bucket by bucket, each in the order given: every record goes to
         // the next free slot of its bucket (a shelled one to its main
@@ -240,7 +277,7 @@ impl Packing {
             self.extras.resize(at, ExtraRecord::zeroed());
         }
         for (k, record) in self.given.iter().enumerate() {
-            let b = Buckets::of(record.effects);
+            let b = Buckets::of(record.effects).at_level(usize::from(self.given_levels[k]));
             for bucket in std::iter::once(b.main).chain(b.shell) {
                 self.records[next[bucket]] = *record;
                 if options.extras {
@@ -249,7 +286,7 @@ impl Packing {
                 next[bucket] += 1;
             }
         }
-        Ok(count)
+        Ok((count, sorted_levels.map(|l| if l == usize::MAX { 0 } else { l })))
     }
 
     /// Sorts the records in `range` (and their extras) by view depth,

@@ -345,6 +345,11 @@ pub struct PrepareReport {
     pub clamped: usize,
     /// The first few problems ([`PrepareReport::MAX_LISTED`]), in order.
     pub first: Vec<InstanceError>,
+    /// Instances drawn at each level of detail (see
+    /// [`Md2RendererOptions::lod_error_pixels`](crate::Md2RendererOptions::lod_error_pixels)),
+    /// full detail first; a translucent instance counts at the level its
+    /// bucket was drawn at.
+    pub levels: [usize; crate::MAX_LEVELS],
 }
 
 impl PrepareReport {

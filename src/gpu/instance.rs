@@ -8,7 +8,7 @@ use super::effects::Effects;
 use super::error::InstanceError;
 use super::options::InstancePolicy;
 use super::shader::{
-    ExtraRecord, InstanceRecord, MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT,
+    ExtraRecord, InstanceRecord, MAX_LEVELS, MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT,
 };
 use crate::anim::{Clip, Crossfade, Playback, Pose};
 
@@ -153,14 +153,39 @@ pub(crate) struct Buckets {
 }
 
 /// The buckets, in the order a batch's records (and a crowd's visible
-/// records) lie in memory.
+/// records) lie in memory: opaque and opaque mirrored at full detail, then
+/// the same pair at each coarser level ([`opaque_at`]), then translucent
+/// and shell. Translucent records and shells keep one bucket whatever their
+/// level, so their one defined blending order holds; each such bucket is
+/// drawn at the finest level any of its records needs.
 pub(crate) const OPAQUE: usize = 0;
 pub(crate) const OPAQUE_MIRRORED: usize = 1;
-pub(crate) const TRANSLUCENT: usize = 2;
-pub(crate) const SHELL: usize = 3;
+pub(crate) const TRANSLUCENT: usize = 2 * MAX_LEVELS;
+pub(crate) const SHELL: usize = TRANSLUCENT + 1;
+
+/// The opaque bucket (`mirrored` or not) of level `level`.
+pub(crate) const fn opaque_at(level: usize, mirrored: bool) -> usize {
+    2 * level + mirrored as usize
+}
+
+/// The level of detail of an opaque bucket.
+pub(crate) const fn level_of_opaque(bucket: usize) -> usize {
+    bucket / 2
+}
 
 impl Buckets {
-    /// The buckets of a record with these `MEMBER_*` bits.
+    /// The buckets at level `level`: an opaque record moves to that
+    /// level's bucket; translucent records and shells stay where they are.
+    pub(crate) fn at_level(self, level: usize) -> Buckets {
+        let main = if self.main < TRANSLUCENT {
+            opaque_at(level, self.main == OPAQUE_MIRRORED)
+        } else {
+            self.main
+        };
+        Buckets { main, ..self }
+    }
+
+    /// The buckets of a record with these `MEMBER_*` bits, at full detail.
     pub(crate) fn of(effects: u32) -> Buckets {
         let main = if effects & MEMBER_TRANSLUCENT != 0 {
             TRANSLUCENT

@@ -7,6 +7,7 @@ mod cache;
 mod camera;
 mod capture;
 mod crowd;
+mod detail;
 mod device;
 mod effects;
 mod error;
@@ -37,7 +38,7 @@ pub use material::{MaterialError, Md2Material, Md2MaterialDescriptor};
 pub use model::{GpuModel, GpuModelBytes, GpuModelOptions};
 pub use options::{ColorOutput, DepthState, InstancePolicy, Md2RendererOptions, TranslucentOrder};
 pub use renderer::{Md2Phase, Md2Renderer};
-pub use shader::{MAX_GPU_FRAMES, MAX_GPU_SKINS, MD2_POSE_WGSL, pose_wgsl};
+pub use shader::{MAX_GPU_FRAMES, MAX_GPU_SKINS, MAX_LEVELS, MD2_POSE_WGSL, pose_wgsl};
 pub use visible::VisibleMembers;
 
 pub(crate) use instance::pack_strict;

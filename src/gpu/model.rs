@@ -10,8 +10,9 @@ use wgpu::util::DeviceExt;
 
 use super::cache::Md2Cache;
 use super::device::{check_size, ready_error};
+use super::detail::DetailLevels;
 use super::error::SetupError;
-use super::shader::{MAX_GPU_FRAMES, ModelInfo};
+use super::shader::{MAX_GPU_FRAMES, MAX_LEVELS, ModelInfo};
 use super::skin_texture::upload_skins;
 use crate::format::Md2Model;
 use crate::mesh::{
@@ -140,6 +141,9 @@ pub struct GpuModel {
     /// Per frame, the box of its vertices in model space (Quake axes): what
     /// the crowd's culling bounds are made of.
     pub(crate) frame_bounds: Arc<[([f32; 3], [f32; 3])]>,
+    /// A sphere around every frame (model space, Quake axes): where levels
+    /// of detail measure an instance's distance from.
+    sphere: [f32; 4],
     /// The corners and triangles as uploaded, for the cache statistics.
     mesh: RenderMesh,
     skin_count: u32,
@@ -202,7 +206,12 @@ impl GpuModel {
         let mesh = RenderMesh::new(model, options.triangle_order);
         let started = Instant::now();
         // The mesh is the model's own, which is all `new` checks.
-        let lods = LevelsOfDetail::new(model, &mesh, &options.levels)
+        // The renderers draw MAX_LEVELS levels at most: no more are built.
+        let level_options = LevelOptions {
+            coarser_levels: options.levels.coarser_levels.min(MAX_LEVELS as u8 - 1),
+            ..options.levels
+        };
+        let lods = LevelsOfDetail::new(model, &mesh, &level_options)
             .unwrap_or_else(|_| LevelsOfDetail::full_detail(&mesh));
         let level_build_time = if options.levels.coarser_levels == 0 {
             Duration::ZERO
@@ -317,9 +326,10 @@ impl GpuModel {
             skins: skin.bytes,
             info: info_buffer.size(),
         };
-        let frame_bounds = (0..model.frame_count())
+        let frame_bounds: Arc<[_]> = (0..model.frame_count())
             .map(|f| model.frame_bounds(f))
             .collect();
+        let sphere = bounding_sphere(&frame_bounds);
         Ok(GpuModel {
             bind_group,
             corners: corner_buffer,
@@ -335,6 +345,7 @@ impl GpuModel {
             frame_count,
             vertex_count: model.vertex_count() as u32,
             frame_bounds,
+            sphere,
             mesh,
             skin_count: skin.layers,
             skin_size: skin.size,
@@ -466,29 +477,56 @@ impl GpuModel {
         &self.bind_group
     }
 
-    /// What a draw of this model binds, at full detail.
+    /// What a draw of this model binds, and where its levels lie.
     pub(crate) fn draw_model(&self) -> DrawModel {
-        self.draw_model_at(0)
-    }
-
-    /// What a draw of this model at `level` binds (the coarsest there is,
-    /// past it).
-    pub(crate) fn draw_model_at(&self, level: usize) -> DrawModel {
-        let (first_index, index_count) = self
-            .levels
-            .get(level)
-            .or(self.levels.last())
-            .map_or((0, self.index_count), |l| (l.first_index, l.index_count));
+        let range = |level: usize| {
+            self.levels
+                .get(level)
+                .or(self.levels.last())
+                .map_or((0, self.index_count), |l| (l.first_index, l.index_count))
+        };
         DrawModel {
             bind_group: self.bind_group.clone(),
             corners: self.corners.clone(),
             indices: self.indices.clone(),
             reversed: self.reversed.clone(),
             index_format: self.index_format,
-            first_index,
-            index_count,
+            ranges: std::array::from_fn(range),
+            detail: self.detail_levels(),
         }
     }
+
+    /// The model's levels as choosing one needs them.
+    pub(crate) fn detail_levels(&self) -> DetailLevels {
+        let mut errors = [0.0; MAX_LEVELS];
+        for (e, l) in errors.iter_mut().zip(self.levels.iter()) {
+            *e = l.error;
+        }
+        DetailLevels {
+            count: self.levels.len().clamp(1, MAX_LEVELS),
+            errors,
+            sphere: self.sphere,
+        }
+    }
+}
+
+/// A sphere around every frame's box, in model space: centre, radius.
+fn bounding_sphere(frame_bounds: &[([f32; 3], [f32; 3])]) -> [f32; 4] {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for (min, max) in frame_bounds {
+        for k in 0..3 {
+            lo[k] = lo[k].min(min[k]);
+            hi[k] = hi[k].max(max[k]);
+        }
+    }
+    if frame_bounds.is_empty() {
+        return [0.0; 4];
+    }
+    let center = [0, 1, 2].map(|k| (lo[k] + hi[k]) * 0.5);
+    let half = [0, 1, 2].map(|k| (hi[k] - lo[k]) * 0.5);
+    let radius = (half[0] * half[0] + half[1] * half[1] + half[2] * half[2]).sqrt();
+    [center[0], center[1], center[2], radius]
 }
 
 /// What a draw of a model binds (wgpu handles: clones are cheap).
@@ -499,12 +537,20 @@ pub(crate) struct DrawModel {
     pub indices: wgpu::Buffer,
     pub reversed: wgpu::Buffer,
     pub index_format: wgpu::IndexFormat,
-    /// The range of the index buffers to draw: a level of detail's.
-    pub first_index: u32,
-    pub index_count: u32,
+    /// Each level's range of both index buffers (first index, count);
+    /// levels past the model's coarsest repeat it.
+    pub ranges: [(u32, u32); MAX_LEVELS],
+    /// What choosing a level needs.
+    pub detail: DetailLevels,
 }
 
 impl DrawModel {
+    /// The index range of `level` (the coarsest there is, past it).
+    pub(crate) fn indices_at(&self, level: usize) -> std::ops::Range<u32> {
+        let (first, count) = self.ranges[level.min(MAX_LEVELS - 1)];
+        first..first + count
+    }
+
     /// Binds the model for a draw of instances with the model's winding, or
     /// mirrored ones (the reversed index list).
     pub(crate) fn bind(&self, pass: &mut wgpu::RenderPass<'_>, mirrored: bool) {

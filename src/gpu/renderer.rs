@@ -13,13 +13,14 @@ use super::crowd::{ARGS, CrowdView, Md2Crowd};
 use super::device::{grow, ready_error, write_changed};
 use super::effects::PlanarShadow;
 use super::error::{PrepareError, PrepareReport, SetupError};
-use super::instance::{OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT};
+use super::detail::DetailView;
+use super::instance::{SHELL, TRANSLUCENT, opaque_at};
 use super::material::Md2Material;
 use super::model::DrawModel;
 use super::options::{ColorOutput, Md2RendererOptions, TranslucentOrder};
 use super::pipeline::{Draw, PassKey};
 use super::shader::{
-    BUCKETS, ExtraRecord, FRAME_EXTRA, FRAME_FIRST, FRAME_SORT, InstanceRecord, ViewUniform,
+    BUCKETS, COUNTED_WORDS, ExtraRecord, MAX_LEVELS, FRAME_EXTRA, FRAME_FIRST, FRAME_SORT, InstanceRecord, ViewUniform,
 };
 use super::visible::{VisibleCounts, VisibleMembers};
 
@@ -66,8 +67,19 @@ impl Md2Phase {
     /// The buckets (see `Buckets`) whose records this phase draws, each
     /// with whether it binds the reversed index list.
     fn draws(self) -> &'static [(usize, bool)] {
+        /// Every level's opaque pair, the mirrored one reversed.
+        const OPAQUE_DRAWS: [(usize, bool); 2 * MAX_LEVELS] = {
+            let mut draws = [(0, false); 2 * MAX_LEVELS];
+            let mut level = 0;
+            while level < MAX_LEVELS {
+                draws[2 * level] = (opaque_at(level, false), false);
+                draws[2 * level + 1] = (opaque_at(level, true), true);
+                level += 1;
+            }
+            draws
+        };
         match self {
-            Md2Phase::Opaque | Md2Phase::Shadows => &[(OPAQUE, false), (OPAQUE_MIRRORED, true)],
+            Md2Phase::Opaque | Md2Phase::Shadows => &OPAQUE_DRAWS,
             Md2Phase::Translucent => &[(TRANSLUCENT, false)],
             Md2Phase::Shells => &[(SHELL, false)],
         }
@@ -513,8 +525,17 @@ impl Md2Renderer {
             back_to_front: (self.options.translucent_order == TranslucentOrder::BackToFront)
                 .then(|| depth_row(&camera.view_proj, self.reverse_z())),
             extras: self.extra(),
+            detail: DetailView {
+                w_row: camera.view_proj.row(3).to_array(),
+                scale: camera.detail_scale(self.options.lod_error_pixels),
+            },
         };
         let ranges = self.packing.pack(batches, options, &mut report)?;
+        for r in &ranges {
+            for (bucket, &count) in r.count.iter().enumerate().take(SHELL) {
+                report.levels[r.level(bucket)] += count as usize;
+            }
+        }
         let records = self.packing.records.len() as u64;
         let bytes = records * RECORD;
         let max_buffer_size = device.limits().max_buffer_size;
@@ -550,7 +571,7 @@ impl Md2Renderer {
         for (batch, ranges) in batches.iter().zip(ranges) {
             if ranges.count.iter().any(|&c| c > 0) {
                 self.batches.push(BatchDraw {
-                    model: batch.model.draw_model_at(batch.level.unwrap_or(0)),
+                    model: batch.model.draw_model(),
                     ranges,
                 });
             }
@@ -781,21 +802,30 @@ impl Md2Renderer {
             for batch in &self.batches {
                 let r = &batch.ranges;
                 if phase == Md2Phase::Shadows {
-                    // Shadows are not culled, so both opaque buckets (which
-                    // lie side by side) are one draw with either winding.
-                    let count = r.count[OPAQUE] + r.count[OPAQUE_MIRRORED];
-                    self.count_draws(records.draw(
-                        pass,
-                        &batch.model,
-                        false,
-                        r.first[OPAQUE],
-                        count,
-                    ));
+                    // Shadows are not culled, so both opaque buckets of a
+                    // level (which lie side by side) are one draw with
+                    // either winding.
+                    for level in 0..MAX_LEVELS {
+                        let (plain, mirrored) = (opaque_at(level, false), opaque_at(level, true));
+                        let count = r.count[plain] + r.count[mirrored];
+                        let draw = InstancedDraw {
+                            first: r.first[plain],
+                            count,
+                            level,
+                            reversed: false,
+                        };
+                        self.count_draws(records.draw(pass, &batch.model, draw));
+                    }
                     continue;
                 }
                 for &(bucket, reversed) in draws {
-                    let (first, count) = (r.first[bucket], r.count[bucket]);
-                    self.count_draws(records.draw(pass, &batch.model, reversed, first, count));
+                    let draw = InstancedDraw {
+                        first: r.first[bucket],
+                        count: r.count[bucket],
+                        level: r.level(bucket),
+                        reversed,
+                    };
+                    self.count_draws(records.draw(pass, &batch.model, draw));
                 }
             }
         }
@@ -828,10 +858,34 @@ impl Md2Renderer {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Vec<u32>, PrepareError> {
+        self.read_counts(device, queue, VisibleCounts::visible)
+    }
+
+    /// Of [`Md2Renderer::visible_members`], how many were drawn at each
+    /// level of detail, crowd by crowd, full detail first (translucent
+    /// members at the level their bucket was drawn at). Waits for the GPU,
+    /// as `visible_members` does; [`Md2Renderer::recent_visible_members`]
+    /// has the same without waiting.
+    pub fn visible_members_per_level(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<[u32; MAX_LEVELS]>, PrepareError> {
+        self.read_counts(device, queue, VisibleCounts::per_level)
+    }
+
+    /// Reads every crowd view's counted words back (waiting) and makes
+    /// `count` of each.
+    fn read_counts<T: Default>(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        count: fn(&[u32]) -> T,
+    ) -> Result<Vec<T>, PrepareError> {
         let mut out = Vec::with_capacity(self.crowds.len());
         for view in &self.crowds {
             let Some((_, work, _)) = view.buffers() else {
-                out.push(0);
+                out.push(T::default());
                 continue;
             };
             let encoder = device.create_command_encoder(&Default::default());
@@ -841,13 +895,13 @@ impl Md2Renderer {
                 encoder,
                 work,
                 0,
-                ARGS * BUCKETS as u64,
+                4 * u64::from(COUNTED_WORDS),
             )
             .map_err(|message| PrepareError::Device {
                 operation: "reading the crowd's draw arguments back",
                 message,
             })?;
-            out.push(VisibleCounts::visible(bytemuck::cast_slice(&bytes)));
+            out.push(count(bytemuck::cast_slice(&bytes)));
         }
         Ok(out)
     }
@@ -1039,29 +1093,30 @@ struct Records<'b> {
     extras: Option<&'b wgpu::Buffer>,
 }
 
+/// One instanced draw of the immediate path: `count` records from `first`,
+/// at level of detail `level`, with the reversed index list where
+/// `reversed`.
+struct InstancedDraw {
+    first: u32,
+    count: u32,
+    level: usize,
+    reversed: bool,
+}
+
 impl Records<'_> {
-    /// One instanced draw of `count` records from `first`; returns how many
-    /// draws it recorded (0 or 1).
-    fn draw(
-        &self,
-        pass: &mut wgpu::RenderPass<'_>,
-        model: &DrawModel,
-        reversed: bool,
-        first: u32,
-        count: u32,
-    ) -> u64 {
-        if count == 0 {
+    /// Records `draw`; returns how many draws it recorded (0 or 1).
+    fn draw(&self, pass: &mut wgpu::RenderPass<'_>, model: &DrawModel, draw: InstancedDraw) -> u64 {
+        if draw.count == 0 {
             return 0;
         }
-        let (first, count) = (u64::from(first), u64::from(count));
-        model.bind(pass, reversed);
+        let (first, count) = (u64::from(draw.first), u64::from(draw.count));
+        model.bind(pass, draw.reversed);
         let records = first * RECORD..(first + count) * RECORD;
         pass.set_vertex_buffer(1, self.instances.slice(records));
         if let Some(extras) = self.extras {
             pass.set_vertex_buffer(2, extras.slice(first * EXTRA..(first + count) * EXTRA));
         }
-        let indices = model.first_index..model.first_index + model.index_count;
-        pass.draw_indexed(indices, 0, 0..count as u32);
+        pass.draw_indexed(model.indices_at(draw.level), 0, 0..count as u32);
         1
     }
 }

@@ -6,12 +6,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::crowd::{ARGS, CrowdView};
-use super::instance::{OPAQUE, OPAQUE_MIRRORED, TRANSLUCENT};
-use super::shader::BUCKETS;
+use super::crowd::CrowdView;
+use super::instance::{TRANSLUCENT, level_of_opaque};
+use super::shader::{COUNTED_WORDS, MAX_LEVELS, SORTED_LEVELS};
 
-/// One crowd's draw arguments, every bucket's.
-const CROWD_ARGS: u64 = ARGS * BUCKETS as u64;
+/// One crowd's draw arguments, every bucket's, and the levels of its
+/// translucent and shell buckets: the words the counts read.
+const CROWD_ARGS: u64 = 4 * COUNTED_WORDS as u64;
 
 /// How many crowd members a view found in view, crowd by crowd, in a
 /// recent frame: see [`Md2Renderer::recent_visible_members`](crate::Md2Renderer::recent_visible_members).
@@ -21,6 +22,9 @@ pub struct VisibleMembers {
     pub frame: u64,
     /// Members in view, per crowd in the order given to `prepare_crowds`.
     pub per_crowd: Vec<u32>,
+    /// Of those, how many were drawn at each level of detail, full detail
+    /// first (translucent members at the level their bucket was drawn at).
+    pub per_level: Vec<[u32; MAX_LEVELS]>,
 }
 
 /// Read-back buffers in flight at most: a frame's counts are typically
@@ -51,14 +55,23 @@ pub(crate) struct VisibleCounts {
 }
 
 impl VisibleCounts {
-    /// The members a view drew, from a crowd's draw arguments: each visible
-    /// member is in exactly one of the opaque, opaque mirrored and
-    /// translucent buckets (shells are counted in theirs a second time).
-    pub(crate) fn visible(args: &[u32]) -> u32 {
-        [OPAQUE, OPAQUE_MIRRORED, TRANSLUCENT]
-            .iter()
-            .map(|&bucket| args[bucket * 5 + 1])
-            .sum()
+    /// The members a view drew, from a crowd's counted words: each visible
+    /// member is in exactly one of the opaque buckets (of its level) and
+    /// the translucent bucket (shells are counted in theirs a second time).
+    pub(crate) fn visible(words: &[u32]) -> u32 {
+        VisibleCounts::per_level(words).iter().sum()
+    }
+
+    /// The members a view drew at each level of detail, from a crowd's
+    /// counted words.
+    pub(crate) fn per_level(words: &[u32]) -> [u32; MAX_LEVELS] {
+        let mut levels = [0; MAX_LEVELS];
+        for bucket in 0..TRANSLUCENT {
+            levels[level_of_opaque(bucket)] += words[bucket * 5 + 1];
+        }
+        let translucent_level = (words[SORTED_LEVELS as usize] as usize).min(MAX_LEVELS - 1);
+        levels[translucent_level] += words[TRANSLUCENT * 5 + 1];
+        levels
     }
 
     /// Copies the draw arguments of `views` into a free slot that maps
@@ -135,14 +148,11 @@ impl VisibleCounts {
                 let bytes = (slot.crowds as u64 * CROWD_ARGS).max(4);
                 if let Ok(view) = slot.buffer.get_mapped_range(..bytes) {
                     let words: &[u32] = bytemuck::cast_slice(&view);
-                    let per_crowd = words
-                        .chunks_exact(CROWD_ARGS as usize / 4)
-                        .take(slot.crowds)
-                        .map(VisibleCounts::visible)
-                        .collect();
+                    let crowds = || words.chunks_exact(CROWD_ARGS as usize / 4).take(slot.crowds);
                     self.latest = Some(VisibleMembers {
                         frame: slot.frame,
-                        per_crowd,
+                        per_crowd: crowds().map(VisibleCounts::visible).collect(),
+                        per_level: crowds().map(VisibleCounts::per_level).collect(),
                     });
                 }
             }

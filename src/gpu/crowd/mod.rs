@@ -22,11 +22,11 @@ use super::device::{grow, write_changed};
 use super::effects::Effects;
 use super::error::{CrowdError, PrepareError, SetupError};
 use super::instance::pose_words;
-use super::instance::{Buckets, SHELL, TRANSLUCENT};
+use super::instance::{Buckets, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT, opaque_at};
 use super::model::{DrawModel, GpuModel};
 use super::shader::{
     BUCKETS, CROWD_CULL, CrowdParams, MOTION_FLAG_BITS, MOTION_MOVED, MOTION_NEW, MOTION_POSE,
-    MemberRecord, MotionRecord, SORT_BLOCK, SUMS, WORKGROUP_SIZE, member_part,
+    GROUP_WORDS, MemberRecord, MotionRecord, SORT_BLOCK, SUMS, WORKGROUP_SIZE, member_part,
 };
 use crate::anim::{ClipClock, Playback};
 use clips::ClipTable;
@@ -74,7 +74,10 @@ static NEXT_CROWD: AtomicU64 = AtomicU64::new(1);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct CrowdLayout {
     pub count: u32,
-    /// Members in each bucket: what a view can find visible at most.
+    /// Levels of detail drawn.
+    pub levels: u32,
+    /// Room in each bucket: what a view can find visible at most (an
+    /// opaque member may be at any level drawn).
     pub counts: [u32; BUCKETS],
     /// Where each bucket starts among the visible records.
     pub bases: [u32; BUCKETS],
@@ -86,7 +89,16 @@ pub(crate) struct CrowdLayout {
 }
 
 impl CrowdLayout {
-    fn of(counts: [u32; BUCKETS], count: u32) -> CrowdLayout {
+    /// The layout of `count` members, `kinds` of them in each full-detail
+    /// bucket, drawn at `levels` levels of detail.
+    fn of(kinds: [u32; BUCKETS], count: u32, levels: usize) -> CrowdLayout {
+        let mut counts = [0; BUCKETS];
+        for level in 0..levels {
+            counts[opaque_at(level, false)] = kinds[OPAQUE];
+            counts[opaque_at(level, true)] = kinds[OPAQUE_MIRRORED];
+        }
+        counts[TRANSLUCENT] = kinds[TRANSLUCENT];
+        counts[SHELL] = kinds[SHELL];
         let mut bases = [0; BUCKETS];
         let mut at = 0;
         for (base, c) in bases.iter_mut().zip(counts) {
@@ -102,6 +114,7 @@ impl CrowdLayout {
         };
         CrowdLayout {
             count,
+            levels: levels as u32,
             counts,
             bases,
             groups: count.div_ceil(WORKGROUP_SIZE),
@@ -128,7 +141,9 @@ impl CrowdLayout {
 
     /// Where the keys of each sorted bucket start in the work buffer.
     fn key_bases(&self) -> [u64; 2] {
-        let first = u64::from(SUMS) + 4 * u64::from(self.groups) + u64::from(self.count);
+        let first = u64::from(SUMS)
+            + u64::from(GROUP_WORDS) * u64::from(self.groups)
+            + u64::from(self.count);
         [first, first + 2 * u64::from(self.sort_size[0])]
     }
 
@@ -138,15 +153,19 @@ impl CrowdLayout {
         self.key_bases()[0] + if sort { keys } else { 0 }
     }
 
-    fn params(&self, index_count: u32, flags: u32, generation: u32) -> CrowdParams {
+    fn params(&self, model: &DrawModel, flags: u32, generation: u32) -> CrowdParams {
         let keys = self.key_bases();
         let total = self.total() as u32;
+        let mut bases = [[0; 4]; 3];
+        for (b, &base) in self.bases.iter().enumerate() {
+            bases[b / 4][b % 4] = base;
+        }
         CrowdParams {
             count: self.count,
-            index_count,
+            levels: self.levels,
             flags,
             groups: self.groups,
-            bases: self.bases,
+            bases,
             sort: [
                 keys[0] as u32,
                 keys[1] as u32,
@@ -159,6 +178,10 @@ impl CrowdLayout {
             _pad0: 0,
             _pad1: 0,
             _pad2: 0,
+            level_first: model.ranges.map(|(first, _)| first),
+            level_count: model.ranges.map(|(_, count)| count),
+            level_error: model.detail.errors,
+            lod_sphere: model.detail.sphere,
         }
     }
 }
@@ -274,15 +297,16 @@ impl Md2Crowd {
     ) -> Result<Md2Crowd, SetupError> {
         let cache = cache.as_ref();
         let limits = device.limits();
-        // Members are bound as storage; the visible records (with shells,
-        // up to two per member) are bound as storage and as vertices. A view
-        // that sorts keeps up to twice as many, and says so at
-        // `prepare_crowds` if they do not fit.
+        // Members are bound as storage; the visible records are bound as
+        // storage and as vertices, with room for each member at every level
+        // of detail drawn and for a shell. A view that sorts keeps up to
+        // twice as many, and says so at `prepare_crowds` if they do not fit.
         let binding = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
         let member_limit = binding / MEMBER;
-        let record_limit = binding / (2 * size_of::<super::shader::InstanceRecord>() as u64);
+        let room = model.draw_model().detail.count as u64 + 1;
+        let record_limit = binding / (room * size_of::<super::shader::InstanceRecord>() as u64);
         let max_members = member_limit.min(record_limit).min(u64::from(u32::MAX)) as usize;
         let member_buffer =
             member_buffer(device, MIN_MEMBERS * MEMBER).map_err(|message| SetupError::Device {
@@ -759,7 +783,11 @@ impl Md2Crowd {
 
     /// Where the crowd's visible records and work words lie.
     pub(crate) fn layout(&self) -> CrowdLayout {
-        CrowdLayout::of(self.counts, self.records.len() as u32)
+        CrowdLayout::of(
+            self.counts,
+            self.records.len() as u32,
+            self.model.detail.count,
+        )
     }
 
     pub(crate) fn group(&self) -> &wgpu::BindGroup {
@@ -877,7 +905,7 @@ impl Md2Crowd {
         let flags = if self.culling { CROWD_CULL } else { 0 };
         let params = self
             .layout()
-            .params(self.model.index_count, flags, self.generation);
+            .params(&self.model, flags, self.generation);
         written += write_changed(
             queue,
             &self.params_buffer,

@@ -145,14 +145,15 @@ const SHELL_OFFSET: f32 = 4.0;
 
 struct CrowdParams {
     count: u32,
-    index_count: u32,
+    // Levels of detail drawn (1 to MAX_LEVELS).
+    levels: u32,
     // CROWD_* bits.
     flags: u32,
     // Workgroups of cs_classify and cs_emit: ceil(count / WORKGROUP).
     groups: u32,
-    // First record of each bucket in the visible records: opaque, opaque
-    // mirrored, translucent, shell.
-    bases: vec4<u32>,
+    // First record of each bucket in the visible records (`base(bucket)`):
+    // opaque and opaque mirrored at each level, translucent, shell.
+    bases: array<vec4<u32>, 3>,
     // For views that sort, per sorted bucket (translucent, shell): where its
     // keys start in `work` (x, y; `size` (key, rank) pairs each), where its
     // records wait in member order before cs_gather (z, w).
@@ -168,16 +169,36 @@ struct CrowdParams {
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
+    // Each level's range of the model's index buffers (both windings).
+    level_first: vec4<u32>,
+    level_count: vec4<u32>,
+    // Each level's error, in model units (see src/gpu/detail.rs).
+    level_error: vec4<f32>,
+    // A sphere around every frame of the model, in model space: centre,
+    // radius.
+    lod_sphere: vec4<f32>,
 };
 
 const CROWD_CULL: u32 = 1u;
 
-// The buckets, in record order.
+// The buckets, in record order: opaque and opaque mirrored at each level
+// of detail (opaque_at), then translucent and shell, which keep one bucket
+// each whatever their members' levels (so that they blend in one order)
+// and are drawn at the finest level any of their visible members needs.
+const MAX_LEVELS: u32 = 4u;
 const OPAQUE: u32 = 0u;
 const OPAQUE_MIRRORED: u32 = 1u;
-const TRANSLUCENT: u32 = 2u;
-const SHELL: u32 = 3u;
-const BUCKETS: u32 = 4u;
+const TRANSLUCENT: u32 = 8u;
+const SHELL: u32 = 9u;
+const BUCKETS: u32 = 10u;
+
+fn opaque_at(level: u32, mirrored: bool) -> u32 {
+    return 2u * level + select(0u, 1u, mirrored);
+}
+
+fn base(bucket: u32) -> u32 {
+    return crowd.bases[bucket / 4u][bucket % 4u];
+}
 
 struct CrowdFrame {
     // The view's time, in ticks.
@@ -235,13 +256,16 @@ struct InstanceOut {
 @group(2) @binding(1) var<storage, read_write> out_records: array<InstanceOut>;
 // One buffer for everything else a view keeps of a crowd (a device may
 // offer only four storage buffers to a compute stage), in words:
-// - [0, 20): the buckets' DrawIndexedIndirectArgs, five words each;
-// - 20: the crowd's generation when this view last drew it (SEEN; written
-//   by the CPU); 21 to 23 unused;
-// - [SUMS, SUMS + 4 × groups): per workgroup, its visible members per
-//   bucket, then (after cs_scan) where its first one goes;
-// - [SUMS + 4 × groups, + count): per member, where it goes within its
-//   workgroup (`placed`);
+// - [0, 5 × BUCKETS): the buckets' DrawIndexedIndirectArgs, five words
+//   each;
+// - SEEN: the crowd's generation when this view last drew it (written by
+//   the CPU); SORTED_LEVELS, + 1: the levels the translucent and shell
+//   buckets are drawn at; one unused;
+// - [SUMS, SUMS + GROUP_WORDS × groups): per workgroup, its visible members
+//   per bucket, then (after cs_scan) where its first one goes; then the
+//   finest level its translucent members and its shells need;
+// - [SUMS + GROUP_WORDS × groups, + count): per member, where it goes
+//   within its workgroup (`placed`);
 // - then the sort keys of the sorted buckets (CrowdParams.sort).
 @group(2) @binding(2) var<storage, read_write> work: array<u32>;
 @group(2) @binding(3) var<uniform> step: SortStep;
@@ -251,10 +275,14 @@ const SCAN_WORKGROUP: u32 = 256u;
 const SORT_WORKGROUP: u32 = 256u;
 // Elements one workgroup of the sort holds in workgroup memory.
 const SORT_BLOCK: u32 = 512u;
-const SEEN: u32 = 20u;
+const SEEN: u32 = 50u;
+const SORTED_LEVELS: u32 = 51u;
 // SEEN of a view that has not drawn the crowd yet.
 const NOT_SEEN: u32 = 0xffffffffu;
-const SUMS: u32 = 24u;
+const SUMS: u32 = 54u;
+const GROUP_WORDS: u32 = 12u;
+// A finest level where no member needs one.
+const NO_LEVEL: u32 = 0xffffffffu;
 // The largest f32 below 1, where a clip's t stops (as on the CPU).
 const BELOW_ONE: f32 = 0.99999994;
 const TWO_POW_32: f32 = 4294967296.0;
@@ -409,6 +437,41 @@ fn box_in_view(center: vec3<f32>, extent: vec3<f32>) -> bool {
     return true;
 }
 
+// The level of detail to draw member `m` at: the coarsest whose error,
+// scaled by the transform's largest column and projected where the
+// model's sphere comes nearest the camera, is within the view's budget.
+// The same arithmetic, in the same order, as src/gpu/detail.rs's `choose`
+// (the immediate path), so both paths choose alike.
+fn detail_level(m: Member) -> u32 {
+    let scale = view.detail.x;
+    if scale <= 0.0 || crowd.levels <= 1u {
+        return 0u;
+    }
+    let r = m.rows;
+    let c0 = r[0].x * r[0].x + r[1].x * r[1].x + r[2].x * r[2].x;
+    let c1 = r[0].y * r[0].y + r[1].y * r[1].y + r[2].y * r[2].y;
+    let c2 = r[0].z * r[0].z + r[1].z * r[1].z + r[2].z * r[2].z;
+    let stretch = sqrt(max(max(c0, c1), c2));
+    let c = crowd.lod_sphere;
+    let center = vec3<f32>(
+        r[0].x * c.x + r[0].y * c.y + r[0].z * c.z + r[0].w,
+        r[1].x * c.x + r[1].y * c.y + r[1].z * c.z + r[1].w,
+        r[2].x * c.x + r[2].y * c.y + r[2].z * c.z + r[2].w,
+    );
+    let m4 = view.view_proj;
+    let w = vec4<f32>(m4[0].w, m4[1].w, m4[2].w, m4[3].w);
+    let w_length = sqrt(w.x * w.x + w.y * w.y + w.z * w.z);
+    let nearest = w.x * center.x + w.y * center.y + w.z * center.z + w.w
+        - c.w * stretch * w_length;
+    var level = 0u;
+    for (var l = 1u; l < min(crowd.levels, MAX_LEVELS); l++) {
+        if crowd.level_error[l] * stretch * scale <= nearest {
+            level = l;
+        }
+    }
+    return level;
+}
+
 fn visible(m: Member) -> bool {
     var lo = m.bounds_min;
     var hi = m.bounds_max;
@@ -450,33 +513,32 @@ fn visible(m: Member) -> bool {
 }
 
 
-// A member's place word: whether it is drawn (PLACED_MAIN), its main bucket
-// (bits 0-1) and rank among its workgroup's members of that bucket (bits
-// 2-7), and whether it has a shell (PLACED_SHELL) with its rank among the
-// workgroup's shells (bits 10-15).
-const PLACED_MAIN: u32 = 0x100u;
-const PLACED_SHELL: u32 = 0x200u;
+// A member's place word: its main bucket (bits 0-3) and rank among its
+// workgroup's members of that bucket (bits 4-9), whether it is drawn
+// (PLACED_MAIN), and whether it has a shell (PLACED_SHELL) with its rank
+// among the workgroup's shells (bits 12-17).
+const PLACED_MAIN: u32 = 0x400u;
+const PLACED_SHELL: u32 = 0x800u;
 
-fn main_bucket(effects: u32) -> u32 {
+fn main_bucket(effects: u32, level: u32) -> u32 {
     if (effects & MEMBER_TRANSLUCENT) != 0u {
         return TRANSLUCENT;
     }
-    return select(OPAQUE, OPAQUE_MIRRORED, (effects & MEMBER_MIRRORED) != 0u);
-}
-
-fn one_hot(bucket: u32) -> vec4<u32> {
-    return vec4<u32>(vec4<bool>(bucket == 0u, bucket == 1u, bucket == 2u, bucket == 3u));
+    return opaque_at(level, (effects & MEMBER_MIRRORED) != 0u);
 }
 
 fn sums_at(group: u32) -> u32 {
-    return SUMS + 4u * group;
+    return SUMS + GROUP_WORDS * group;
 }
 
 fn placed_at(member: u32) -> u32 {
-    return SUMS + 4u * crowd.groups + member;
+    return SUMS + GROUP_WORDS * crowd.groups + member;
 }
 
-var<workgroup> ranks: array<vec4<u32>, WORKGROUP>;
+var<workgroup> ranks: array<array<u32, BUCKETS>, WORKGROUP>;
+// The finest level the workgroup's visible translucent members and its
+// shells need.
+var<workgroup> finest: array<atomic<u32>, 2>;
 
 @compute @workgroup_size(64)
 fn cs_classify(
@@ -486,95 +548,151 @@ fn cs_classify(
 ) {
     let group = wid.y * groups.x + wid.x;
     let index = group * WORKGROUP + lid;
-    var mine = vec4<u32>(0u);
-    var effects = 0u;
+    if lid < 2u {
+        atomicStore(&finest[lid], NO_LEVEL);
+    }
+    var mine: array<u32, BUCKETS>;
+    var main = BUCKETS;
+    var shell = false;
+    var level = 0u;
     if index < crowd.count {
         let m = members[index];
-        effects = m.effects;
         if (crowd.flags & CROWD_CULL) == 0u || visible(m) {
-            mine = one_hot(main_bucket(effects));
-            if (effects & MEMBER_SHELL) != 0u {
-                mine.w = 1u;
+            level = detail_level(m);
+            main = main_bucket(m.effects, level);
+            mine[main] = 1u;
+            shell = (m.effects & MEMBER_SHELL) != 0u;
+            if shell {
+                mine[SHELL] = 1u;
             }
         }
     }
-    // An inclusive prefix sum over the workgroup, all four buckets at once
+    // After the initial stores (the prefix sum's barriers order these
+    // before the final loads).
+    workgroupBarrier();
+    if main == TRANSLUCENT {
+        atomicMin(&finest[0], level);
+    }
+    if shell {
+        atomicMin(&finest[1], level);
+    }
+    // An inclusive prefix sum over the workgroup, every bucket at once
     // (Hillis-Steele: log2(64) steps).
     ranks[lid] = mine;
     workgroupBarrier();
     for (var offset = 1u; offset < WORKGROUP; offset <<= 1u) {
         var sum = ranks[lid];
         if lid >= offset {
-            sum += ranks[lid - offset];
+            let other = ranks[lid - offset];
+            for (var b = 0u; b < BUCKETS; b++) {
+                sum[b] += other[b];
+            }
         }
         workgroupBarrier();
         ranks[lid] = sum;
         workgroupBarrier();
     }
-    let before = ranks[lid] - mine;
+    let inclusive = ranks[lid];
     if index < crowd.count {
         var word = 0u;
-        if any(mine.xyz != vec3<u32>(0u)) {
-            let bucket = main_bucket(effects);
-            word = PLACED_MAIN | bucket | (before[bucket] << 2u);
+        if main < BUCKETS {
+            word = PLACED_MAIN | main | ((inclusive[main] - 1u) << 4u);
         }
-        if mine.w != 0u {
-            word |= PLACED_SHELL | (before.w << 10u);
+        if shell {
+            word |= PLACED_SHELL | ((inclusive[SHELL] - 1u) << 12u);
         }
         work[placed_at(index)] = word;
     }
     // Rows of workgroups may end past the crowd: those have no sums.
     if lid == WORKGROUP - 1u && group < crowd.groups {
-        let total = ranks[lid];
         let at = sums_at(group);
-        work[at] = total.x;
-        work[at + 1u] = total.y;
-        work[at + 2u] = total.z;
-        work[at + 3u] = total.w;
+        for (var b = 0u; b < BUCKETS; b++) {
+            work[at + b] = inclusive[b];
+        }
+        work[at + BUCKETS] = atomicLoad(&finest[0]);
+        work[at + BUCKETS + 1u] = atomicLoad(&finest[1]);
     }
 }
 
 var<workgroup> chunk: array<vec4<u32>, SCAN_WORKGROUP>;
+var<workgroup> finest_scan: array<atomic<u32>, 2>;
+
+// The bucket-th count word of a workgroup's sums, or 0 past the buckets.
+fn sum_word(at: u32, bucket: u32) -> u32 {
+    return select(0u, work[at + bucket], bucket < BUCKETS);
+}
 
 // One workgroup: the workgroups' counts become where each workgroup's
-// members of each bucket start, and the totals become the draw counts.
+// members of each bucket start, the totals become the draw counts, and
+// each bucket's draw gets its level's index range.
 @compute @workgroup_size(SCAN_WORKGROUP)
 fn cs_scan(@builtin(local_invocation_index) lid: u32) {
-    var carry = vec4<u32>(0u);
-    for (var first = 0u; first < crowd.groups; first += SCAN_WORKGROUP) {
-        let group = first + lid;
-        let at = sums_at(group);
-        var count = vec4<u32>(0u);
-        if group < crowd.groups {
-            count = vec4<u32>(work[at], work[at + 1u], work[at + 2u], work[at + 3u]);
-        }
-        chunk[lid] = count;
-        workgroupBarrier();
-        for (var offset = 1u; offset < SCAN_WORKGROUP; offset <<= 1u) {
-            var sum = chunk[lid];
-            if lid >= offset {
-                sum += chunk[lid - offset];
-            }
-            workgroupBarrier();
-            chunk[lid] = sum;
-            workgroupBarrier();
-        }
-        if group < crowd.groups {
-            let start = crowd.bases + carry + chunk[lid] - count;
-            work[at] = start.x;
-            work[at + 1u] = start.y;
-            work[at + 2u] = start.z;
-            work[at + 3u] = start.w;
-        }
-        carry += chunk[SCAN_WORKGROUP - 1u];
-        workgroupBarrier();
+    // The finest level the translucent and shell buckets need.
+    if lid < 2u {
+        atomicStore(&finest_scan[lid], NO_LEVEL);
     }
-    if lid < BUCKETS {
-        work[lid * 5u] = crowd.index_count;
-        work[lid * 5u + 1u] = carry[lid];
-        work[lid * 5u + 2u] = 0u;
-        work[lid * 5u + 3u] = 0u;
-        work[lid * 5u + 4u] = 0u;
+    workgroupBarrier();
+    for (var group = lid; group < crowd.groups; group += SCAN_WORKGROUP) {
+        let at = sums_at(group);
+        atomicMin(&finest_scan[0], work[at + BUCKETS]);
+        atomicMin(&finest_scan[1], work[at + BUCKETS + 1u]);
+    }
+    workgroupBarrier();
+    // Four buckets at a time.
+    for (var quad = 0u; quad < BUCKETS; quad += 4u) {
+        let bases = vec4<u32>(base(quad), base(quad + 1u), base(quad + 2u), base(min(quad + 3u, BUCKETS - 1u)));
+        var carry = vec4<u32>(0u);
+        for (var first = 0u; first < crowd.groups; first += SCAN_WORKGROUP) {
+            let group = first + lid;
+            let at = sums_at(group);
+            var count = vec4<u32>(0u);
+            if group < crowd.groups {
+                count = vec4<u32>(
+                    sum_word(at, quad),
+                    sum_word(at, quad + 1u),
+                    sum_word(at, quad + 2u),
+                    sum_word(at, quad + 3u),
+                );
+            }
+            chunk[lid] = count;
+            workgroupBarrier();
+            for (var offset = 1u; offset < SCAN_WORKGROUP; offset <<= 1u) {
+                var sum = chunk[lid];
+                if lid >= offset {
+                    sum += chunk[lid - offset];
+                }
+                workgroupBarrier();
+                chunk[lid] = sum;
+                workgroupBarrier();
+            }
+            if group < crowd.groups {
+                let start = bases + carry + chunk[lid] - count;
+                for (var k = 0u; k < 4u; k++) {
+                    if quad + k < BUCKETS {
+                        work[at + quad + k] = start[k];
+                    }
+                }
+            }
+            carry += chunk[SCAN_WORKGROUP - 1u];
+            workgroupBarrier();
+        }
+        if lid < 4u && quad + lid < BUCKETS {
+            let bucket = quad + lid;
+            var level = bucket / 2u;
+            if bucket >= TRANSLUCENT {
+                level = atomicLoad(&finest_scan[bucket - TRANSLUCENT]);
+                level = select(min(level, crowd.levels - 1u), 0u, level == NO_LEVEL);
+                work[SORTED_LEVELS + bucket - TRANSLUCENT] = level;
+            }
+            let drawn = level < crowd.levels;
+            let args = bucket * 5u;
+            work[args] = select(0u, crowd.level_count[min(level, MAX_LEVELS - 1u)], drawn);
+            work[args + 1u] = select(0u, carry[lid], drawn);
+            work[args + 2u] = select(0u, crowd.level_first[min(level, MAX_LEVELS - 1u)], drawn);
+            work[args + 3u] = 0u;
+            work[args + 4u] = 0u;
+        }
+        workgroupBarrier();
     }
 }
 
@@ -600,7 +718,7 @@ fn put(bucket: u32, slot: u32, record: InstanceOut, extra: InstanceOut, key: u32
     var at = slot;
     if (frame.flags & FRAME_SORT) != 0u && bucket >= TRANSLUCENT {
         let r = bucket - TRANSLUCENT;
-        let rank = slot - crowd.bases[bucket];
+        let rank = slot - base(bucket);
         at = crowd.sort[2u + r] + rank;
         let key_at = crowd.sort[r] + 2u * rank;
         work[key_at] = key;
@@ -696,10 +814,10 @@ fn cs_emit(
     }
     let sums = sums_at(group);
     let key = depth_key(m.rows);
-    let bucket = word & 3u;
-    put(bucket, work[sums + bucket] + ((word >> 2u) & 63u), record, extra, key);
+    let bucket = word & 15u;
+    put(bucket, work[sums + bucket] + ((word >> 4u) & 63u), record, extra, key);
     if (word & PLACED_SHELL) != 0u {
-        put(SHELL, work[sums + SHELL] + ((word >> 10u) & 63u), record, extra, key);
+        put(SHELL, work[sums + SHELL] + ((word >> 12u) & 63u), record, extra, key);
     }
 }
 
@@ -825,7 +943,7 @@ fn cs_gather(
         return;
     }
     let rank = load_key(r, i).y;
-    let to = crowd.bases[TRANSLUCENT + r] + i;
+    let to = base(TRANSLUCENT + r) + i;
     let source = crowd.sort[2u + r] + rank;
     out_records[to] = out_records[source];
     if (frame.flags & FRAME_EXTRA) != 0u {

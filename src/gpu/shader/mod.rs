@@ -130,11 +130,28 @@ pub(crate) const SORT_WORKGROUP: u32 = 256;
 /// sorted bucket's keys are padded to a power of two at least this large.
 pub(crate) const SORT_BLOCK: u32 = 512;
 /// The word of a crowd view's work buffer that holds the crowd's
-/// generation when the view last drew it.
-pub(crate) const SEEN: u32 = 20;
+/// generation when the view last drew it (after the buckets' draw
+/// arguments, five words each).
+pub(crate) const SEEN: u32 = 5 * BUCKETS as u32;
+/// The words after [`SEEN`] that hold the level of detail the translucent
+/// bucket and the shell bucket were drawn at (the finest any of their
+/// visible members needs).
+pub(crate) const SORTED_LEVELS: u32 = SEEN + 1;
 /// Words at the start of a crowd view's work buffer: the buckets' draw
-/// arguments, then [`SEEN`] and three unused.
-pub(crate) const SUMS: u32 = 24;
+/// arguments, [`SEEN`], [`SORTED_LEVELS`] and one unused.
+pub(crate) const SUMS: u32 = SEEN + 4;
+/// Words of a crowd view's work buffer that the visible counts read: the
+/// draw arguments and the sorted buckets' levels.
+pub(crate) const COUNTED_WORDS: u32 = SORTED_LEVELS + 2;
+/// Words per workgroup of the per-member passes in a crowd view's work
+/// buffer: its visible members per bucket (after `cs_scan`: where its
+/// first one goes), then the finest level its translucent members and its
+/// shells need.
+pub(crate) const GROUP_WORDS: u32 = BUCKETS as u32 + 2;
+
+/// The most levels of detail the renderers draw, full detail included (a
+/// model's [`levels`](crate::GpuModel::levels) stop there).
+pub const MAX_LEVELS: usize = 4;
 
 // Bits of the instance record's `effects` word (md2.wgsl's EFFECT_*, and
 // crowd.wgsl's MEMBER_* for what only the crowd reads).
@@ -329,10 +346,10 @@ pub(crate) mod member_part {
 #[repr(C)]
 pub(crate) struct CrowdParams {
     pub count: u32,
-    pub index_count: u32,
+    pub levels: u32,
     pub flags: u32,
     pub groups: u32,
-    pub bases: [u32; 4],
+    pub bases: [[u32; 4]; 3],
     pub sort: [u32; 4],
     pub sort_size: [u32; 2],
     pub extra_base: [u32; 2],
@@ -340,6 +357,10 @@ pub(crate) struct CrowdParams {
     pub _pad0: u32,
     pub _pad1: u32,
     pub _pad2: u32,
+    pub level_first: [u32; 4],
+    pub level_count: [u32; 4],
+    pub level_error: [f32; 4],
+    pub lod_sphere: [f32; 4],
 }
 
 /// crowd.wgsl's `MemberMotion`.
@@ -376,10 +397,11 @@ pub(crate) struct CrowdFrame {
     pub _pad2: u32,
 }
 
-/// The four draw buckets of a model's instances (opaque, opaque mirrored,
-/// translucent, shell), in the order the crowd's `bases` and draw arguments
-/// list them.
-pub(crate) const BUCKETS: usize = 4;
+/// The draw buckets of a model's instances, in the order the records lie
+/// and the crowd's `bases` and draw arguments list them: opaque and opaque
+/// mirrored at each level of detail, translucent, shell (see
+/// [`Buckets`](super::instance::Buckets)).
+pub(crate) const BUCKETS: usize = 2 * MAX_LEVELS + 2;
 
 /// A render vertex as the vertex buffer holds it:
 /// [`Corner`](crate::mesh::Corner), md2.wgsl's `CornerIn`.
@@ -788,7 +810,7 @@ mod tests {
                 "CrowdParams",
                 [
                     count,
-                    index_count,
+                    levels,
                     flags,
                     groups,
                     bases,
@@ -798,7 +820,11 @@ mod tests {
                     generation,
                     _pad0,
                     _pad1,
-                    _pad2
+                    _pad2,
+                    level_first,
+                    level_count,
+                    level_error,
+                    lod_sphere
                 ]
             ),
         );
@@ -1039,7 +1065,10 @@ mod tests {
             ("SORT_BLOCK", SORT_BLOCK),
             ("SORT_WORKGROUP", SORT_WORKGROUP),
             ("SUMS", SUMS),
+            ("SORTED_LEVELS", SORTED_LEVELS),
+            ("GROUP_WORDS", GROUP_WORDS),
             ("BUCKETS", BUCKETS as u32),
+            ("MAX_LEVELS", MAX_LEVELS as u32),
             ("OPAQUE", crate::gpu::instance::OPAQUE as u32),
             (
                 "OPAQUE_MIRRORED",
