@@ -60,8 +60,8 @@ pub use format::{
 pub use gpu::{
     Camera, ColorOutput, CrowdError, CrowdHandle, CrowdMember, DepthState, Effects, GpuModel,
     GpuModelBytes, GpuModelOptions, InstanceError, InstancePolicy, Light, MAX_GPU_FRAMES,
-    MAX_GPU_SKINS, MAX_LEVELS, MD2_POSE_WGSL, MIN_LIGHT, MaterialError, Md2Batch, Md2Cache, Md2Crowd,
-    Md2Instance, Md2Material, Md2MaterialDescriptor, Md2Phase, Md2Previous, Md2Renderer,
+    MAX_GPU_SKINS, MAX_LEVELS, MD2_POSE_WGSL, MIN_LIGHT, MaterialError, Md2Batch, Md2Cache,
+    Md2Crowd, Md2Instance, Md2Material, Md2MaterialDescriptor, Md2Phase, Md2Previous, Md2Renderer,
     Md2RendererOptions, PlanarShadow, PrepareError, PrepareReport, QUAKE_TO_Y_UP, SHELL_ALPHA,
     SHELL_OFFSET, SetupError, ShadowStencil, TranslucentOrder, VisibleMembers, adapter_limits,
     pose_wgsl, quake_flags, quake_to_y_up, required_downlevel_flags, required_limits,

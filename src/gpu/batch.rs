@@ -286,7 +286,10 @@ impl Packing {
                 next[bucket] += 1;
             }
         }
-        Ok((count, sorted_levels.map(|l| if l == usize::MAX { 0 } else { l })))
+        Ok((
+            count,
+            sorted_levels.map(|l| if l == usize::MAX { 0 } else { l }),
+        ))
     }
 
     /// Sorts the records in `range` (and their extras) by view depth,

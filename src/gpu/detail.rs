@@ -39,15 +39,16 @@ pub(crate) fn choose(view: &DetailView, levels: &DetailLevels, rows: &[[f32; 4];
     if view.scale <= 0.0 || levels.count <= 1 {
         return 0;
     }
-    let column = |j: usize| rows[0][j] * rows[0][j] + rows[1][j] * rows[1][j] + rows[2][j] * rows[2][j];
+    let column =
+        |j: usize| rows[0][j] * rows[0][j] + rows[1][j] * rows[1][j] + rows[2][j] * rows[2][j];
     let stretch = column(0).max(column(1)).max(column(2)).sqrt();
     let c = levels.sphere;
     let at = |r: &[f32; 4]| r[0] * c[0] + r[1] * c[1] + r[2] * c[2] + r[3];
     let center = [at(&rows[0]), at(&rows[1]), at(&rows[2])];
     let w = view.w_row;
     let w_length = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
-    let nearest = w[0] * center[0] + w[1] * center[1] + w[2] * center[2] + w[3]
-        - c[3] * stretch * w_length;
+    let nearest =
+        w[0] * center[0] + w[1] * center[1] + w[2] * center[2] + w[3] - c[3] * stretch * w_length;
     let mut level = 0;
     for (l, &error) in levels.errors.iter().enumerate().take(levels.count).skip(1) {
         if error * stretch * view.scale <= nearest {

@@ -5,13 +5,16 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use glam::Mat4;
 use image::RgbaImage;
 use wgpu::util::DeviceExt;
 
 use super::cache::Md2Cache;
+use super::camera::Camera;
+use super::detail::{DetailLevels, DetailView, choose};
 use super::device::{check_size, ready_error};
-use super::detail::DetailLevels;
 use super::error::SetupError;
+use super::instance::rows;
 use super::shader::{MAX_GPU_FRAMES, MAX_LEVELS, ModelInfo};
 use super::skin_texture::upload_skins;
 use crate::format::Md2Model;
@@ -431,6 +434,24 @@ impl GpuModel {
             .iter()
             .rposition(|l| l.error <= max_error)
             .unwrap_or(0)
+    }
+
+    /// The level of detail an instance placed by `transform` is drawn at,
+    /// seen by `camera` by a renderer whose
+    /// [`lod_error_pixels`](crate::Md2RendererOptions::lod_error_pixels) is
+    /// `lod_error_pixels`: the coarsest level whose error, scaled by the
+    /// transform's largest stretch along a model axis and projected where
+    /// the sphere around every frame comes nearest the camera, is at most
+    /// that many pixels. Both paths choose by this very arithmetic (the
+    /// crowd's on the GPU), so an app can tell which members get which
+    /// detail. 0 without levels or without a viewport
+    /// ([`Camera::with_viewport`](crate::Camera::with_viewport)).
+    pub fn detail_level(&self, camera: &Camera, lod_error_pixels: f32, transform: Mat4) -> usize {
+        let view = DetailView {
+            w_row: camera.view_proj.row(3).to_array(),
+            scale: camera.detail_scale(lod_error_pixels),
+        };
+        choose(&view, &self.detail_levels(), &rows(&transform))
     }
 
     /// How long building the levels of detail took at upload (zero where

@@ -10,17 +10,18 @@ use super::batch::{Md2Batch, PackOptions, Packing, Ranges};
 use super::cache::{BuiltinKey, Md2Cache};
 use super::camera::{Camera, depth_row, view_depth};
 use super::crowd::{ARGS, CrowdView, Md2Crowd};
+use super::detail::DetailView;
 use super::device::{grow, ready_error, write_changed};
 use super::effects::PlanarShadow;
 use super::error::{PrepareError, PrepareReport, SetupError};
-use super::detail::DetailView;
 use super::instance::{SHELL, TRANSLUCENT, opaque_at};
 use super::material::Md2Material;
 use super::model::DrawModel;
 use super::options::{ColorOutput, Md2RendererOptions, TranslucentOrder};
 use super::pipeline::{Draw, PassKey};
 use super::shader::{
-    BUCKETS, COUNTED_WORDS, ExtraRecord, MAX_LEVELS, FRAME_EXTRA, FRAME_FIRST, FRAME_SORT, InstanceRecord, ViewUniform,
+    BUCKETS, COUNTED_WORDS, ExtraRecord, FRAME_EXTRA, FRAME_FIRST, FRAME_SORT, InstanceRecord,
+    MAX_LEVELS, ViewUniform,
 };
 use super::visible::{VisibleCounts, VisibleMembers};
 

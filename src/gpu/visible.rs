@@ -148,7 +148,11 @@ impl VisibleCounts {
                 let bytes = (slot.crowds as u64 * CROWD_ARGS).max(4);
                 if let Ok(view) = slot.buffer.get_mapped_range(..bytes) {
                     let words: &[u32] = bytemuck::cast_slice(&view);
-                    let crowds = || words.chunks_exact(CROWD_ARGS as usize / 4).take(slot.crowds);
+                    let crowds = || {
+                        words
+                            .chunks_exact(CROWD_ARGS as usize / 4)
+                            .take(slot.crowds)
+                    };
                     self.latest = Some(VisibleMembers {
                         frame: slot.frame,
                         per_crowd: crowds().map(VisibleCounts::visible).collect(),

@@ -11,6 +11,7 @@ mod capture;
 mod crowd;
 mod effects;
 mod hostile;
+mod levels;
 mod materials;
 mod motion;
 mod order;

@@ -25,8 +25,8 @@ use super::instance::pose_words;
 use super::instance::{Buckets, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT, opaque_at};
 use super::model::{DrawModel, GpuModel};
 use super::shader::{
-    BUCKETS, CROWD_CULL, CrowdParams, MOTION_FLAG_BITS, MOTION_MOVED, MOTION_NEW, MOTION_POSE,
-    GROUP_WORDS, MemberRecord, MotionRecord, SORT_BLOCK, SUMS, WORKGROUP_SIZE, member_part,
+    BUCKETS, CROWD_CULL, CrowdParams, GROUP_WORDS, MOTION_FLAG_BITS, MOTION_MOVED, MOTION_NEW,
+    MOTION_POSE, MemberRecord, MotionRecord, SORT_BLOCK, SUMS, WORKGROUP_SIZE, member_part,
 };
 use crate::anim::{ClipClock, Playback};
 use clips::ClipTable;
@@ -903,9 +903,7 @@ impl Md2Crowd {
         written += self.flush_motion(queue);
         self.last_now = Some(now);
         let flags = if self.culling { CROWD_CULL } else { 0 };
-        let params = self
-            .layout()
-            .params(&self.model, flags, self.generation);
+        let params = self.layout().params(&self.model, flags, self.generation);
         written += write_changed(
             queue,
             &self.params_buffer,

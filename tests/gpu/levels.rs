@@ -1,0 +1,231 @@
+//! Levels of detail chosen on both paths: the resident crowd's compute pass
+//! and the immediate path choose the same level for the same member and
+//! view, and culling with levels still draws every member in view.
+
+use crate::common::*;
+use glam::{Mat4, UVec2, Vec3};
+use md2_wgpu::support::Rng;
+use md2_wgpu::{
+    Camera, ClipClock, CrowdMember, GpuModel, GpuModelOptions, MAX_LEVELS, Md2Batch, Md2Cache,
+    Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions, Quake2Player, demo,
+};
+
+const SIZE: u32 = 256;
+const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+/// The demo model with its levels of detail.
+fn demo_with_levels(gpu: &Gpu, cache: &Md2Cache) -> GpuModel {
+    let model = GpuModel::with_options(
+        &gpu.device,
+        &gpu.queue,
+        cache,
+        &demo::demo_model(),
+        &[demo::demo_skin()],
+        GpuModelOptions::WITH_LEVELS,
+    )
+    .unwrap();
+    assert!(
+        model.levels().len() > 2,
+        "the demo model has coarser levels"
+    );
+    model
+}
+
+/// Looking down a long street from head height, on a `SIZE` square
+/// viewport.
+fn street_camera() -> Camera {
+    Camera::look_at(
+        Vec3::new(0.0, 40.0, -60.0),
+        Vec3::new(0.0, 20.0, 400.0),
+        0.8,
+        1.0,
+        1.0,
+        5000.0,
+    )
+    .with_viewport(UVec2::splat(SIZE))
+}
+
+/// Runs the crowds' compute pass for `camera` and draws everything the
+/// renderer has into a fresh target.
+fn draw(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    batches: &[Md2Batch<'_>],
+    crowd: Option<&mut Md2Crowd>,
+    now: f64,
+) -> image::RgbaImage {
+    renderer
+        .prepare(&gpu.device, &gpu.queue, camera, batches)
+        .unwrap();
+    let target = Target::for_renderer(gpu, renderer, SIZE, SIZE);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer
+        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, crowd)
+        .unwrap();
+    {
+        let mut pass = target.begin(&mut encoder, renderer.options().depth);
+        renderer.render(&mut pass);
+    }
+    target.read(gpu, encoder)
+}
+
+#[test]
+fn both_paths_choose_the_same_level_for_the_same_member_and_view() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let gpu_model = demo_with_levels(&gpu, &cache);
+    let camera = street_camera();
+    let options = Md2RendererOptions::WITH_DEPTH;
+    let pixels = options.lod_error_pixels;
+    let now = 3.0;
+    let clips = Quake2Player::clips();
+    let mut rng = Rng::new(18);
+    // Soldiers down the street, near to far, each turned and scaled its
+    // own way (one stretched along one axis); none so near a level's
+    // switching distance that rounding could choose either.
+    let mut members = Vec::new();
+    while members.len() < 120 {
+        let z = rng.range(0.0, 3000.0);
+        let scale = if members.len() % 17 == 5 {
+            Vec3::new(1.0, 1.8, 1.0)
+        } else {
+            Vec3::splat(rng.range(0.5, 2.0))
+        };
+        let transform = Mat4::from_translation(Vec3::new(rng.range(-60.0, 60.0), 0.0, z))
+            * Mat4::from_rotation_y(rng.range(0.0, std::f32::consts::TAU))
+            * Mat4::from_scale(scale);
+        let level = gpu_model.detail_level(&camera, pixels, transform);
+        let near_a_switch = [0.99, 1.01]
+            .iter()
+            .any(|k| gpu_model.detail_level(&camera, pixels * k, transform) != level);
+        if near_a_switch {
+            continue;
+        }
+        let clip = clips[rng.below(clips.len())].clone();
+        let clock = ClipClock::new(clip, now - rng.unit_f64() * 5.0);
+        members.push((CrowdMember::new(transform, clock), level));
+    }
+    let mut expected = [0usize; MAX_LEVELS];
+    for (_, level) in &members {
+        expected[*level] += 1;
+    }
+    eprintln!("members per level: {expected:?}");
+    assert!(
+        expected.iter().filter(|&&n| n > 0).count() >= 3,
+        "the street shows three levels or more: {expected:?}"
+    );
+
+    // The resident path: each member's record lies in its level's bucket.
+    let mut resident = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options).unwrap();
+    let mut crowd = Md2Crowd::new(&gpu.device, &resident, &gpu_model).unwrap();
+    for (member, _) in &members {
+        crowd.add(member.clone()).unwrap();
+    }
+    let from_crowd = draw(&gpu, &mut resident, &camera, &[], Some(&mut crowd), now);
+    let records = resident
+        .read_crowd_records(&gpu.device, &gpu.queue, 0)
+        .unwrap();
+    let mut checked = 0;
+    for (bucket, record) in &records {
+        let at = [record.rows[0][3], record.rows[1][3], record.rows[2][3]];
+        let (_, level) = members
+            .iter()
+            .find(|(m, _)| m.transform.w_axis.truncate().to_array() == at)
+            .expect("every record is a member's");
+        assert_eq!(bucket / 2, *level, "the member at {at:?}");
+        checked += 1;
+    }
+    let counted = resident
+        .visible_members_per_level(&gpu.device, &gpu.queue)
+        .unwrap()[0];
+    let in_view: u32 = counted.iter().sum();
+    assert_eq!(checked, in_view as usize);
+
+    // The immediate path: the same members as instances, the same counts
+    // per level (of those in view: the immediate path does not cull) and
+    // the same picture.
+    let instances: Vec<Md2Instance> = members
+        .iter()
+        .map(|(m, _)| Md2Instance::new(m.transform, m.playback.pose(now)))
+        .collect();
+    let mut immediate = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options).unwrap();
+    let report = immediate
+        .prepare(
+            &gpu.device,
+            &gpu.queue,
+            &camera,
+            &[Md2Batch::new(&gpu_model, &instances)],
+        )
+        .unwrap();
+    assert_eq!(report.levels, expected, "instances per level");
+    let from_batch = draw(
+        &gpu,
+        &mut immediate,
+        &camera,
+        &[Md2Batch::new(&gpu_model, &instances)],
+        None,
+        now,
+    );
+    save_picture(&from_crowd, "levels-street-resident.png");
+    save_picture(&from_batch, "levels-street-immediate.png");
+    assert!(coverage(&from_crowd) > 2000);
+    let differ = differing_pixels(&from_crowd, &from_batch, 0);
+    assert_eq!(differ, 0, "{differ} pixels differ between the paths");
+}
+
+#[test]
+fn culling_with_levels_never_drops_a_visible_member() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let gpu_model = demo_with_levels(&gpu, &cache);
+    let mut renderer =
+        Md2Renderer::with_cache(&gpu.device, &cache, SRGB, Md2RendererOptions::WITH_DEPTH).unwrap();
+    let now = 7.25;
+    let mut rng = Rng::new(4);
+    let clips = Quake2Player::clips();
+    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    // A field of 30 × 30 soldiers, 80 units apart.
+    for i in 0..900 {
+        let at = Vec3::new((i % 30) as f32 * 80.0 - 1200.0, 0.0, (i / 30) as f32 * 80.0);
+        let transform = Mat4::from_translation(at) * Mat4::from_rotation_y(rng.range(0.0, 6.3));
+        let clip = clips[rng.below(clips.len())].clone();
+        let clock = ClipClock::new(clip, now - rng.unit_f64() * 10.0);
+        crowd.add(CrowdMember::new(transform, clock)).unwrap();
+    }
+    let cameras = [
+        ("across", street_camera()),
+        (
+            "corner",
+            Camera::look_at(
+                Vec3::new(-1300.0, 60.0, -100.0),
+                Vec3::new(-900.0, 0.0, 300.0),
+                1.0,
+                1.0,
+                1.0,
+                4000.0,
+            )
+            .with_viewport(UVec2::splat(SIZE)),
+        ),
+    ];
+    for (name, camera) in cameras {
+        crowd.set_culling(true);
+        let culled = draw(&gpu, &mut renderer, &camera, &[], Some(&mut crowd), now);
+        let per_level = renderer
+            .visible_members_per_level(&gpu.device, &gpu.queue)
+            .unwrap()[0];
+        crowd.set_culling(false);
+        let all = draw(&gpu, &mut renderer, &camera, &[], Some(&mut crowd), now);
+        save_picture(&culled, &format!("levels-{name}-culled.png"));
+        let differ = differing_pixels(&culled, &all, 0);
+        assert_eq!(differ, 0, "{name}: culling changed {differ} pixels");
+        let visible: u32 = per_level.iter().sum();
+        eprintln!("{name}: {visible} of 900 in view, per level {per_level:?}");
+        assert!(coverage(&culled) > 2000, "{name}: the crowd is in view");
+        assert!(visible < 900, "{name}: culling left some out");
+        assert!(
+            per_level[1..].iter().any(|&n| n > 0),
+            "{name}: some members at a coarser level"
+        );
+    }
+}
