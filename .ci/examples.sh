@@ -12,7 +12,8 @@
 #                            directory
 #   .ci/examples.sh --docs   also (re)make the README's pictures from the demo
 #                            model: docs/viewer.png (the inspector),
-#                            docs/crowd.png, docs/deferred.png (windowed),
+#                            docs/crowd.png, docs/crowd-levels.png,
+#                            docs/deferred.png (windowed),
 #                            docs/shells.png and
 #                            docs/shadow.png (render)
 #
@@ -80,6 +81,8 @@ run hello --frames 20 --size 640x400 --screenshot "$out/hello.png"
 run viewer --frames 20 --size 1280x720 --screenshot "$out/viewer.png"
 run egui --frames 20 --size 640x400 --screenshot "$out/egui.png"
 run crowd --instances 500 --frames 20 --size 640x400 --screenshot "$out/crowd.png"
+run crowd --instances 500 --frames 5 --size 640x400 --no-lod --lod-tint \
+  --screenshot "$out/crowd-no-lod.png"
 run deferred --instances 100 --frames 20 --size 640x400 --screenshot "$out/deferred.png"
 # The headless one needs no display, only that it draws every effect.
 echo "examples: render --shell blue --shadow"
@@ -103,6 +106,7 @@ if $docs; then
   mkdir -p docs
   run viewer --frames 40 --size 1280x720 --screenshot docs/viewer.png
   run crowd --frames 40 --size 640x400 --screenshot docs/crowd.png
+  run crowd --frames 40 --size 640x400 --lod-tint --screenshot docs/crowd-levels.png
   run deferred --frames 40 --size 640x400 --screenshot docs/deferred.png
   "$bin/render" --shell blue --anim run --t 0.25 --size 320x320 --out docs/shells.png
   "$bin/render" --shadow --anim run --t 0.25 --size 320x320 --out docs/shadow.png

@@ -27,14 +27,15 @@ use std::f32::consts::TAU;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use md2_wgpu::glam::{Mat4, Vec2, Vec3};
+use md2_wgpu::glam::{Mat4, UVec2, Vec2, Vec3};
 use md2_wgpu::quake_flags::{
     RF_SHELL_BLUE, RF_SHELL_DOUBLE, RF_SHELL_GREEN, RF_SHELL_HALF_DAM, RF_SHELL_RED,
 };
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, Clip, ClipClock, CrowdHandle, CrowdMember, Effects, GpuModel, Light, Md2Crowd,
-    Md2Model, Md2Renderer, PlanarShadow, Quake2Player, stand_on_ground, wgpu,
+    Camera, Clip, ClipClock, CrowdHandle, CrowdMember, Effects, GpuModel, GpuModelOptions, Light,
+    MAX_LEVELS, Md2Crowd, Md2Model, Md2Renderer, PlanarShadow, Quake2Player, stand_on_ground,
+    wgpu,
 };
 use winit::event::{ElementState, WindowEvent};
 use winit::keyboard::{Key, NamedKey};
@@ -46,7 +47,9 @@ const USAGE: &str = "\
 usage: crowd [FILE] [--instances N] [options]
 
   FILE                  an .md2 model (default: the built-in demo model)
-  --instances N         how many to draw (default 2000, 1 to 1000000)";
+  --instances N         how many to draw (default 2000, 1 to 1000000)
+  --no-lod              full detail only (levels of detail are on by default)
+  --lod-tint            start with the members tinted by level (the L key)";
 
 const KEYS: &str = "\
 keys:
@@ -57,6 +60,8 @@ keys:
   V            a second view in a corner: a drone following a walker (a second renderer)
   G            planar shadows on / off
   C            culling on / off (the title counts the members in view)
+  L            tint the members by level of detail: full detail as they are,
+               then green, yellow, red (the title counts them per level)
   Esc          quit";
 
 const DEFAULT_INSTANCES: usize = 2000;
@@ -89,14 +94,28 @@ const DRONE_PITCH: f32 = 1.0;
 const VISIBLE_INTERVAL: Duration = Duration::from_secs(1);
 
 fn main() -> ExitCode {
+    let (mut levels, mut tint_levels) = (true, false);
+    let switch = |flag: &str| match flag {
+        "--no-lod" => {
+            levels = false;
+            true
+        }
+        "--lod-tint" => {
+            tint_levels = true;
+            true
+        }
+        _ => false,
+    };
     let (common, loaded, instances) =
-        match framework::crowd_args(USAGE, KEYS, DEFAULT_INSTANCES, MAX_INSTANCES) {
+        match framework::crowd_args(USAGE, KEYS, (DEFAULT_INSTANCES, MAX_INSTANCES), switch) {
             Ok(args) => args,
             Err(code) => return code,
         };
     let title = format!("md2-wgpu crowd — {}", loaded.name);
     framework::run(title, KEYS, common, move |gpu| {
-        Crowd::new(gpu, loaded, instances)
+        let mut crowd = Crowd::new(gpu, loaded, instances, levels)?;
+        crowd.tint_levels = tint_levels;
+        Ok(crowd)
     })
 }
 
@@ -338,9 +357,19 @@ struct Crowd {
     /// The crowd's clock, in seconds.
     time: f64,
     shadows: bool,
-    /// Members in the main view and the drone's at the last count,
-    /// and when it was taken.
+    /// Members in the main view and the drone's at the last count, the
+    /// main view's per level of detail, and when it was taken.
     visible: Option<(u32, u32)>,
+    per_level: Option<[u32; MAX_LEVELS]>,
+    /// Whether members are tinted by their level of detail, and the level
+    /// each was tinted for (`None`: its own tint), member by member.
+    tint_levels: bool,
+    tinted: Vec<Option<usize>>,
+    /// Every member's own tint and transform (walkers' as added), to tint
+    /// by level and back.
+    own: Vec<(CrowdHandle, Mat4, [f32; 4])>,
+    /// The main camera of the frame being drawn.
+    camera: Camera,
     counted_at: Instant,
     /// The corner the drone's view is drawn in: x, y, width, height, in
     /// pixels.
@@ -350,7 +379,7 @@ struct Crowd {
 }
 
 impl Crowd {
-    fn new(gpu: &Gpu, loaded: Loaded, count: usize) -> Result<Crowd, String> {
+    fn new(gpu: &Gpu, loaded: Loaded, count: usize, levels: bool) -> Result<Crowd, String> {
         let Loaded { name, model, skins } = loaded;
         let options = gpu.renderer_options();
         let mut renderer = Md2Renderer::new(&gpu.device, gpu.color_format, options)
@@ -360,8 +389,32 @@ impl Crowd {
         let drone =
             Md2Renderer::with_cache(&gpu.device, renderer.cache(), gpu.color_format, options)
                 .map_err(|e| format!("cannot build the second view: {e}"))?;
-        let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &skins)
-            .map_err(|e| format!("{name}: {e}"))?;
+        // Levels of detail: coarser triangle lists over the same frames,
+        // each member drawn at the coarsest that stays within a pixel.
+        let upload = if levels {
+            GpuModelOptions::WITH_LEVELS
+        } else {
+            GpuModelOptions::DEFAULT
+        };
+        let gpu_model = GpuModel::with_options(
+            &gpu.device,
+            &gpu.queue,
+            &renderer,
+            &model,
+            &skins,
+            upload,
+        )
+        .map_err(|e| format!("{name}: {e}"))?;
+        let described: Vec<String> = gpu_model
+            .levels()
+            .iter()
+            .map(|l| format!("{} triangles (error {:.2} units)", l.triangle_count(), l.error))
+            .collect();
+        println!(
+            "{name}: levels of detail: {} (built in {:.0} ms)",
+            described.join(", "),
+            gpu_model.level_build_time().as_secs_f64() * 1000.0
+        );
         if gpu_model.uses_default_skin() {
             println!("note: {name} has no skin: drawn with the default checker texture");
         }
@@ -406,6 +459,11 @@ impl Crowd {
             time: 0.0,
             shadows: true,
             visible: None,
+            per_level: None,
+            tint_levels: false,
+            tinted: Vec::new(),
+            own: Vec::new(),
+            camera: Camera::default(),
             counted_at: Instant::now(),
             drone_viewport: [0.0; 4],
             flight: Flight {
@@ -436,6 +494,7 @@ impl Crowd {
         let count = count.clamp(1, MAX_INSTANCES.min(self.crowd.max_members()));
         self.crowd.clear();
         self.walkers.clear();
+        self.own.clear();
         self.count = count;
         let skins = self.model.skin_count().max(1) as usize;
         let mut standing = Vec::with_capacity(count);
@@ -482,6 +541,7 @@ impl Crowd {
                     turn: direction * ground_speed / position.length(),
                 };
                 let transform = walker.transform(&self.clips, self.time);
+                let tint = member.tint;
                 let handle = self
                     .crowd
                     .add(CrowdMember {
@@ -490,6 +550,7 @@ impl Crowd {
                     })
                     .map_err(|e| e.to_string())?;
                 self.walkers.push((handle, walker));
+                self.own.push((handle, transform, tint));
             } else {
                 let transform = Mat4::from_translation(Vec3::new(position.x, 0.0, position.y))
                     * Mat4::from_rotation_y(heading)
@@ -501,8 +562,11 @@ impl Crowd {
             }
         }
         for member in standing {
-            self.crowd.add(member).map_err(|e| e.to_string())?;
+            let (transform, tint) = (member.transform, member.tint);
+            let handle = self.crowd.add(member).map_err(|e| e.to_string())?;
+            self.own.push((handle, transform, tint));
         }
+        self.tinted = vec![None; self.own.len()];
         self.recount();
         println!(
             "crowd: {count} members, {} of them walking",
@@ -511,10 +575,38 @@ impl Crowd {
         Ok(())
     }
 
+    /// With the L key: tints every member whose level of detail changed by
+    /// its new level (the level both paths choose, computed on the CPU by
+    /// `GpuModel::detail_level`); without it, gives back the own tints of
+    /// those still tinted. Only the members whose tint changes upload.
+    fn tint_by_level(&mut self) -> Result<(), String> {
+        let pixels = self.renderer.options().lod_error_pixels;
+        for (k, (handle, transform, own)) in self.own.iter().enumerate() {
+            // Walkers come first, in the order of `walkers`.
+            let transform = match self.walkers.get(k) {
+                Some((_, walker)) => walker.transform(&self.clips, self.time),
+                None => *transform,
+            };
+            let level = self
+                .tint_levels
+                .then(|| self.model.detail_level(&self.camera, pixels, transform));
+            if level == self.tinted[k] {
+                continue;
+            }
+            let tint = level.map_or(*own, |l| LEVEL_TINTS[l.min(LEVEL_TINTS.len() - 1)]);
+            self.crowd
+                .set_tint(*handle, tint)
+                .map_err(|e| e.to_string())?;
+            self.tinted[k] = level;
+        }
+        Ok(())
+    }
+
     /// Forgets the count of members in view until the next is taken, a
     /// second from now, of frames drawn since.
     fn recount(&mut self) {
         self.visible = None;
+        self.per_level = None;
         self.counted_at = Instant::now();
     }
 
@@ -566,6 +658,15 @@ fn shadow() -> PlanarShadow {
     PlanarShadow::on_ground(0.0, Light::default().towards_light)
 }
 
+/// The tints of the L key, level by level: full detail as the skin is,
+/// then green, yellow, red.
+const LEVEL_TINTS: [[f32; 4]; MAX_LEVELS] = [
+    [1.0, 1.0, 1.0, 1.0],
+    [0.35, 1.0, 0.35, 1.0],
+    [1.0, 0.95, 0.25, 1.0],
+    [1.0, 0.3, 0.3, 1.0],
+];
+
 /// A light colour of the given hue: the skin shows through, each member a
 /// little different.
 fn tint(hue: f32) -> [f32; 4] {
@@ -601,6 +702,13 @@ impl App for Crowd {
                 Ok(counts) => self.visible = Some(counts),
                 Err(e) => self.report(Err(e.to_string())),
             }
+            match self
+                .renderer
+                .visible_members_per_level(&gpu.device, &gpu.queue)
+            {
+                Ok(levels) => self.per_level = levels.first().copied(),
+                Err(e) => self.report(Err(e.to_string())),
+            }
             self.counted_at = Instant::now();
         }
 
@@ -616,7 +724,14 @@ impl App for Crowd {
             gpu.aspect(),
             (self.height * 0.05).max(0.01),
             far,
-        );
+        )
+        // Levels of detail are chosen by their error in pixels on it.
+        .with_viewport(UVec2::new(gpu.size.0, gpu.size.1));
+        self.camera = camera;
+        if self.tint_levels || self.tinted.iter().any(Option::is_some) {
+            let tinted = self.tint_by_level();
+            self.report(tinted);
+        }
         let prepared = self.renderer.prepare(&gpu.device, &gpu.queue, &camera, &[]);
         self.report(prepared.map(drop).map_err(|e| e.to_string()));
         // Fading out towards the far plane, where the crowd ends.
@@ -629,11 +744,12 @@ impl App for Crowd {
         };
         self.ground.prepare(&gpu.queue, camera.view_proj, &ground);
         if self.show_drone {
-            let (drone, at) = self.drone_camera();
-            let prepared = self.drone.prepare(&gpu.device, &gpu.queue, &drone, &[]);
-            self.report(prepared.map(drop).map_err(|e| e.to_string()));
             let (width, height) = (gpu.size.0 as f32, gpu.size.1 as f32);
             let side = (width.min(height) * 0.4).floor();
+            let (drone, at) = self.drone_camera();
+            let drone = drone.with_viewport(UVec2::splat(side as u32));
+            let prepared = self.drone.prepare(&gpu.device, &gpu.queue, &drone, &[]);
+            self.report(prepared.map(drop).map_err(|e| e.to_string()));
             let margin = (side * 0.04).floor();
             self.drone_viewport = [width - side - margin, margin, side, side];
             // Centred on the view and large enough to cover all of it (its
@@ -717,6 +833,10 @@ impl App for Crowd {
                         self.recount();
                         Ok(())
                     }
+                    "l" => {
+                        self.tint_levels = !self.tint_levels;
+                        Ok(())
+                    }
                     _ => Ok(()),
                 },
                 _ => Ok(()),
@@ -734,6 +854,14 @@ impl App for Crowd {
             Some((main, _)) => format!("{main} in view"),
             None => "counting".to_owned(),
         };
+        let levels = match self.per_level {
+            Some(levels) if self.model.levels().len() > 1 => {
+                let drawn = &levels[..self.model.levels().len().min(MAX_LEVELS)];
+                let drawn: Vec<String> = drawn.iter().map(u32::to_string).collect();
+                format!(", per level {}", drawn.join("/"))
+            }
+            _ => String::new(),
+        };
         let mut notes = String::new();
         if !self.crowd.culling() {
             notes += " — culling off";
@@ -742,7 +870,7 @@ impl App for Crowd {
             notes += " — steering";
         }
         format!(
-            "md2-wgpu crowd — {} — {} members ({visible}), {} walking — {} fps — {:.2} ms CPU/frame{notes}",
+            "md2-wgpu crowd — {} — {} members ({visible}{levels}), {} walking — {} fps — {:.2} ms CPU/frame{notes}",
             self.name,
             self.count,
             self.walkers.len(),

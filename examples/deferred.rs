@@ -203,7 +203,7 @@ struct LightingUniform {
 
 fn main() -> ExitCode {
     let (common, loaded, instances) =
-        match framework::crowd_args(USAGE, KEYS, DEFAULT_INSTANCES, MAX_INSTANCES) {
+        match framework::crowd_args(USAGE, KEYS, (DEFAULT_INSTANCES, MAX_INSTANCES), |_| false) {
             Ok(args) => args,
             Err(code) => return code,
         };

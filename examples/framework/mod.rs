@@ -346,17 +346,21 @@ pub trait App {
 /// example loads before [`run`], so that a file that does not load ends it
 /// before any window opens.
 /// The command line of an example that draws a crowd of the model: the
-/// flags of [`Common`] and `--instances N` (1 to `max`, else `default`),
-/// and the model it names, loaded. `Err` is the exit code after the help or
-/// an error has been printed.
+/// flags of [`Common`], `--instances N` (1 to `max`, else `default`) and
+/// the example's own switches (`switch` takes a flag and says whether it
+/// is one), and the model it names, loaded. `Err` is the exit code after
+/// the help or an error has been printed.
 pub fn crowd_args(
     usage: &str,
     keys: &str,
-    default: usize,
-    max: usize,
+    (default, max): (usize, usize),
+    mut switch: impl FnMut(&str) -> bool,
 ) -> Result<(Common, Loaded, usize), ExitCode> {
     let mut instances = default;
     let common = parse_args(usage, keys, |flag, args| {
+        if switch(flag) {
+            return Ok(true);
+        }
         if flag != "--instances" {
             return Ok(false);
         }
