@@ -34,8 +34,7 @@ use md2_wgpu::quake_flags::{
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
     Camera, Clip, ClipClock, CrowdHandle, CrowdMember, Effects, GpuModel, GpuModelOptions, Light,
-    MAX_LEVELS, Md2Crowd, Md2Model, Md2Renderer, PlanarShadow, Quake2Player, stand_on_ground,
-    wgpu,
+    MAX_LEVELS, Md2Crowd, Md2Model, Md2Renderer, PlanarShadow, Quake2Player, stand_on_ground, wgpu,
 };
 use winit::event::{ElementState, WindowEvent};
 use winit::keyboard::{Key, NamedKey};
@@ -396,19 +395,19 @@ impl Crowd {
         } else {
             GpuModelOptions::DEFAULT
         };
-        let gpu_model = GpuModel::with_options(
-            &gpu.device,
-            &gpu.queue,
-            &renderer,
-            &model,
-            &skins,
-            upload,
-        )
-        .map_err(|e| format!("{name}: {e}"))?;
+        let gpu_model =
+            GpuModel::with_options(&gpu.device, &gpu.queue, &renderer, &model, &skins, upload)
+                .map_err(|e| format!("{name}: {e}"))?;
         let described: Vec<String> = gpu_model
             .levels()
             .iter()
-            .map(|l| format!("{} triangles (error {:.2} units)", l.triangle_count(), l.error))
+            .map(|l| {
+                format!(
+                    "{} triangles (error {:.2} units)",
+                    l.triangle_count(),
+                    l.error
+                )
+            })
             .collect();
         println!(
             "{name}: levels of detail: {} (built in {:.0} ms)",

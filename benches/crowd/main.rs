@@ -40,6 +40,7 @@ mod compare;
 mod culling;
 mod effects;
 mod gpu;
+mod horizon;
 mod measure;
 mod morph;
 mod order;
@@ -79,7 +80,12 @@ usage: cargo bench --bench crowd [-- OPTIONS]
   --order LIST         triangle orders of the order section: file,optimised
                        (default both; every other section uploads the
                        library's default, optimised)
-  --sections LIST      any of compare,culling,flat,effects,shading,order,probe
+  --horizon-instances N  the resident crowd of the horizon section (default
+                       100000)
+  --horizon-frames N   its measured frames (default 3: a frame at full detail
+                       takes seconds on a software rasteriser)
+  --sections LIST      any of compare,culling,flat,effects,shading,horizon,
+                       order,probe
                        (default all)
   --flat-sizes LIST    crowd sizes of the steady-state section, first model
                        only (default 1000,1000000)
@@ -101,17 +107,19 @@ enum Section {
     Flat,
     Effects,
     Shading,
+    Horizon,
     Order,
     Probe,
 }
 
 impl Section {
-    const ALL: [Section; 7] = [
+    const ALL: [Section; 8] = [
         Section::Compare,
         Section::Culling,
         Section::Flat,
         Section::Effects,
         Section::Shading,
+        Section::Horizon,
         Section::Order,
         Section::Probe,
     ];
@@ -123,6 +131,7 @@ impl Section {
             Section::Flat => "flat",
             Section::Effects => "effects",
             Section::Shading => "shading",
+            Section::Horizon => "horizon",
             Section::Order => "order",
             Section::Probe => "probe",
         }
@@ -138,6 +147,8 @@ struct Options {
     skin: Option<PathBuf>,
     target: usize,
     effects_instances: usize,
+    horizon_instances: usize,
+    horizon_frames: usize,
     orders: Vec<md2_wgpu::TriangleOrder>,
     sections: Vec<Section>,
     flat_sizes: Vec<usize>,
@@ -159,6 +170,8 @@ impl Default for Options {
             skin: None,
             target: 4000,
             effects_instances: 1000,
+            horizon_instances: 100_000,
+            horizon_frames: 3,
             orders: vec![
                 md2_wgpu::TriangleOrder::File,
                 md2_wgpu::TriangleOrder::VertexCache,
@@ -227,6 +240,12 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             "--target" => o.target = count(&value()?, "--target", MAX_INSTANCES)?,
             "--effects-instances" => {
                 o.effects_instances = count(&value()?, "--effects-instances", MAX_INSTANCES)?;
+            }
+            "--horizon-instances" => {
+                o.horizon_instances = count(&value()?, "--horizon-instances", MAX_INSTANCES)?;
+            }
+            "--horizon-frames" => {
+                o.horizon_frames = count(&value()?, "--horizon-frames", 100_000)?;
             }
             "--order" => {
                 o.orders = value()?
@@ -434,6 +453,12 @@ fn run(options: &Options) -> Result<(), String> {
                 rows.extend(effects::run(&bench, &models, options.effects_instances)?);
             }
             Section::Shading => rows.extend(shading::run(&bench, &models, options.target)?),
+            Section::Horizon => rows.extend(horizon::run(
+                &bench,
+                &models,
+                options.horizon_instances,
+                options.horizon_frames,
+            )?),
             Section::Order => rows.extend(order::run(
                 &bench,
                 &models,
@@ -483,8 +508,8 @@ fn reproduce(o: &Options) -> String {
         .collect();
     format!(
         "--instances {} --frames {} --warmup {} --strategies {} --models {} --target {} \
-         --effects-instances {} --order {} --sections {} --flat-sizes {} --flat-frames {} \
-         --probe-max {} --probe-seconds {}",
+         --effects-instances {} --horizon-instances {} --horizon-frames {} --order {} \
+         --sections {} --flat-sizes {} --flat-frames {} --probe-max {} --probe-seconds {}",
         list(&o.instances),
         o.frames,
         o.warmup,
@@ -492,6 +517,8 @@ fn reproduce(o: &Options) -> String {
         o.models.join(","),
         o.target,
         o.effects_instances,
+        o.horizon_instances,
+        o.horizon_frames,
         orders.join(","),
         sections.join(","),
         list(&o.flat_sizes),

@@ -4,6 +4,7 @@
 //! and is read back for the picture check.
 
 use image::RgbaImage;
+use md2_wgpu::MAX_LEVELS;
 
 use crate::clock::{self, Mark};
 use crate::gpu::{Gpu, Target};
@@ -142,6 +143,7 @@ struct Final {
     invocations: Option<u64>,
     picture: Option<RgbaImage>,
     visible: Option<u32>,
+    per_level: Option<[u32; MAX_LEVELS]>,
 }
 
 /// The last frame: counted, read back, and asked what it found in view.
@@ -165,6 +167,7 @@ fn final_frame(
         None
     };
     let visible = strategy.visible_members(gpu);
+    let per_level = strategy.drawn_per_level(gpu);
     if let Some(e) = gpu.take_uncaptured() {
         return Err(e);
     }
@@ -172,6 +175,7 @@ fn final_frame(
         invocations,
         picture,
         visible,
+        per_level,
     })
 }
 
@@ -237,6 +241,7 @@ pub fn measure(
                     gpu_model_bytes: strategy.gpu_model_bytes(),
                     vs_invocations: last.invocations,
                     visible: last.visible,
+                    per_level: last.per_level,
                     frame_rounds: samples.frame,
                     cpu_rounds: samples.cpu,
                 })

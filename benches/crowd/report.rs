@@ -68,6 +68,9 @@ pub struct Measured {
     pub vs_invocations: Option<u64>,
     /// Members in view, where the strategy culls.
     pub visible: Option<u32>,
+    /// Members (instances) drawn at each level of detail, where the
+    /// strategy says.
+    pub per_level: Option<[u32; md2_wgpu::MAX_LEVELS]>,
     /// Frame time and CPU time of each measured round, in order: every
     /// strategy of a table draws round k in turn, under the same load, so
     /// ratios are taken round by round (see [`spread`]).
@@ -148,6 +151,7 @@ pub fn json(rows: &[Row], adapter: &str) -> serde_json::Value {
                     "gpu_model_bytes": m.gpu_model_bytes,
                     "vs_invocations_per_frame": m.vs_invocations,
                     "visible_members": m.visible,
+                    "members_per_level": m.per_level,
                     "frame_ms_rounds": m.frame_rounds,
                     "cpu_ms_rounds": m.cpu_rounds,
                 }),

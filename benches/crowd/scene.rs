@@ -65,6 +65,16 @@ impl BenchModel {
         Scene::crowd(&self.model, self.skins.len() as u32, count)
     }
 
+    /// `count` members to the horizon (see [`Scene::horizon`]).
+    pub fn horizon(&self, count: usize) -> Result<Scene, String> {
+        Scene::horizon(&self.model, self.skins.len() as u32, count)
+    }
+
+    /// `count` members all close (see [`Scene::close`]).
+    pub fn close(&self, count: usize, reach: f32) -> Result<Scene, String> {
+        Scene::close(&self.model, self.skins.len() as u32, count, reach)
+    }
+
     /// "demo: 588 vertices, 1116 triangles, 198 frames, 21 animations".
     pub fn describe(&self) -> String {
         format!(
@@ -204,10 +214,66 @@ impl Scene {
         scene
     }
 
+    /// `count` members spread over a square field (the crowd's grid and
+    /// jitter), seen from head height at the middle of one edge, looking
+    /// across to the far edge: a crowd that reaches the horizon, where most
+    /// members in view are a few pixels tall. The camera knows the
+    /// target's size, so levels of detail are chosen.
+    pub fn horizon(model: &Md2Model, skin_count: u32, count: usize) -> Result<Scene, String> {
+        let crowd = Scene::crowd(model, skin_count, count)?;
+        let (lo, hi) = crowd.bounds;
+        let head = lo.y + (hi.y - lo.y) * 0.9;
+        let eye = Vec3::new(0.0, head, lo.z - SPACING);
+        let target = Vec3::new(0.0, head * 0.6, hi.z);
+        let aspect = crate::gpu::WIDTH as f32 / crate::gpu::HEIGHT as f32;
+        let far = (hi - eye).length().max((lo - eye).length());
+        let camera = Camera::look_at(eye, target, 0.8, aspect, 1.0, far).with_viewport(viewport());
+        Ok(Scene { camera, ..crowd })
+    }
+
+    /// `count` members packed in a block right in front of the camera,
+    /// none farther than `reach` (world units) from it: close enough that
+    /// every one is drawn at full detail, where levels of detail can only
+    /// cost. Their grid is tighter than the crowd's (they overlap).
+    pub fn close(
+        model: &Md2Model,
+        skin_count: u32,
+        count: usize,
+        reach: f32,
+    ) -> Result<Scene, String> {
+        let mut scene = Scene::crowd(model, skin_count, count)?;
+        let side = (count as f64).sqrt().ceil().max(1.0) as usize;
+        // The block: `side` columns and rows, `reach / 2` deep.
+        let step = reach * 0.5 / side as f32;
+        let eye = Vec3::new(0.0, reach * 0.15, 0.0);
+        for (i, m) in scene.members.iter_mut().enumerate() {
+            let x = ((i % side) as f32 - side as f32 * 0.5) * step;
+            let z = reach * 0.2 + (i / side) as f32 * step;
+            let rotation = Quat::from_mat4(&m.transform);
+            m.transform = Mat4::from_rotation_translation(rotation, Vec3::new(x, 0.0, z));
+        }
+        let aspect = crate::gpu::WIDTH as f32 / crate::gpu::HEIGHT as f32;
+        scene.camera = Camera::look_at(
+            eye,
+            Vec3::new(0.0, 0.0, reach * 0.45),
+            0.8,
+            aspect,
+            1.0,
+            reach * 2.0,
+        )
+        .with_viewport(viewport());
+        Ok(scene)
+    }
+
     /// Whether any member wears an effect or the view casts shadows.
     pub fn has_effects(&self) -> bool {
         self.shadow.is_some() || self.members.iter().any(|m| m.effects != Effects::NONE)
     }
+}
+
+/// The benchmark's target size, for cameras that choose levels of detail.
+fn viewport() -> glam::UVec2 {
+    glam::UVec2::new(crate::gpu::WIDTH, crate::gpu::HEIGHT)
 }
 
 /// A perspective camera looking at the box `min..max` from [`VIEW_FROM`],

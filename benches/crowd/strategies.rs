@@ -10,8 +10,9 @@
 //! - `cpu` and `static`: the baselines (see `baselines.rs`).
 
 use md2_wgpu::{
-    CrowdMember, GpuModel, GpuModelOptions, Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Material,
-    Md2MaterialDescriptor, Md2Previous, Md2Renderer, Md2RendererOptions, Pose, TriangleOrder,
+    CrowdMember, GpuModel, GpuModelOptions, MAX_LEVELS, Md2Batch, Md2Cache, Md2Crowd, Md2Instance,
+    Md2Material, Md2MaterialDescriptor, Md2Previous, Md2Renderer, Md2RendererOptions, Pose,
+    TriangleOrder,
 };
 
 use crate::gpu::{COLOR_FORMAT, Gpu, MOTION_FORMAT, OPTIONS};
@@ -55,6 +56,12 @@ pub trait Strategy {
     fn motion_target(&self) -> bool {
         false
     }
+
+    /// How many members (instances) the last frame drew at each level of
+    /// detail, where the strategy draws levels.
+    fn drawn_per_level(&self, _gpu: &Gpu) -> Option<[u32; MAX_LEVELS]> {
+        None
+    }
 }
 
 /// How the crate's renderers shade the crowd.
@@ -83,7 +90,21 @@ pub fn upload_in(
     model: &BenchModel,
     triangle_order: TriangleOrder,
 ) -> Result<GpuModel, String> {
-    let options = GpuModelOptions::DEFAULT.with_triangle_order(triangle_order);
+    upload_with(
+        gpu,
+        cache,
+        model,
+        GpuModelOptions::DEFAULT.with_triangle_order(triangle_order),
+    )
+}
+
+/// `model` uploaded with `options` (levels of detail, say).
+pub fn upload_with(
+    gpu: &Gpu,
+    cache: &Md2Cache,
+    model: &BenchModel,
+    options: GpuModelOptions,
+) -> Result<GpuModel, String> {
     GpuModel::with_options(
         gpu.device(),
         gpu.queue(),
@@ -173,6 +194,8 @@ pub struct Immediate {
     /// With motion vectors: what each instance showed in the frame before,
     /// kept by the application as it sets the new poses.
     previous: Option<Vec<Md2Previous>>,
+    /// Instances per level of detail in the last `prepare`.
+    levels: [usize; MAX_LEVELS],
 }
 
 impl Immediate {
@@ -202,6 +225,7 @@ impl Immediate {
             members: scene.members.clone(),
             instances,
             previous,
+            levels: [0; MAX_LEVELS],
         })
     }
 
@@ -229,10 +253,12 @@ impl Strategy for Immediate {
         if let Some(previous) = &self.previous {
             batch = batch.with_previous(previous);
         }
-        self.renderer
+        let report = self
+            .renderer
             .prepare(gpu.device(), gpu.queue(), &self.camera, &[batch])
-            .map(drop)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+        self.levels = report.levels;
+        Ok(())
     }
 
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
@@ -249,6 +275,10 @@ impl Strategy for Immediate {
 
     fn motion_target(&self) -> bool {
         self.previous.is_some()
+    }
+
+    fn drawn_per_level(&self, _gpu: &Gpu) -> Option<[u32; MAX_LEVELS]> {
+        Some(self.levels.map(|n| n as u32))
     }
 }
 
@@ -386,6 +416,20 @@ impl Strategy for Resident {
 
     fn motion_target(&self) -> bool {
         self.motion
+    }
+
+    fn drawn_per_level(&self, gpu: &Gpu) -> Option<[u32; MAX_LEVELS]> {
+        let per_crowd = self
+            .renderer
+            .visible_members_per_level(gpu.device(), gpu.queue())
+            .ok()?;
+        let mut total = [0; MAX_LEVELS];
+        for crowd in per_crowd {
+            for (t, n) in total.iter_mut().zip(crowd) {
+                *t += n;
+            }
+        }
+        Some(total)
     }
 }
 

@@ -1,0 +1,196 @@
+//! What levels of detail save: a resident crowd that reaches the horizon,
+//! with and without levels, and a crowd all close to the camera (where
+//! every member is at full detail and levels can only cost), on both paths.
+
+use std::fmt::Write as _;
+
+use md2_wgpu::{GpuModelOptions, MAX_LEVELS};
+
+use crate::Bench;
+use crate::measure::{self, Entry, Table};
+use crate::report::{self, Measured, Row, count, find, ms, ratio, ratio_spread};
+use crate::scene::BenchModel;
+use crate::strategies::{Immediate, Resident, ResidentDraw, Shading, upload_with};
+
+/// The two uploads compared, as (suffix, options).
+const UPLOADS: [(&str, GpuModelOptions); 2] = [
+    (", full detail", GpuModelOptions::DEFAULT),
+    (", levels", GpuModelOptions::WITH_LEVELS),
+];
+
+/// The crowd size of the close scene.
+pub const CLOSE: usize = 4000;
+
+/// Measures the horizon scene (`n` resident members, `frames` measured
+/// frames) and the close one ([`CLOSE`] members, both paths) for every
+/// model, with and without levels; prints the tables.
+pub fn run(
+    bench: &Bench,
+    models: &[BenchModel],
+    n: usize,
+    frames: usize,
+) -> Result<Vec<Row>, String> {
+    let (gpu, cache) = (&bench.gpu, &bench.cache);
+    let mut table = Table::default();
+    let mut levels_of = Vec::new();
+    for model in models {
+        let with_levels = upload_with(gpu, cache, model, GpuModelOptions::WITH_LEVELS)?;
+        let levels = with_levels.levels().to_vec();
+        levels_of.push((
+            model.label.clone(),
+            levels.clone(),
+            with_levels.level_build_time(),
+        ));
+
+        eprintln!("horizon: {} × {n} ...", model.label);
+        let scene = model.horizon(n)?;
+        let entries = UPLOADS
+            .iter()
+            .map(|&(suffix, options)| {
+                Entry::new(
+                    format!("resident{suffix}"),
+                    None,
+                    upload_with(gpu, cache, model, options).and_then(|m| {
+                        Resident::shaded(
+                            gpu,
+                            cache,
+                            m,
+                            &scene,
+                            (true, ResidentDraw::All),
+                            Shading::Builtin,
+                        )
+                    }),
+                )
+            })
+            .collect();
+        let runs = measure::measure(gpu, &bench.target, entries, bench.warmup.min(1), frames);
+        table.add("horizon", &model.label, n, runs);
+
+        // Close enough that the first coarser level is never chosen.
+        let first_error = levels.get(1).map_or(0.0, |l| l.error);
+        let probe = model.close(CLOSE, 1.0)?;
+        let reach = 0.8 * first_error * probe.camera.pixels_per_unit();
+        eprintln!(
+            "horizon: {} × {CLOSE}, all within {reach:.0} units ...",
+            model.label
+        );
+        let close = model.close(CLOSE, reach.max(100.0))?;
+        let mut entries = Vec::new();
+        for &(suffix, options) in &UPLOADS {
+            entries.push(Entry::new(
+                format!("gpu{suffix}"),
+                Some("close"),
+                upload_with(gpu, cache, model, options)
+                    .and_then(|m| Immediate::new(gpu, cache, m, &close)),
+            ));
+            entries.push(Entry::new(
+                format!("resident{suffix}"),
+                Some("close"),
+                upload_with(gpu, cache, model, options).and_then(|m| {
+                    Resident::shaded(
+                        gpu,
+                        cache,
+                        m,
+                        &close,
+                        (true, ResidentDraw::All),
+                        Shading::Builtin,
+                    )
+                }),
+            ));
+        }
+        let runs = measure::measure(gpu, &bench.target, entries, bench.warmup, bench.frames);
+        table.add("close", &model.label, CLOSE, runs);
+    }
+    let Table { rows, checks } = table;
+    print(&rows, &checks, &levels_of, n);
+    Ok(rows)
+}
+
+fn print(
+    rows: &[Row],
+    checks: &[String],
+    levels_of: &[(String, Vec<md2_wgpu::DetailLevel>, std::time::Duration)],
+    n: usize,
+) {
+    println!("## Levels of detail\n");
+    println!(
+        "Each model uploaded at full detail only, and with `GpuModelOptions::WITH_LEVELS`; \
+         every member drawn at the coarsest level whose error stays within 1 pixel \
+         (`lod_error_pixels`, the default) on the 1280×720 target.\n"
+    );
+    let mut out = String::from(
+        "| model | triangles per level | error per level (units) | build (this machine) |\n\
+         |---|---|---|---:|\n",
+    );
+    for (label, levels, time) in levels_of {
+        let triangles: Vec<String> = levels
+            .iter()
+            .map(|l| l.triangle_count().to_string())
+            .collect();
+        let errors: Vec<String> = levels.iter().map(|l| format!("{:.2}", l.error)).collect();
+        let _ = writeln!(
+            out,
+            "| {label} | {} | {} | {} ms |",
+            triangles.join(" / "),
+            errors.join(" / "),
+            ms(time.as_secs_f64() * 1000.0)
+        );
+    }
+    println!("{out}");
+    println!("{}", report::markdown(rows));
+    println!(
+        "Horizon: {n} resident members on a square field, the camera at head height at one \
+         edge looking across (targets: vertex-shader runs at most 0.3× and frame time at most \
+         0.5× of full detail). Close: {CLOSE} members all within the distance where the first \
+         coarser level would be chosen (target: frame within 1.05×: levels cost nothing). \
+         Frame ratios round by round: median (smallest–largest round).\n"
+    );
+    let mut out = String::from(
+        "| scene | model | path | members per level (levels on) | VS levels/full | frame levels/full \
+         | frame CPU-work levels/full |\n|---|---|---|---|---:|---:|---:|\n",
+    );
+    for (scene, instances) in [("horizon", n), ("close", CLOSE)] {
+        for (label, ..) in levels_of {
+            for path in ["gpu", "resident"] {
+                let find = |suffix: &str| find(rows, label, instances, &format!("{path}{suffix}"));
+                let (Some(full), Some(lod)) = (find(UPLOADS[0].0), find(UPLOADS[1].0)) else {
+                    continue;
+                };
+                if !rows.iter().any(|r| r.section == scene && r.model == *label) {
+                    continue;
+                }
+                let _ = writeln!(
+                    out,
+                    "| {scene} | {label} | {path} | {} | {} | {} | {} |",
+                    per_level(lod),
+                    lod.vs_invocations
+                        .zip(full.vs_invocations)
+                        .map_or("—".into(), |(a, b)| ratio(a as f64, b as f64)),
+                    ratio_spread(&lod.frame_rounds, &full.frame_rounds),
+                    lod.frame_cpu_ms
+                        .zip(full.frame_cpu_ms)
+                        .map_or("—".into(), |(a, b)| ratio(a.median, b.median)),
+                );
+            }
+        }
+    }
+    println!("{out}");
+    if !checks.is_empty() {
+        println!("Picture check (the close scene: levels must not change it):\n");
+        for line in checks {
+            println!("{line}");
+        }
+        println!();
+    }
+}
+
+/// "12 / 340 / 1,200 / 38,000".
+fn per_level(m: &Measured) -> String {
+    m.per_level.map_or("—".into(), |levels| {
+        levels[..MAX_LEVELS]
+            .iter()
+            .map(|&c| count(u64::from(c)))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    })
+}
