@@ -60,7 +60,7 @@ keys:
   G            planar shadows on / off
   C            culling on / off (the title counts the members in view)
   L            tint the members by level of detail: full detail as they are,
-               then green, yellow, red (the title counts them per level)
+               then green, yellow, red, purple (the title counts them per level)
   Esc          quit";
 
 const DEFAULT_INSTANCES: usize = 2000;
@@ -658,12 +658,13 @@ fn shadow() -> PlanarShadow {
 }
 
 /// The tints of the L key, level by level: full detail as the skin is,
-/// then green, yellow, red.
+/// then green, yellow, red, purple.
 const LEVEL_TINTS: [[f32; 4]; MAX_LEVELS] = [
     [1.0, 1.0, 1.0, 1.0],
     [0.35, 1.0, 0.35, 1.0],
     [1.0, 0.95, 0.25, 1.0],
     [1.0, 0.3, 0.3, 1.0],
+    [0.75, 0.35, 1.0, 1.0],
 ];
 
 /// A light colour of the given hue: the skin shows through, each member a

@@ -129,11 +129,10 @@ pub fn run(
     println!("## Every member in view: the crate's paths against the baselines\n");
     println!("{}", report::markdown(&rows));
     println!("{}", ratios(&rows));
-    println!("Picture check (each strategy's last frame against the first strategy's):\n");
-    for line in &checks {
-        println!("{line}");
-    }
-    println!();
+    report::print_checks(
+        "each strategy's last frame against the first strategy's",
+        &checks,
+    );
     println!("{}", targets(&rows, models, target));
     Ok(rows)
 }

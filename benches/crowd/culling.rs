@@ -111,11 +111,7 @@ pub fn run_tenth(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<R
          immediate path, which does not cull.\n"
     );
     println!("{}", report::markdown(&rows));
-    println!("Picture check (culling must keep every visible pixel):\n");
-    for line in &checks {
-        println!("{line}");
-    }
-    println!();
+    report::print_checks("culling must keep every visible pixel", &checks);
     let mut out = String::new();
     for model in models {
         let find = |s| find(&rows, &model.label, n, s);

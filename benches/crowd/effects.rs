@@ -56,11 +56,7 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
          {SHELL_EVERY}th member (one more draw of those members, blended).\n"
     );
     println!("{}", report::markdown(&rows));
-    println!("Picture check (the two paths draw each variant alike):\n");
-    for line in &checks {
-        println!("{line}");
-    }
-    println!();
+    report::print_checks("the two paths draw each variant alike", &checks);
     let labels: Vec<&str> = models.iter().map(|m| m.label.as_str()).collect();
     let out = report::cost_table(
         &rows,

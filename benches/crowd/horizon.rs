@@ -175,13 +175,7 @@ fn print(
         }
     }
     println!("{out}");
-    if !checks.is_empty() {
-        println!("Picture check (the close scene: levels must not change it):\n");
-        for line in checks {
-            println!("{line}");
-        }
-        println!();
-    }
+    report::print_checks("the close scene: levels must not change it", checks);
 }
 
 /// "12 / 340 / 1,200 / 38,000".

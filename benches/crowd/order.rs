@@ -99,12 +99,6 @@ pub fn run(
     );
     println!("{out}");
     println!("{}", report::markdown(&rows));
-    if !checks.is_empty() {
-        println!("Picture check (the order must not change the picture):\n");
-        for line in &checks {
-            println!("{line}");
-        }
-        println!();
-    }
+    report::print_checks("the order must not change the picture", &checks);
     Ok(rows)
 }

@@ -345,3 +345,16 @@ pub fn cost_table(
     }
     out
 }
+
+/// Prints a section's picture checks under "Picture check (`why`):", where
+/// there are any.
+pub fn print_checks(why: &str, checks: &[String]) {
+    if checks.is_empty() {
+        return;
+    }
+    println!("Picture check ({why}):\n");
+    for line in checks {
+        println!("{line}");
+    }
+    println!();
+}

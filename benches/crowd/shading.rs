@@ -56,11 +56,7 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
          (Rg16Float), every instance drawn with its previous transform and pose.\n"
     );
     println!("{}", report::markdown(&rows));
-    println!("Picture check (every variant draws the same colour picture):\n");
-    for line in &checks {
-        println!("{line}");
-    }
-    println!();
+    report::print_checks("every variant draws the same colour picture", &checks);
     let labels: Vec<&str> = models.iter().map(|m| m.label.as_str()).collect();
     let out = report::cost_table(
         &rows,

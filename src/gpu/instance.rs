@@ -641,7 +641,7 @@ mod tests {
         assert_eq!(
             bucket(base),
             Buckets {
-                main: 0,
+                main: OPAQUE,
                 shell: None
             }
         );
@@ -653,18 +653,22 @@ mod tests {
         assert_eq!(
             bucket(mirrored),
             Buckets {
-                main: 1,
+                main: OPAQUE_MIRRORED,
                 shell: None
             }
         );
+        // A coarser level moves an opaque record to that level's pair.
+        assert_eq!(bucket(base).at_level(2).main, opaque_at(2, false));
+        assert_eq!(bucket(mirrored).at_level(3).main, opaque_at(3, true));
         let glass = base.with_tint([1.0, 1.0, 1.0, 0.5]);
         assert_eq!(
             bucket(glass),
             Buckets {
-                main: 2,
+                main: TRANSLUCENT,
                 shell: None
             }
         );
+        assert_eq!(bucket(glass).at_level(3), bucket(glass));
         let shelled = mirrored
             .with_tint([1.0, 1.0, 1.0, 0.5])
             .with_effects(Effects::NONE.with_shell([1.0, 0.0, 0.0]));

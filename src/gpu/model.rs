@@ -62,7 +62,7 @@ impl GpuModelBytes {
 /// // Full detail only, in the vertex-cache order: what GpuModel::new does.
 /// assert_eq!(GpuModelOptions::default(), GpuModelOptions::DEFAULT);
 /// assert_eq!(GpuModelOptions::DEFAULT.levels, LevelOptions::NONE);
-/// // Three coarser levels of detail for crowds, at some cost at upload.
+/// // Four coarser levels of detail for crowds, at some cost at upload.
 /// let crowd = GpuModelOptions::WITH_LEVELS;
 /// assert_eq!(crowd.levels, LevelOptions::DEFAULT);
 /// let file_order = GpuModelOptions::DEFAULT.with_triangle_order(TriangleOrder::File);

@@ -373,8 +373,10 @@ fn every_frame(
 /// hardly more than full detail's do. The first coarser level: by at most
 /// 1% of the pixels it covers; coarser ones, whose errors reach the
 /// thickness of a thin limb (an arm two or three units across), may
-/// flatten such a limb into a strip that shows its back from behind: by at
-/// most 6% (the demo's third level: under 5%).
+/// flatten such a limb into a strip that shows its back from behind: the
+/// second and third by at most 6% (the demo's third: under 5%), the fourth,
+/// whose error is a sixth of the model's size, by at most 10% (the demo's:
+/// 8.5%).
 #[test]
 fn in_every_frame_levels_face_out_as_full_detail_does() {
     let Some(gpu) = gpu() else { return };
@@ -389,6 +391,7 @@ fn in_every_frame_levels_face_out_as_full_detail_does() {
     )
     .expect("renderer");
     let mut table = Vec::new();
+    let mut failures = Vec::new();
     for (name, model, skins) in animated_models() {
         let gpu_model = GpuModel::with_options(
             &gpu.device,
@@ -412,15 +415,24 @@ fn in_every_frame_levels_face_out_as_full_detail_does() {
                 "{name:<16} level {level}: {differ} of {covered} pixels show a back face \
                  (full detail {full_detail})"
             ));
-            let allowed = if level <= 1 { 0.01 } else { 0.06 };
-            assert!(
-                differ.saturating_sub(full_detail) as f64 <= allowed * covered as f64,
-                "{name} level {level}: {differ} of {covered} pixels show a back face, full \
-                 detail {full_detail}"
-            );
+            // The coarser a level, the thicker the parts its error may
+            // flatten: the fourth coarser one (16% of the model's size) is
+            // chosen only where the whole model is about six pixels tall.
+            let allowed = match level {
+                0 | 1 => 0.01,
+                2 | 3 => 0.06,
+                _ => 0.10,
+            };
+            if differ.saturating_sub(full_detail) as f64 > allowed * covered as f64 {
+                failures.push(format!(
+                    "{name} level {level}: {differ} of {covered} pixels show a back face, full \
+                     detail {full_detail}"
+                ));
+            }
         }
     }
     eprintln!("{}", table.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// The README's table of what levels cost at upload: the time building

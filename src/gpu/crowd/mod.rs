@@ -25,8 +25,9 @@ use super::instance::pose_words;
 use super::instance::{Buckets, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT, opaque_at};
 use super::model::{DrawModel, GpuModel};
 use super::shader::{
-    BUCKETS, CROWD_CULL, CrowdParams, GROUP_WORDS, MOTION_FLAG_BITS, MOTION_MOVED, MOTION_NEW,
-    MOTION_POSE, MemberRecord, MotionRecord, SORT_BLOCK, SUMS, WORKGROUP_SIZE, member_part,
+    BUCKETS, CROWD_CULL, CrowdParams, GROUP_WORDS, MAX_LEVELS, MOTION_FLAG_BITS, MOTION_MOVED,
+    MOTION_NEW, MOTION_POSE, MemberRecord, MotionRecord, SORT_BLOCK, SUMS, WORKGROUP_SIZE,
+    member_part,
 };
 use crate::anim::{ClipClock, Playback};
 use clips::ClipTable;
@@ -86,6 +87,16 @@ pub(crate) struct CrowdLayout {
     /// Per sorted bucket (translucent, shell): its keys' padded count (0
     /// for an empty bucket).
     pub sort_size: [u32; 2],
+}
+
+/// One value per level of detail, as CrowdParams holds them: vec4s, level
+/// `l` at `[l / 4][l % 4]`, `fill` past the last.
+fn levels_of<T: Copy>(values: [T; MAX_LEVELS], fill: T) -> [[T; 4]; 2] {
+    let mut out = [[fill; 4]; 2];
+    for (l, v) in values.into_iter().enumerate() {
+        out[l / 4][l % 4] = v;
+    }
+    out
 }
 
 impl CrowdLayout {
@@ -178,9 +189,9 @@ impl CrowdLayout {
             _pad0: 0,
             _pad1: 0,
             _pad2: 0,
-            level_first: model.ranges.map(|(first, _)| first),
-            level_count: model.ranges.map(|(_, count)| count),
-            level_error: model.detail.errors,
+            level_first: levels_of(model.ranges.map(|(first, _)| first), 0),
+            level_count: levels_of(model.ranges.map(|(_, count)| count), 0),
+            level_error: levels_of(model.detail.errors, 0.0),
             lod_sphere: model.detail.sphere,
         }
     }

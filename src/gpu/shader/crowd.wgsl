@@ -170,10 +170,10 @@ struct CrowdParams {
     _pad1: u32,
     _pad2: u32,
     // Each level's range of the model's index buffers (both windings).
-    level_first: vec4<u32>,
-    level_count: vec4<u32>,
+    level_first: array<vec4<u32>, 2>,
+    level_count: array<vec4<u32>, 2>,
     // Each level's error, in model units (see src/gpu/detail.rs).
-    level_error: vec4<f32>,
+    level_error: array<vec4<f32>, 2>,
     // A sphere around every frame of the model, in model space: centre,
     // radius.
     lod_sphere: vec4<f32>,
@@ -185,12 +185,12 @@ const CROWD_CULL: u32 = 1u;
 // of detail (opaque_at), then translucent and shell, which keep one bucket
 // each whatever their members' levels (so that they blend in one order)
 // and are drawn at the finest level any of their visible members needs.
-const MAX_LEVELS: u32 = 4u;
+const MAX_LEVELS: u32 = 5u;
 const OPAQUE: u32 = 0u;
 const OPAQUE_MIRRORED: u32 = 1u;
-const TRANSLUCENT: u32 = 8u;
-const SHELL: u32 = 9u;
-const BUCKETS: u32 = 10u;
+const TRANSLUCENT: u32 = 10u;
+const SHELL: u32 = 11u;
+const BUCKETS: u32 = 12u;
 
 fn opaque_at(level: u32, mirrored: bool) -> u32 {
     return 2u * level + select(0u, 1u, mirrored);
@@ -198,6 +198,20 @@ fn opaque_at(level: u32, mirrored: bool) -> u32 {
 
 fn base(bucket: u32) -> u32 {
     return crowd.bases[bucket / 4u][bucket % 4u];
+}
+
+// Level `level`'s first index, index count and error (CrowdParams keeps
+// them four to a vec4).
+fn level_first(level: u32) -> u32 {
+    return crowd.level_first[level / 4u][level % 4u];
+}
+
+fn level_count(level: u32) -> u32 {
+    return crowd.level_count[level / 4u][level % 4u];
+}
+
+fn level_error(level: u32) -> f32 {
+    return crowd.level_error[level / 4u][level % 4u];
 }
 
 struct CrowdFrame {
@@ -275,12 +289,12 @@ const SCAN_WORKGROUP: u32 = 256u;
 const SORT_WORKGROUP: u32 = 256u;
 // Elements one workgroup of the sort holds in workgroup memory.
 const SORT_BLOCK: u32 = 512u;
-const SEEN: u32 = 50u;
-const SORTED_LEVELS: u32 = 51u;
+const SEEN: u32 = 60u;
+const SORTED_LEVELS: u32 = 61u;
 // SEEN of a view that has not drawn the crowd yet.
 const NOT_SEEN: u32 = 0xffffffffu;
-const SUMS: u32 = 54u;
-const GROUP_WORDS: u32 = 12u;
+const SUMS: u32 = 64u;
+const GROUP_WORDS: u32 = 14u;
 // A finest level where no member needs one.
 const NO_LEVEL: u32 = 0xffffffffu;
 // The largest f32 below 1, where a clip's t stops (as on the CPU).
@@ -465,7 +479,7 @@ fn detail_level(m: Member) -> u32 {
         - c.w * stretch * w_length;
     var level = 0u;
     for (var l = 1u; l < min(crowd.levels, MAX_LEVELS); l++) {
-        if crowd.level_error[l] * stretch * scale <= nearest {
+        if level_error(l) * stretch * scale <= nearest {
             level = l;
         }
     }
@@ -686,9 +700,9 @@ fn cs_scan(@builtin(local_invocation_index) lid: u32) {
             }
             let drawn = level < crowd.levels;
             let args = bucket * 5u;
-            work[args] = select(0u, crowd.level_count[min(level, MAX_LEVELS - 1u)], drawn);
+            work[args] = select(0u, level_count(min(level, MAX_LEVELS - 1u)), drawn);
             work[args + 1u] = select(0u, carry[lid], drawn);
-            work[args + 2u] = select(0u, crowd.level_first[min(level, MAX_LEVELS - 1u)], drawn);
+            work[args + 2u] = select(0u, level_first(min(level, MAX_LEVELS - 1u)), drawn);
             work[args + 3u] = 0u;
             work[args + 4u] = 0u;
         }

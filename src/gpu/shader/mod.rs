@@ -151,7 +151,7 @@ pub(crate) const GROUP_WORDS: u32 = BUCKETS as u32 + 2;
 
 /// The most levels of detail the renderers draw, full detail included (a
 /// model's [`levels`](crate::GpuModel::levels) stop there).
-pub const MAX_LEVELS: usize = 4;
+pub const MAX_LEVELS: usize = 5;
 
 // Bits of the instance record's `effects` word (md2.wgsl's EFFECT_*, and
 // crowd.wgsl's MEMBER_* for what only the crowd reads).
@@ -357,9 +357,9 @@ pub(crate) struct CrowdParams {
     pub _pad0: u32,
     pub _pad1: u32,
     pub _pad2: u32,
-    pub level_first: [u32; 4],
-    pub level_count: [u32; 4],
-    pub level_error: [f32; 4],
+    pub level_first: [[u32; 4]; 2],
+    pub level_count: [[u32; 4]; 2],
+    pub level_error: [[f32; 4]; 2],
     pub lod_sphere: [f32; 4],
 }
 

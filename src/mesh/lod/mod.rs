@@ -94,11 +94,11 @@ impl LevelOptions {
     /// triangles: a level that saves less is not worth a draw of its own.
     pub const MIN_REDUCTION: f32 = 0.85;
 
-    /// Three coarser levels within 2%, 4% and 8% of the model's size, each
+    /// Four coarser levels within 2%, 4%, 8% and 16% of the model's size, each
     /// aiming at half the triangles of the one before, simplified weighing
     /// ten frames besides frame 0.
     pub const DEFAULT: LevelOptions = LevelOptions {
-        coarser_levels: 3,
+        coarser_levels: 4,
         first_error: 0.02,
         error_growth: 2.0,
         triangle_ratio: 0.5,
