@@ -55,7 +55,7 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "examples: Xvfb on $DISPLAY"
 fi
 
-cargo build --release --example hello --example viewer --example egui --example crowd \
+cargo build --release -p md2-wgpu-examples --example hello --example viewer --example egui --example crowd \
   --example deferred --example render
 # Wherever cargo puts it (CARGO_TARGET_DIR, a workspace, .cargo/config.toml).
 target=$(cargo metadata --format-version 1 --no-deps |
@@ -81,7 +81,7 @@ run hello --frames 20 --size 640x400 --screenshot "$out/hello.png"
 run viewer --frames 20 --size 1280x720 --screenshot "$out/viewer.png"
 run egui --frames 20 --size 640x400 --screenshot "$out/egui.png"
 run crowd --instances 500 --frames 20 --size 640x400 --screenshot "$out/crowd.png"
-run crowd --instances 500 --frames 5 --size 640x400 --no-lod --lod-tint \
+run crowd --instances 500 --frames 5 --size 640x400 --no-levels --level-tint \
   --screenshot "$out/crowd-no-lod.png"
 run deferred --instances 100 --frames 20 --size 640x400 --screenshot "$out/deferred.png"
 # The headless one needs no display, only that it draws every effect.
@@ -106,7 +106,7 @@ if $docs; then
   mkdir -p docs
   run viewer --frames 40 --size 1280x720 --screenshot docs/viewer.png
   run crowd --frames 40 --size 640x400 --screenshot docs/crowd.png
-  run crowd --frames 40 --size 640x400 --lod-tint --screenshot docs/crowd-levels.png
+  run crowd --frames 40 --size 640x400 --level-tint --screenshot docs/crowd-levels.png
   run deferred --frames 40 --size 640x400 --screenshot docs/deferred.png
   "$bin/render" --shell blue --anim run --t 0.25 --size 320x320 --out docs/shells.png
   "$bin/render" --shadow --anim run --t 0.25 --size 320x320 --out docs/shadow.png

@@ -19,13 +19,8 @@
 //! plane bounds a frame's work, so a hundred thousand cost about what two
 //! thousand do.
 
-mod framework;
-#[path = "framework/ground.rs"]
-mod ground;
-
 use std::f32::consts::TAU;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 use md2_wgpu::glam::{Mat4, UVec2, Vec2, Vec3};
 use md2_wgpu::quake_flags::{
@@ -34,21 +29,22 @@ use md2_wgpu::quake_flags::{
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
     Camera, Clip, ClipClock, CrowdHandle, CrowdMember, Effects, GpuModel, GpuModelOptions, Light,
-    MAX_LEVELS, Md2Crowd, Md2Model, Md2Renderer, PlanarShadow, Quake2Player, stand_on_ground, wgpu,
+    MAX_LEVELS, Md2Crowd, Md2Model, Md2Renderer, PlanarShadow, Quake2Player, VisibleMembers,
+    stand_on_ground, wgpu,
 };
 use winit::event::{ElementState, WindowEvent};
 use winit::keyboard::{Key, NamedKey};
 
-use framework::{App, Drag, FrameStats, Gpu, Loaded};
-use ground::{Ground, GroundParams, GroundTarget};
+use md2_wgpu_examples::framework::ground::{Ground, GroundParams, GroundTarget};
+use md2_wgpu_examples::framework::{self, App, Drag, FrameStats, Gpu, Loaded};
 
 const USAGE: &str = "\
 usage: crowd [FILE] [--instances N] [options]
 
   FILE                  an .md2 model (default: the built-in demo model)
   --instances N         how many to draw (default 2000, 1 to 1000000)
-  --no-lod              full detail only (levels of detail are on by default)
-  --lod-tint            start with the members tinted by level (the L key)";
+  --no-levels              full detail only (levels of detail are on by default)
+  --level-tint            start with the members tinted by level (the L key)";
 
 const KEYS: &str = "\
 keys:
@@ -88,18 +84,15 @@ const VIEW_DISTANCE: f32 = 50.0;
 /// member heights, and how steeply it looks down (radians).
 const DRONE_DISTANCE: f32 = 5.0;
 const DRONE_PITCH: f32 = 1.0;
-/// How often the title's count of members in view is read back from the
-/// GPU (which waits for it).
-const VISIBLE_INTERVAL: Duration = Duration::from_secs(1);
 
 fn main() -> ExitCode {
     let (mut levels, mut tint_levels) = (true, false);
     let switch = |flag: &str| match flag {
-        "--no-lod" => {
+        "--no-levels" => {
             levels = false;
             true
         }
-        "--lod-tint" => {
+        "--level-tint" => {
             tint_levels = true;
             true
         }
@@ -356,8 +349,8 @@ struct Crowd {
     /// The crowd's clock, in seconds.
     time: f64,
     shadows: bool,
-    /// Members in the main view and the drone's at the last count, the
-    /// main view's per level of detail, and when it was taken.
+    /// Members in the main view and the drone's at the last count, and the
+    /// main view's per level of detail.
     visible: Option<(u32, u32)>,
     per_level: Option<[u32; MAX_LEVELS]>,
     /// Whether members are tinted by their level of detail, and the level
@@ -369,7 +362,10 @@ struct Crowd {
     own: Vec<(CrowdHandle, Mat4, [f32; 4])>,
     /// The main camera of the frame being drawn.
     camera: Camera,
-    counted_at: Instant,
+    /// `prepare_crowds` calls of the main view and the drone so far, and
+    /// at the last recount: counts of frames before it are stale.
+    frames: (u64, u64),
+    counted_from: (u64, u64),
     /// The corner the drone's view is drawn in: x, y, width, height, in
     /// pixels.
     drone_viewport: [f32; 4],
@@ -463,7 +459,8 @@ impl Crowd {
             tinted: Vec::new(),
             own: Vec::new(),
             camera: Camera::default(),
-            counted_at: Instant::now(),
+            frames: (0, 0),
+            counted_from: (0, 0),
             drone_viewport: [0.0; 4],
             flight: Flight {
                 auto: true,
@@ -576,10 +573,10 @@ impl Crowd {
 
     /// With the L key: tints every member whose level of detail changed by
     /// its new level (the level both paths choose, computed on the CPU by
-    /// `GpuModel::detail_level`); without it, gives back the own tints of
+    /// `GpuModel::level_for`); without it, gives back the own tints of
     /// those still tinted. Only the members whose tint changes upload.
     fn tint_by_level(&mut self) -> Result<(), String> {
-        let pixels = self.renderer.options().lod_error_pixels;
+        let pixels = self.renderer.options().level_error_pixels;
         for (k, (handle, transform, own)) in self.own.iter().enumerate() {
             // Walkers come first, in the order of `walkers`.
             let transform = match self.walkers.get(k) {
@@ -588,7 +585,7 @@ impl Crowd {
             };
             let level = self
                 .tint_levels
-                .then(|| self.model.detail_level(&self.camera, pixels, transform));
+                .then(|| self.model.level_for(&self.camera, pixels, transform));
             if level == self.tinted[k] {
                 continue;
             }
@@ -601,12 +598,12 @@ impl Crowd {
         Ok(())
     }
 
-    /// Forgets the count of members in view until the next is taken, a
-    /// second from now, of frames drawn since.
+    /// Forgets the count of members in view until one of a frame drawn
+    /// from now on comes back.
     fn recount(&mut self) {
         self.visible = None;
         self.per_level = None;
-        self.counted_at = Instant::now();
+        self.counted_from = self.frames;
     }
 
     fn report(&mut self, result: Result<(), String>) {
@@ -691,25 +688,25 @@ impl App for Crowd {
             }
         }
         self.report(moved);
-        // The count of the frame last submitted: reading it waits for the
-        // GPU, so not every frame.
-        if self.counted_at.elapsed() >= VISIBLE_INTERVAL {
-            let count = |view: &Md2Renderer| {
-                view.visible_members(&gpu.device, &gpu.queue)
-                    .map(|counts| counts.first().copied().unwrap_or(0))
-            };
-            match count(&self.renderer).and_then(|main| Ok((main, count(&self.drone)?))) {
-                Ok(counts) => self.visible = Some(counts),
-                Err(e) => self.report(Err(e.to_string())),
-            }
-            match self
-                .renderer
-                .visible_members_per_level(&gpu.device, &gpu.queue)
-            {
-                Ok(levels) => self.per_level = levels.first().copied(),
-                Err(e) => self.report(Err(e.to_string())),
-            }
-            self.counted_at = Instant::now();
+        // The counts of a recent frame, read back without waiting for the
+        // GPU (a few frames old).
+        let fresh = |counts: Option<VisibleMembers>, since: u64| counts.filter(|c| c.frame > since);
+        let main = fresh(
+            self.renderer.recent_visible_members(&gpu.device),
+            self.counted_from.0,
+        );
+        let drone = fresh(
+            self.drone.recent_visible_members(&gpu.device),
+            self.counted_from.1,
+        );
+        if let Some(main) = &main {
+            self.per_level = main.per_level.first().copied();
+        }
+        let first = |c: &VisibleMembers| c.per_crowd.first().copied().unwrap_or(0);
+        match (&main, &drone) {
+            (Some(m), Some(d)) => self.visible = Some((first(m), first(d))),
+            (Some(m), None) if !self.show_drone => self.visible = Some((first(m), 0)),
+            _ => {}
         }
 
         let field = self.field();
@@ -768,8 +765,10 @@ impl App for Crowd {
     fn encode(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
         // Each view culls the crowd against its own camera.
         let mut views = vec![&mut self.renderer];
+        self.frames.0 += 1;
         if self.show_drone {
             views.push(&mut self.drone);
+            self.frames.1 += 1;
         }
         let mut result = Ok(());
         for view in views {

@@ -12,8 +12,6 @@
 //! the material (`GBUFFER_WGSL`) is all the app says about the look. The
 //! lighting (`LIGHTING_WGSL`) is the app's own pass over its own textures.
 
-mod framework;
-
 use std::f32::consts::TAU;
 use std::process::ExitCode;
 
@@ -28,7 +26,7 @@ use wgpu::util::DeviceExt;
 use winit::event::{ElementState, WindowEvent};
 use winit::keyboard::Key;
 
-use framework::{App, FrameStats, Gpu, Loaded};
+use md2_wgpu_examples::framework::{self, App, FrameStats, Gpu, Loaded};
 
 const USAGE: &str = "\
 usage: deferred [FILE] [--instances N] [options]
@@ -67,7 +65,7 @@ struct Highlight {
 @group(2) @binding(0) var<uniform> highlight: Highlight;
 
 fn gbuffer(in: Md2Fragment) -> GBuffer {
-    if in.pass_kind != MD2_PASS_OPAQUE {
+    if in.phase != MD2_PHASE_OPAQUE {
         discard;
     }
     var albedo = md2_albedo(in).rgb * in.tint.rgb;

@@ -17,8 +17,6 @@
 //! The window and the pass are the examples' host (`framework/gui.rs`); in
 //! an eframe app eframe is the host and `cc.wgpu_render_state` has the rest.
 
-mod framework;
-
 use std::process::ExitCode;
 
 use egui_wgpu::{CallbackResources, CallbackTrait, ScreenDescriptor};
@@ -28,7 +26,10 @@ use md2_wgpu::{
     Md2RendererOptions, Quake2Player, demo, wgpu,
 };
 
-use framework::gui::{GuiApp, GuiSetup};
+use md2_wgpu_examples::framework::{
+    self,
+    gui::{GuiApp, GuiSetup},
+};
 
 /// How far apart members stand, in model units (the demo model is 56 tall).
 const SPACING: f32 = 50.0;

@@ -12,8 +12,6 @@
 //! examples' framework (`examples/framework/mod.rs`); the pass has a depth
 //! buffer cleared to 1 and the multisampling `Gpu` says.
 
-mod framework;
-
 use std::process::ExitCode;
 
 use md2_wgpu::glam::Mat4;
@@ -22,7 +20,7 @@ use md2_wgpu::{
     Quake2Player, demo, wgpu,
 };
 
-use framework::{App, FrameStats, Gpu};
+use md2_wgpu_examples::framework::{self, App, FrameStats, Gpu};
 
 const USAGE: &str = "usage: hello [options]
 

@@ -1,8 +1,8 @@
 //! md2info: what an MD2 file holds.
 //!
 //! ```text
-//! cargo run --example md2info -- FILE [--json] [--obj FRAME]
-//! cargo run --example md2info -- FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S]
+//! cargo run --bin md2info -- FILE [--json] [--obj FRAME]
+//! cargo run --bin md2info -- FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S]
 //! ```
 //!
 //! - no option: a readable summary (header, skins, animations with their
@@ -35,7 +35,6 @@
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use md2_wgpu::gltf::{GltfOptions, KeyInterpolation, to_glb};
@@ -428,13 +427,4 @@ fn sanitize(name: &str) -> String {
         .map(|c| if c.is_ascii_graphic() { c } else { '_' })
         .collect();
     if s.is_empty() { "frame".into() } else { s }
-}
-
-fn main() {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if let Err(message) = run(std::env::args_os().skip(1), &mut out) {
-        let _ = writeln!(std::io::stderr(), "md2info: {message}");
-        std::process::exit(1);
-    }
 }

@@ -12,8 +12,6 @@
 
 // The examples' pass and its depth and multisampled targets, without the
 // window the rest of the framework opens.
-#[path = "framework/targets.rs"]
-mod targets;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,7 +27,7 @@ use md2_wgpu::{
     Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions, PlanarShadow, SHELL_OFFSET,
     quake_to_y_up, stand_on_ground, wgpu,
 };
-use targets::{DEPTH_FORMAT, Targets};
+use md2_wgpu_examples::framework::targets::{self, DEPTH_FORMAT, Targets};
 
 const USAGE: &str = "\
 usage: render [FILE] [--skin PATH] [--frame N | --anim NAME [--t T]] [--shell COLOUR]
@@ -523,7 +521,7 @@ fn draw(
 
 /// A 3 × 5 pixel font for labels, drawn at twice its size.
 mod font {
-    use image::RgbaImage;
+    use md2_wgpu::image::{self, RgbaImage};
 
     const SCALE: u32 = 2;
     const ADVANCE: u32 = 4 * SCALE;

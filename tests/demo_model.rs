@@ -4,7 +4,7 @@
 //! `target/demo-renders/` (a small CPU rasteriser below) and checks in them
 //! that the face is on the front.
 
-mod common;
+use md2_wgpu_tests as common;
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! warning; none panics, and none makes the loader allocate more than the
 //! file's length justifies.
 
-mod common;
+use md2_wgpu_tests as common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -3,7 +3,7 @@
 //! fixes it, no allocation per call, and agreement with an independent
 //! decoder on real files (where `../shared/md2` is present).
 
-mod common;
+use md2_wgpu_tests as common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -916,6 +916,7 @@ fn the_reference_agrees_with_an_independent_decoder_on_real_files() {
 
 /// This binary counts allocations, so the crowd's promise of no heap per
 /// member is checked here.
+#[cfg(feature = "gpu")]
 #[test]
 fn a_crowd_of_100_000_stores_its_clips_once() {
     let Some(gpu) = common::gpu() else { return };

@@ -2,7 +2,7 @@
 //! the folder's images when the header names none, and decoding that refuses
 //! bad files with an error naming them instead of panicking.
 
-mod common;
+use md2_wgpu_tests as common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

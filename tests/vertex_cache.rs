@@ -6,7 +6,7 @@
 //! saying why, where that folder is absent). `cargo test --test
 //! vertex_cache -- --nocapture` prints each model's figures.
 
-mod common;
+use md2_wgpu_tests as common;
 
 use std::collections::VecDeque;
 

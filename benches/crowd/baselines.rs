@@ -20,8 +20,12 @@
 
 use std::borrow::Cow;
 
-use md2_wgpu::support::{InstanceRecord, MD2_WGSL, block_on, vertex_buffers};
-use md2_wgpu::{Camera, GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Model, Md2Renderer};
+use md2_wgpu::low_level::{instance_buffer, vertex_buffer_layouts, view_bind_group};
+use md2_wgpu::support::block_on;
+use md2_wgpu::{
+    Camera, GpuModel, InstanceRecord, MD2_RENDERER_WGSL, Md2Batch, Md2Cache, Md2Instance, Md2Model,
+    Md2Renderer,
+};
 use wgpu::util::DeviceExt;
 
 use crate::gpu::{COLOR_FORMAT, DEPTH_FORMAT, Gpu};
@@ -203,18 +207,23 @@ pub fn pipeline(
         label: Some("md2-wgpu crowd bench float vertices layout"),
         entries,
     });
-    let [view, model] = cache.render_layouts();
+    let (view, model) = (cache.view_layout(), cache.model_layout());
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("md2-wgpu crowd bench baseline pipeline layout"),
         bind_group_layouts: &[Some(view), Some(model), Some(&layout)],
         immediate_size: 0,
     });
-    let source_text = format!("{MD2_WGSL}\n{}", include_str!("baselines.wgsl.part"));
+    let source_text = format!(
+        "{MD2_RENDERER_WGSL}\n{}",
+        include_str!("baselines.wgsl.part")
+    );
     let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("md2-wgpu crowd bench baselines"),
         source: wgpu::ShaderSource::Wgsl(Cow::Owned(source_text)),
     });
-    let buffers = vertex_buffers();
+    // Corners and instance records: no extra records.
+    let [corners, instances, _] = vertex_buffer_layouts();
+    let buffers = [Some(corners), Some(instances)];
     let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("md2-wgpu crowd bench baseline pipeline"),
         layout: Some(&pipeline_layout),
@@ -334,18 +343,20 @@ pub fn draw_records(
     vertices: &wgpu::BindGroup,
     count: u32,
 ) {
-    let Some(records) = renderer.instance_buffer() else {
+    let Some(records) = instance_buffer(renderer) else {
         return;
     };
-    let (indices, format, index_count) = gpu_model.index_buffer();
+    let buffers = gpu_model.buffers();
+    let full_detail = gpu_model.levels()[0];
+    let index_count = full_detail.index_count;
     let record_bytes = u64::from(count) * size_of::<InstanceRecord>() as u64;
     pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, renderer.view_bind_group(), &[]);
+    pass.set_bind_group(0, view_bind_group(renderer), &[]);
     pass.set_bind_group(1, gpu_model.bind_group(), &[]);
     pass.set_bind_group(2, vertices, &[]);
-    pass.set_vertex_buffer(0, gpu_model.corner_buffer().slice(..));
+    pass.set_vertex_buffer(0, buffers.corners.slice(..));
     pass.set_vertex_buffer(1, records.slice(..record_bytes));
-    pass.set_index_buffer(indices.slice(..), format);
+    pass.set_index_buffer(buffers.indices.slice(..), buffers.index_format);
     pass.draw_indexed(0..index_count, 0, 0..count);
 }
 

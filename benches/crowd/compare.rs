@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::Bench;
 use crate::baselines::{Baseline, Source};
+use crate::figures::say;
 use crate::measure::{self, Entry, Table};
 use crate::morph::{Morph, Weights};
 use crate::report::{self, Measured, Row, find, ms, ratio, ratio_spread, verdict};
@@ -126,14 +127,14 @@ pub fn run(
         }
     }
     let Table { rows, checks } = table;
-    println!("## Every member in view: the crate's paths against the baselines\n");
-    println!("{}", report::markdown(&rows));
-    println!("{}", ratios(&rows));
+    say!("## Every member in view: the crate's paths against the baselines\n");
+    say!("{}", report::markdown(&rows));
+    say!("{}", ratios(&rows));
     report::print_checks(
         "each strategy's last frame against the first strategy's",
         &checks,
     );
-    println!("{}", targets(&rows, models, target));
+    say!("{}", targets(&rows, models, target));
     Ok(rows)
 }
 

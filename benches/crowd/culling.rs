@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::Bench;
+use crate::figures::say;
 use crate::measure::{self, Entry, Table};
 use crate::report::{self, Measured, Row, find, ms, ratio, verdict};
 use crate::scene::{BenchModel, Scene};
@@ -103,14 +104,14 @@ pub fn run_tenth(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<R
         table.add("culling", &model.label, n, runs);
     }
     let Table { rows, checks } = table;
-    println!("## A tenth of the crowd in view: what the resident crowd's culling saves\n");
-    println!(
+    say!("## A tenth of the crowd in view: what the resident crowd's culling saves\n");
+    say!(
         "The camera frames the middle of the crowd, narrowed until the crowd's culling finds \
          about a tenth of it in view. \"no culling\" draws every member (the frustum clips \
          them); \"compute only\" records the crowd's compute pass and no draw; gpu is the \
          immediate path, which does not cull.\n"
     );
-    println!("{}", report::markdown(&rows));
+    say!("{}", report::markdown(&rows));
     report::print_checks("culling must keep every visible pixel", &checks);
     let mut out = String::new();
     for model in models {
@@ -161,7 +162,7 @@ pub fn run_tenth(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<R
         }
         out.push('\n');
     }
-    println!("{out}");
+    say!("{out}");
     Ok(rows)
 }
 
@@ -206,8 +207,8 @@ pub fn run_flat(
             outcome: run.outcome,
         })
         .collect();
-    println!("## Steady state: the resident crowd's CPU cost and upload against its size\n");
-    println!(
+    say!("## Steady state: the resident crowd's CPU cost and upload against its size\n");
+    say!(
         "Members added once; every frame after the warm-up only advances the clock. The \
          camera frames the same patch ({PATCH} units across) in the middle of every crowd, \
          so the draw is the same size and only the compute pass grows. A crowd holds what \
@@ -215,8 +216,8 @@ pub fn run_flat(
          \"{EMPTY}\" is the benchmark's frame without a renderer: a command encoder, a \
          pass that clears the target, `finish` and the submit.\n"
     );
-    println!("{}", report::markdown(&rows));
-    println!("{}", flat_targets(&rows, &model.label));
+    say!("{}", report::markdown(&rows));
+    say!("{}", flat_targets(&rows, &model.label));
     Ok(rows)
 }
 

@@ -3,6 +3,7 @@
 //! without effects, on both of the crate's paths.
 
 use crate::Bench;
+use crate::figures::say;
 use crate::measure::{self, Entry, Table};
 use crate::report::{self, Row};
 use crate::scene::BenchModel;
@@ -49,13 +50,13 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
         table.add("effects", &model.label, n, runs);
     }
     let Table { rows, checks } = table;
-    println!("## Entity effects: planar shadows and shells\n");
-    println!(
+    say!("## Entity effects: planar shadows and shells\n");
+    say!(
         "Every member in view. Shadows: Quake II's planar shadows of the whole crowd on the \
          ground (one more instanced draw, stencilled). Shells: a blue powerup shell on every \
          {SHELL_EVERY}th member (one more draw of those members, blended).\n"
     );
-    println!("{}", report::markdown(&rows));
+    say!("{}", report::markdown(&rows));
     report::print_checks("the two paths draw each variant alike", &checks);
     let labels: Vec<&str> = models.iter().map(|m| m.label.as_str()).collect();
     let out = report::cost_table(
@@ -65,10 +66,10 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
         (VARIANTS[0].0, "none"),
         &[(VARIANTS[1].0, "shadows"), (VARIANTS[2].0, "shells")],
     );
-    println!(
+    say!(
         "Cost of each effect, against the same path without effects (no target; frame ratios \
          round by round: median (smallest–largest round)):\n"
     );
-    println!("{out}");
+    say!("{out}");
     Ok(rows)
 }

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use md2_wgpu::{GpuModelOptions, MAX_LEVELS};
 
 use crate::Bench;
+use crate::figures::say;
 use crate::measure::{self, Entry, Table};
 use crate::report::{self, Measured, Row, count, find, ms, ratio, ratio_spread};
 use crate::scene::BenchModel;
@@ -109,14 +110,14 @@ pub fn run(
 fn print(
     rows: &[Row],
     checks: &[String],
-    levels_of: &[(String, Vec<md2_wgpu::DetailLevel>, std::time::Duration)],
+    levels_of: &[(String, Vec<md2_wgpu::Level>, std::time::Duration)],
     n: usize,
 ) {
-    println!("## Levels of detail\n");
-    println!(
+    say!("## Levels of detail\n");
+    say!(
         "Each model uploaded at full detail only, and with `GpuModelOptions::WITH_LEVELS`; \
          every member drawn at the coarsest level whose error stays within 1 pixel \
-         (`lod_error_pixels`, the default) on the 1280×720 target.\n"
+         (`level_error_pixels`, the default) on the 1280×720 target.\n"
     );
     let mut out = String::from(
         "| model | triangles per level | error per level (units) | build (this machine) |\n\
@@ -136,9 +137,9 @@ fn print(
             ms(time.as_secs_f64() * 1000.0)
         );
     }
-    println!("{out}");
-    println!("{}", report::markdown(rows));
-    println!(
+    say!("{out}");
+    say!("{}", report::markdown(rows));
+    say!(
         "Horizon: {n} resident members on a square field, the camera at head height at one \
          edge looking across (targets: vertex-shader runs at most 0.3× and frame time at most \
          0.5× of full detail). Close: {CLOSE} members all within the distance where the first \
@@ -174,7 +175,7 @@ fn print(
             }
         }
     }
-    println!("{out}");
+    say!("{out}");
     report::print_checks("the close scene: levels must not change it", checks);
 }
 

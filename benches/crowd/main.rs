@@ -39,6 +39,7 @@ mod clock;
 mod compare;
 mod culling;
 mod effects;
+mod figures;
 mod gpu;
 mod horizon;
 mod measure;
@@ -55,6 +56,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use compare::Kind;
+use figures::say;
 use gpu::{Gpu, Target};
 use md2_wgpu::Md2Cache;
 use scene::BenchModel;
@@ -91,6 +93,9 @@ usage: cargo bench --bench crowd [-- OPTIONS]
                        only (default 1000,1000000)
   --flat-frames N      measured frames of the steady-state section (default 8)
   --json PATH          also write every row as a JSON list
+  --markdown PATH      also write the report (every table, the adapter, the
+                       machine and the command) to PATH: the figures file
+                       the README quotes (docs/figures.md)
   --png DIR            write the main comparison's last frames as PNGs into DIR
   --probe-max N        scale probe: double from 1,000 up to N (default 1000000)
   --probe-seconds S    stop the probe once a frame takes longer than S seconds
@@ -154,6 +159,7 @@ struct Options {
     flat_sizes: Vec<usize>,
     flat_frames: usize,
     json: Option<PathBuf>,
+    markdown: Option<PathBuf>,
     png: Option<PathBuf>,
     probe_max: usize,
     probe_seconds: f64,
@@ -180,6 +186,7 @@ impl Default for Options {
             flat_sizes: vec![1000, 1_000_000],
             flat_frames: 8,
             json: None,
+            markdown: None,
             png: None,
             probe_max: 1_000_000,
             probe_seconds: 10.0,
@@ -267,6 +274,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             "--flat-sizes" => o.flat_sizes = counts(value()?, "--flat-sizes")?,
             "--flat-frames" => o.flat_frames = count(&value()?, "--flat-frames", 100_000)?,
             "--json" => o.json = Some(PathBuf::from(value()?)),
+            "--markdown" => o.markdown = Some(PathBuf::from(value()?)),
             "--png" => o.png = Some(PathBuf::from(value()?)),
             "--probe-max" => o.probe_max = count(&value()?, "--probe-max", MAX_INSTANCES)?,
             "--probe-seconds" => {
@@ -380,6 +388,9 @@ fn clock_read_us() -> f64 {
 }
 
 fn run(options: &Options) -> Result<(), String> {
+    if let Some(path) = &options.markdown {
+        figures::tee_to(path)?;
+    }
     let models = load_models(options)?;
     let gpu = Gpu::new()?;
     let cache = Md2Cache::new(gpu.device()).map_err(|e| e.to_string())?;
@@ -391,17 +402,17 @@ fn run(options: &Options) -> Result<(), String> {
         frames: options.frames,
     };
     let adapter = bench.gpu.headless.adapter_label();
-    println!("# md2-wgpu crowd benchmark\n");
-    println!("- adapter: {adapter}");
-    println!("- machine: {}", machine());
+    say!("# md2-wgpu crowd benchmark\n");
+    say!("- adapter: {adapter}");
+    say!("- machine: {}", machine());
     if bench.gpu.info().device_type == wgpu::DeviceType::Cpu {
-        println!(
+        say!(
             "- a software adapter: the \"GPU\" work runs on the same CPU cores, so frame \
              times compare software rasterisers (where vertex shading costs far more, \
              relative to drawing, than on a GPU)"
         );
     }
-    println!(
+    say!(
         "- vertex-shader invocations: {}",
         if bench.gpu.has_statistics() {
             "counted (pipeline statistics)"
@@ -410,9 +421,9 @@ fn run(options: &Options) -> Result<(), String> {
         }
     );
     for m in &models {
-        println!("- model {}", m.describe());
+        say!("- model {}", m.describe());
     }
-    println!(
+    say!(
         "- {}×{} sRGB + {:?}, {} warm-up + {} measured frames per run, simulated clock {} Hz; \
          reading the CPU clocks costs {:.2} µs (every timed span includes about one read)",
         gpu::WIDTH,
@@ -423,11 +434,11 @@ fn run(options: &Options) -> Result<(), String> {
         scene::CLOCK_HZ,
         clock_read_us()
     );
-    println!(
+    say!(
         "- command: cargo bench --bench crowd -- {}\n",
         reproduce(options)
     );
-    println!("{}", report::LEGEND);
+    say!("{}", report::LEGEND);
 
     let started = Instant::now();
     let mut rows = Vec::new();
@@ -476,19 +487,19 @@ fn run(options: &Options) -> Result<(), String> {
                 );
             }
         }
-        println!(
+        say!(
             "({} took {:.0} s)\n",
             section.name(),
             section_started.elapsed().as_secs_f64()
         );
     }
-    println!("(measured in {:.0} s)\n", started.elapsed().as_secs_f64());
+    say!("(measured in {:.0} s)\n", started.elapsed().as_secs_f64());
 
     if let Some(path) = &options.json {
         let text = serde_json::to_string_pretty(&report::json(&rows, &adapter))
             .map_err(|e| format!("encoding JSON: {e}"))?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("JSON: {}\n", path.display());
+        say!("JSON: {}\n", path.display());
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use md2_wgpu::{GpuModel, TriangleOrder};
 
 use crate::Bench;
+use crate::figures::say;
 use crate::measure::{self, Entry, Table};
 use crate::report::{self, Row, ms};
 use crate::scene::BenchModel;
@@ -70,7 +71,7 @@ pub fn run(
         table.add("order", &model.label, n, runs);
     }
     let Table { rows, checks } = table;
-    println!("## Triangle order and the post-transform vertex cache\n");
+    say!("## Triangle order and the post-transform vertex cache\n");
     let mut out = String::from(
         "| model | order | corners | triangles | VS / frame | VS per instance \
          | per instance per corner | per triangle | simulated ACMR (16 FIFO) | frame ms median |\n\
@@ -92,13 +93,13 @@ pub fn run(
             ms(m.frame_ms.median),
         );
     }
-    println!(
+    say!(
         "The gpu path, every member in view, {n} instances. Per corner 1.0 is a perfect \
          cache; per triangle is the ACMR (average cache miss ratio): 0.5 at best for a closed \
          mesh, 3.0 without a cache.\n"
     );
-    println!("{out}");
-    println!("{}", report::markdown(&rows));
+    say!("{out}");
+    say!("{}", report::markdown(&rows));
     report::print_checks("the order must not change the picture", &checks);
     Ok(rows)
 }

@@ -4,9 +4,11 @@
 
 use std::time::Instant;
 
-use md2_wgpu::support::{InstanceRecord, block_on};
+use md2_wgpu::InstanceRecord;
+use md2_wgpu::support::block_on;
 
 use crate::Bench;
+use crate::figures::say;
 use crate::measure;
 use crate::scene::BenchModel;
 use crate::strategies::{Immediate, upload};
@@ -121,19 +123,19 @@ pub fn run(bench: &Bench, model: &BenchModel, max: usize, seconds: f64) -> Probe
 
 /// Prints the probe's table and how it ended.
 pub fn print(probe: &Probe, model: &str, max: usize, max_seconds: f64) {
-    println!("## Scale probe ({model}, gpu strategy, one frame per count)\n");
-    println!(
+    say!("## Scale probe ({model}, gpu strategy, one frame per count)\n");
+    say!(
         "Doubling from 1,000 up to {}; each count draws one frame, errors caught by \
          error scopes and the uncaptured-error handler.\n",
         max
     );
-    println!(
+    say!(
         "| instances | frame (CPU + GPU) ms | instance data | instance buffer | model (all GPU bytes) \
          | total GPU bytes |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|");
+    say!("|---:|---:|---:|---:|---:|---:|");
     for s in &probe.steps {
-        println!(
+        say!(
             "| {} | {:.0} | {} | {} | {} | {} |",
             s.instances,
             s.frame_ms,
@@ -143,10 +145,10 @@ pub fn print(probe: &Probe, model: &str, max: usize, max_seconds: f64) {
             crate::report::bytes(s.gpu_bytes())
         );
     }
-    println!();
+    say!();
     let largest = probe.steps.last();
     match (&probe.end, largest) {
-        (End::ReachedCap, Some(s)) => println!(
+        (End::ReachedCap, Some(s)) => say!(
             "Largest count rendered: {} (the cap), using {} of GPU memory \
              ({} instance buffer + {} model).",
             s.instances,
@@ -155,16 +157,16 @@ pub fn print(probe: &Probe, model: &str, max: usize, max_seconds: f64) {
             crate::report::bytes(s.model_bytes)
         ),
         (End::Failed(n, e), _) => {
-            println!("Failed at {n} instances: {e}");
+            say!("Failed at {n} instances: {e}");
             if let Some(s) = largest {
-                println!(
+                say!(
                     "Largest count rendered: {}, using {} of GPU memory.",
                     s.instances,
                     crate::report::bytes(s.gpu_bytes())
                 );
             }
         }
-        (End::OutOfTime(n), Some(s)) => println!(
+        (End::OutOfTime(n), Some(s)) => say!(
             "Largest count rendered: {} (using {} of GPU memory); stopped before {n}: \
              the last frame took over {} s (--probe-seconds) and the next is twice \
              the work. Raise --probe-seconds to go further.",
@@ -172,6 +174,6 @@ pub fn print(probe: &Probe, model: &str, max: usize, max_seconds: f64) {
             crate::report::bytes(s.gpu_bytes()),
             max_seconds
         ),
-        (_, None) => println!("Nothing rendered."),
+        (_, None) => say!("Nothing rendered."),
     }
 }

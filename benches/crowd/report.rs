@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::figures::say;
 use serde_json::json;
 
 /// Median, min and max of some samples, in milliseconds.
@@ -352,9 +353,9 @@ pub fn print_checks(why: &str, checks: &[String]) {
     if checks.is_empty() {
         return;
     }
-    println!("Picture check ({why}):\n");
+    say!("Picture check ({why}):\n");
     for line in checks {
-        println!("{line}");
+        say!("{line}");
     }
-    println!();
+    say!();
 }

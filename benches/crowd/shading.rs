@@ -4,6 +4,7 @@
 //! transform and pose), on both of the crate's paths.
 
 use crate::Bench;
+use crate::figures::say;
 use crate::measure::{self, Entry, Table};
 use crate::report::{self, Row};
 use crate::scene::BenchModel;
@@ -48,14 +49,14 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
         table.add("shading", &model.label, n, runs);
     }
     let Table { rows, checks } = table;
-    println!("## The application's shading: materials and motion vectors\n");
-    println!(
+    say!("## The application's shading: materials and motion vectors\n");
+    say!(
         "Every member in view. Material: the built-in look written again as an application's \
          WGSL function (`support::QUAKE_AGAIN_WGSL`), so the pictures must agree and the cost \
          is the material path's own. Motion: the built-in look plus the built-in motion target \
          (Rg16Float), every instance drawn with its previous transform and pose.\n"
     );
-    println!("{}", report::markdown(&rows));
+    say!("{}", report::markdown(&rows));
     report::print_checks("every variant draws the same colour picture", &checks);
     let labels: Vec<&str> = models.iter().map(|m| m.label.as_str()).collect();
     let out = report::cost_table(
@@ -65,11 +66,11 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
         (VARIANTS[0].0, "built-in"),
         &[(VARIANTS[1].0, "material"), (VARIANTS[2].0, "motion")],
     );
-    println!(
+    say!(
         "Cost of each, against the same path with the built-in look (targets: a material \
          within 1.05× of the frame with the same vertex-shader runs; motion within 1.5×). \
          Frame ratios are taken round by round: median (smallest–largest round).\n"
     );
-    println!("{out}");
+    say!("{out}");
     Ok(rows)
 }

@@ -407,11 +407,9 @@ impl Strategy for Resident {
     }
 
     fn visible_members(&self, gpu: &Gpu) -> Option<u32> {
-        let visible = self
-            .renderer
-            .visible_members(gpu.device(), gpu.queue())
-            .ok()?;
-        Some(visible.iter().sum())
+        let read = self.renderer.visible_members(gpu.device(), gpu.queue());
+        let visible = md2_wgpu::support::wait(gpu.device(), read).ok()?;
+        Some(visible.per_crowd.iter().sum())
     }
 
     fn motion_target(&self) -> bool {
@@ -419,10 +417,8 @@ impl Strategy for Resident {
     }
 
     fn drawn_per_level(&self, gpu: &Gpu) -> Option<[u32; MAX_LEVELS]> {
-        let per_crowd = self
-            .renderer
-            .visible_members_per_level(gpu.device(), gpu.queue())
-            .ok()?;
+        let read = self.renderer.visible_members(gpu.device(), gpu.queue());
+        let per_crowd = md2_wgpu::support::wait(gpu.device(), read).ok()?.per_level;
         let mut total = [0; MAX_LEVELS];
         for crowd in per_crowd {
             for (t, n) in total.iter_mut().zip(crowd) {

@@ -2,11 +2,8 @@
 //! grid of lines, fading into the background at its rim. The renderer draws
 //! MD2 models only; this tiny pipeline is the examples' own.
 //!
-//! It is not a module of the framework: the crowd example and the
-//! inspector (which the viewer and the UI tests compile) each include this
-//! file by path, so the viewer, which has both the framework and the
-//! inspector, compiles it once. It knows nothing of them: it is built for a
-//! [`GroundTarget`], the pass it will draw in.
+//! The crowd example and the viewer's inspector draw it. It knows nothing
+//! of either: it is built for a [`GroundTarget`], the pass it will draw in.
 
 use md2_wgpu::glam::{Mat4, Vec3};
 use md2_wgpu::wgpu;

@@ -7,13 +7,11 @@
 //! before that, so a file that does not load ends the program before any
 //! window opens.
 
-// Each example compiles this module on its own and uses a different part.
-#![allow(dead_code)]
-
+pub mod ground;
 pub mod gui;
 mod host;
 mod screenshot;
-mod targets;
+pub mod targets;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -187,6 +187,7 @@ pub(crate) fn fade_ticks(duration: f64) -> Option<u32> {
 
 /// A clip clock as the crowd's compute pass runs it (crowd.wgsl's `Clock`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(not(feature = "wgpu"), allow(dead_code))]
 pub(crate) struct GpuClock {
     /// Position per tick as a 96-bit fraction: of a loop (looping clips) or
     /// of a frame (one-shot), low word first.
@@ -204,6 +205,7 @@ pub(crate) struct GpuClock {
 impl ClipClock {
     /// The clock in the crowd's integer form. `None` where the start is not
     /// on the tick range or the speed is not finite.
+    #[cfg_attr(not(feature = "wgpu"), allow(dead_code))]
     pub(crate) fn to_gpu(&self) -> Option<GpuClock> {
         let start = to_ticks(self.start)?;
         if !self.speed.is_finite() {
@@ -237,6 +239,7 @@ impl ClipClock {
 /// `x` modulo 1 as a 96-bit two's-complement fraction (a negative `x` gives
 /// `1 + frac(x)`), low word first. Only the fraction matters: the clip's
 /// position is taken modulo whole loops or frames anyway.
+#[cfg_attr(not(feature = "wgpu"), allow(dead_code))]
 fn fraction_96(x: f64) -> [u32; 3] {
     // Both steps are exact: subtracting the integer part, scaling by 2^96.
     let frac = x - x.trunc();

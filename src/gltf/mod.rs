@@ -68,6 +68,23 @@
 //! Bad options, positions that overflow in the output units, or a GLB
 //! beyond [`GltfOptions::max_bytes`] are a [`GltfError`]; nothing panics,
 //! and the size is checked before the large buffers are allocated.
+//!
+//! # Checked
+//!
+//! `cargo test --test gltf` exports the demo, three built models and every
+//! model in `../shared/md2`, float and quantized: read back with the `gltf`
+//! crate, every frame's positions are within 4.3e-6 model units of the
+//! MD2's decoded ones (quantized: within the reported error) and its normals
+//! within 1e-7 (quantized: 2.5e-5); the Khronos glTF-Validator reports no
+//! error and no warning on any of them; three.js's `GLTFLoader` and
+//! `AnimationMixer`, playing every animation inside and across keyframes,
+//! across the loop's wrap and past a one-shot's end, pose every vertex
+//! within 9.5e-5 model units of [`reference::interpolate`](crate::reference::interpolate)
+//! (quantized exports within their reported error). A GLB is 7 to 9 times
+//! its MD2 (a morph target holds 24 bytes per welded corner where an MD2
+//! frame holds 4 per vertex); quantizing saves 5 to 32%
+//! (`cargo test --test gltf -- --ignored --nocapture size_table` prints the
+//! table).
 
 mod animation;
 mod buffer;

@@ -1,13 +1,14 @@
 //! What can go wrong on the GPU side, before wgpu ever sees it: once at
-//! set-up ([`SetupError`]), every frame ([`PrepareError`], and the
-//! [`PrepareReport`] of a lenient policy), and when changing a resident
-//! crowd ([`CrowdError`]).
+//! set-up ([`SetupError`]), and every frame ([`PrepareError`], and the
+//! [`PrepareReport`] of a lenient policy).
 //!
 //! Every check runs on the CPU before anything reaches the GPU, so a bad
 //! frame number, skin or size is one of these errors rather than a wgpu
 //! validation panic.
 
 use std::fmt;
+
+use crate::scene::InstanceError;
 
 /// Why a renderer, cache, model or crowd could not be created, or an
 /// option could not be set.
@@ -73,6 +74,9 @@ pub enum SetupError {
         /// wgpu's message.
         message: String,
     },
+    /// The model cannot become GPU data (see
+    /// [`ModelDataError`](crate::ModelDataError)).
+    ModelData(crate::ModelDataError),
     /// A material does not fit the crate's vertex stage, its targets or the
     /// device: see [`MaterialError`](crate::MaterialError).
     Material {
@@ -136,94 +140,21 @@ impl fmt::Display for SetupError {
             SetupError::Device { operation, message } => {
                 write!(f, "wgpu error while {operation}: {message}")
             }
+            SetupError::ModelData(e) => e.fmt(f),
             SetupError::Material { label, error } => write!(f, "material {label:?}: {error}"),
         }
     }
 }
 
-impl std::error::Error for SetupError {}
-
-/// Why an instance cannot be drawn as given.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum InstanceError {
-    /// It names a frame the model does not have.
-    FrameOutOfRange {
-        /// Index of the batch in the slice given to `prepare`.
-        batch: usize,
-        /// Index of the instance in its batch.
-        instance: usize,
-        /// Which frame of the pose: `"primary.frame_a"`, `"primary.frame_b"`,
-        /// `"secondary.frame_a"` or `"secondary.frame_b"`.
-        field: &'static str,
-        /// The frame asked for.
-        frame: u32,
-        /// How many frames the model has.
-        frame_count: u32,
-    },
-    /// It names a skin the model does not have.
-    SkinOutOfRange {
-        /// Index of the batch in the slice given to `prepare`.
-        batch: usize,
-        /// Index of the instance in its batch.
-        instance: usize,
-        /// The skin asked for.
-        skin: u32,
-        /// How many skins the model has (1 for the default texture).
-        skin_count: u32,
-    },
-    /// A value that must be finite is NaN or infinite: the transform, the
-    /// tint, or a blend factor of the pose (where a time or speed that is
-    /// not finite ends up: see the [playback](crate::playback) module).
-    NotFinite {
-        /// Index of the batch in the slice given to `prepare`.
-        batch: usize,
-        /// Index of the instance in its batch.
-        instance: usize,
-        /// Which value: `"transform"`, `"tint"`, `"pose.primary.t"`,
-        /// `"pose.secondary.t"` or `"pose.weight"`.
-        field: &'static str,
-    },
-}
-
-impl fmt::Display for InstanceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl std::error::Error for SetupError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            InstanceError::FrameOutOfRange {
-                batch,
-                instance,
-                field,
-                frame,
-                frame_count,
-            } => write!(
-                f,
-                "batch {batch}, instance {instance}: {field} is {frame}, but the model has \
-                 {frame_count} frames (0..={})",
-                frame_count.saturating_sub(1)
-            ),
-            InstanceError::SkinOutOfRange {
-                batch,
-                instance,
-                skin,
-                skin_count,
-            } => write!(
-                f,
-                "batch {batch}, instance {instance}: skin {skin} asked for, but the model has \
-                 {skin_count} skin(s)"
-            ),
-            InstanceError::NotFinite {
-                batch,
-                instance,
-                field,
-            } => write!(
-                f,
-                "batch {batch}, instance {instance}: the {field} is not finite (NaN or infinite)"
-            ),
+            SetupError::ModelData(e) => Some(e),
+            SetupError::Material { error, .. } => Some(error),
+            _ => None,
         }
     }
 }
-
-impl std::error::Error for InstanceError {}
 
 /// Why a frame could not be prepared.
 #[derive(Clone, Debug, PartialEq)]
@@ -346,7 +277,7 @@ pub struct PrepareReport {
     /// The first few problems ([`PrepareReport::MAX_LISTED`]), in order.
     pub first: Vec<InstanceError>,
     /// Instances drawn at each level of detail (see
-    /// [`Md2RendererOptions::lod_error_pixels`](crate::Md2RendererOptions::lod_error_pixels)),
+    /// [`Md2RendererOptions::level_error_pixels`](crate::Md2RendererOptions::level_error_pixels)),
     /// full detail first; a translucent instance counts at the level its
     /// bucket was drawn at.
     pub levels: [usize; crate::MAX_LEVELS],
@@ -372,94 +303,3 @@ impl PrepareReport {
         }
     }
 }
-
-/// Why a resident crowd refused a change. Nothing is changed when it does.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum CrowdError {
-    /// A clip names a frame the crowd's model does not have.
-    FrameOutOfRange {
-        /// `"clip"` or `"fade"`.
-        clip: &'static str,
-        /// The frame asked for.
-        frame: u32,
-        /// How many frames the model has.
-        frame_count: u32,
-    },
-    /// A skin the model does not have.
-    SkinOutOfRange {
-        /// The skin asked for.
-        skin: u32,
-        /// How many skins the model has.
-        skin_count: u32,
-    },
-    /// The handle's member was removed (or belongs to another crowd).
-    StaleHandle,
-    /// A value that must be finite is not (NaN or infinite), or a time lies
-    /// beyond the clock's ±2⁴³ s.
-    NotFinite {
-        /// Which: `"transform"`, `"tint"`, `"start"`, `"speed"`,
-        /// `"fade start"`, `"fade speed"`, `"fade clip start"` or
-        /// `"fade duration"`.
-        what: &'static str,
-    },
-    /// A crossfade longer than the clock carries
-    /// ([`MAX_FADE_SECONDS`](crate::MAX_FADE_SECONDS)).
-    FadeTooLong {
-        /// The duration asked for, in seconds.
-        seconds: f64,
-    },
-    /// More members than one buffer of this device holds.
-    TooManyMembers {
-        /// Members asked for.
-        members: usize,
-        /// The bytes they need (the largest of the crowd's buffers).
-        bytes: u64,
-        /// The device's `max_buffer_size` (or storage binding size).
-        limit: u64,
-    },
-}
-
-impl fmt::Display for CrowdError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CrowdError::FrameOutOfRange {
-                clip,
-                frame,
-                frame_count,
-            } => write!(
-                f,
-                "the {clip} plays frame {frame}, but the model has {frame_count} frames (0..={})",
-                frame_count.saturating_sub(1)
-            ),
-            CrowdError::SkinOutOfRange { skin, skin_count } => write!(
-                f,
-                "skin {skin} asked for, but the model has {skin_count} skin(s)"
-            ),
-            CrowdError::StaleHandle => write!(
-                f,
-                "the handle's member was removed (or belongs to another crowd)"
-            ),
-            CrowdError::NotFinite { what } => write!(
-                f,
-                "the {what} is not finite (or beyond the clock's range of ±2^43 s)"
-            ),
-            CrowdError::FadeTooLong { seconds } => write!(
-                f,
-                "a crossfade of {seconds} s is longer than the {:.0} s a crowd's clock carries",
-                crate::anim::MAX_FADE_SECONDS
-            ),
-            CrowdError::TooManyMembers {
-                members,
-                bytes,
-                limit,
-            } => write!(
-                f,
-                "{members} crowd members need {bytes} bytes, more than this device's limit of \
-                 {limit} bytes"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for CrowdError {}

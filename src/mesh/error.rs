@@ -22,6 +22,13 @@ pub enum MeshError {
         /// How many vertices the model has.
         vertex_count: usize,
     },
+    /// Levels of detail were given for a mesh they were not built over:
+    /// their full detail is not its triangle list, or a level reaches past
+    /// its corners or its index list.
+    NotTheMeshsLevels {
+        /// What does not fit.
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for MeshError {
@@ -37,6 +44,9 @@ impl fmt::Display for MeshError {
                 "the mesh is not this model's: a corner names vertex {xyz}, \
                  but the model has {vertex_count} vertices"
             ),
+            MeshError::NotTheMeshsLevels { what } => {
+                write!(f, "the levels of detail are not this mesh's: {what}")
+            }
         }
     }
 }

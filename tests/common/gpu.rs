@@ -319,3 +319,34 @@ pub fn texels<T: bytemuck::Pod>(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<T> {
         .expect("read the texture back");
     bytemuck::pod_collect_to_vec(&bytes)
 }
+
+/// Every crowd's visible members of `renderer`'s last `prepare_crowds`,
+/// waited for.
+pub fn visible(gpu: &Gpu, renderer: &Md2Renderer) -> md2_wgpu::VisibleMembers {
+    md2_wgpu::support::wait(
+        &gpu.device,
+        renderer.visible_members(&gpu.device, &gpu.queue),
+    )
+    .expect("the visible counts read back")
+}
+
+/// The visible records `renderer`'s last `prepare_crowds` wrote for crowd
+/// `index`, with their buckets, waited for.
+pub fn crowd_records(
+    gpu: &Gpu,
+    renderer: &Md2Renderer,
+    index: usize,
+) -> Result<Vec<(usize, md2_wgpu::InstanceRecord)>, String> {
+    let read = md2_wgpu::low_level::read_crowd_records(renderer, &gpu.device, &gpu.queue, index);
+    md2_wgpu::support::wait(&gpu.device, read)
+}
+
+/// The extra records beside [`crowd_records`]' records.
+pub fn crowd_extras(
+    gpu: &Gpu,
+    renderer: &Md2Renderer,
+    index: usize,
+) -> Result<Vec<(usize, md2_wgpu::ExtraRecord)>, String> {
+    let read = md2_wgpu::low_level::read_crowd_extras(renderer, &gpu.device, &gpu.queue, index);
+    md2_wgpu::support::wait(&gpu.device, read)
+}

@@ -1,18 +1,21 @@
-//! The one test harness: the shared models folder (`$MD2_SHARED_MODELS`,
-//! else `../shared/md2`), a headless device on whatever adapter exists (the
-//! crate's own `support::Headless`, skipping loudly without one unless
-//! MD2_REQUIRE_GPU=1), offscreen rendering with the crate's one read-back,
-//! models built in code, and picture comparisons.
-
-#![allow(dead_code, unused_imports)] // each test binary uses its own part
+//! The one test harness of md2-wgpu's integration suite (this crate's test
+//! binaries, and the viewer's UI tests): the shared models folder
+//! (`$MD2_SHARED_MODELS`, else `../shared/md2`), a headless device on
+//! whatever adapter exists (the crate's own `support::Headless`, skipping
+//! loudly without one unless MD2_REQUIRE_GPU=1), offscreen rendering with
+//! the crate's one read-back, models built in code, and picture
+//! comparisons. The GPU part needs the `gpu` feature (on by default):
+//! without it the suite tests md2-wgpu built without wgpu.
 
 mod glcmds;
+#[cfg(feature = "gpu")]
 mod gpu;
 mod images;
 mod models;
 mod shared;
 
 pub use glcmds::*;
+#[cfg(feature = "gpu")]
 pub use gpu::*;
 pub use images::*;
 pub use models::*;

@@ -69,11 +69,19 @@ pub fn real_files() -> Vec<(String, Vec<u8>)> {
     md2_wgpu::support::md2_files_in(&dir).expect("read the shared models folder")
 }
 
+/// The workspace's root: the md2-wgpu crate's folder, above this one.
+pub fn workspace_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate lives in the workspace")
+        .to_path_buf()
+}
+
 /// Cargo's target directory (which `CARGO_TARGET_DIR` may move).
 pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        None => workspace_dir().join("target"),
     }
 }
 

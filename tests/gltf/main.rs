@@ -4,10 +4,7 @@
 //! skipped loudly without node or the packages .ci/run installs, unless
 //! MD2_REQUIRE_NODE=1). `sizes` prints the README's size table.
 
-// The shared harness lives beside the other test binaries, which reach it
-// as `mod common`; this binary is a folder of its own.
-#[path = "../common/mod.rs"]
-mod common;
+use md2_wgpu_tests as common;
 
 mod cases;
 mod errors;

@@ -19,7 +19,7 @@ use crate::cases::{self, Case, exported};
 /// `node` and the folder holding `three` and `gltf-validator`, or `None`
 /// with the reason printed (a failure under MD2_REQUIRE_NODE=1).
 fn node_tools() -> Option<PathBuf> {
-    let modules = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/node/node_modules");
+    let modules = crate::common::workspace_dir().join(".ci/node/node_modules");
     let node = Command::new("node").arg("--version").output();
     let missing = match node {
         Err(e) => Some(format!("node does not run ({e})")),
@@ -49,7 +49,7 @@ fn node_tools() -> Option<PathBuf> {
 /// Runs a script of tests/gltf in node; its stdout's lines as JSON.
 fn run_script(script: &str, args: &[&Path]) -> Vec<serde_json::Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/gltf")
+        .join("gltf")
         .join(script);
     let out = Command::new("node")
         .arg(&path)

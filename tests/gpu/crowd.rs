@@ -149,9 +149,7 @@ fn gpu_clocks_equal_the_cpu_for_ten_thousand_random_cases_over_a_day() {
             crowd.add(CrowdMember::new(placed(i), playback)).unwrap();
         }
         step(&gpu, &mut renderer, &camera, &mut crowd, now);
-        let records = renderer
-            .read_crowd_records(&gpu.device, &gpu.queue, 0)
-            .unwrap();
+        let records = crowd_records(&gpu, &renderer, 0).unwrap();
         assert_eq!(records.len(), expected.len(), "every member drawn");
         for (_, record) in records {
             let i = record.rows[0][3] as usize;
@@ -295,7 +293,7 @@ fn culling_never_drops_a_visible_member() {
     for (name, camera) in cameras {
         crowd.set_culling(true);
         let culled = draw_crowd(&gpu, &mut renderer, &camera, &mut crowd, now, 192);
-        let visible = renderer.visible_members(&gpu.device, &gpu.queue).unwrap()[0];
+        let visible = visible(&gpu, &renderer).per_crowd[0];
         crowd.set_culling(false);
         let all = draw_crowd(&gpu, &mut renderer, &camera, &mut crowd, now, 192);
         save_picture(&culled, &format!("crowd-{name}-culled.png"));
@@ -392,9 +390,7 @@ fn adds_changes_and_removes_draw_exactly_the_members_alive() {
         assert_eq!(crowd.len(), target);
         let image = draw_crowd(&gpu, &mut renderer, &camera, &mut crowd, now, 512);
         // Every member alive is drawn once, in its pose.
-        let records = renderer
-            .read_crowd_records(&gpu.device, &gpu.queue, 0)
-            .unwrap();
+        let records = crowd_records(&gpu, &renderer, 0).unwrap();
         assert_eq!(
             records.len(),
             target,
@@ -676,9 +672,7 @@ fn each_setter_uploads_only_its_part_of_the_record() {
     assert_eq!(frame(&mut crowd), 2 * 192, "set: whole records");
 
     // What was written is what is drawn: the member's record says so.
-    let records = renderer
-        .read_crowd_records(&gpu.device, &gpu.queue, 0)
-        .unwrap();
+    let records = crowd_records(&gpu, &renderer, 0).unwrap();
     let (bucket, record) = records
         .iter()
         .find(|(_, r)| r.rows[0][3] == 500.0)
@@ -721,7 +715,7 @@ fn visible_counts_come_back_without_waiting() {
         }
     }
     let counts = seen.expect("some frame's counts came back");
-    let blocking = renderer.visible_members(&gpu.device, &gpu.queue).unwrap();
+    let blocking = visible(&gpu, &renderer).per_crowd;
     assert_eq!(counts.per_crowd, blocking);
     assert!(
         (100..=104).contains(&blocking[0]),

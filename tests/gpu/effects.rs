@@ -447,7 +447,7 @@ fn draw_calls_per_frame_do_not_grow_with_the_instances_or_their_effects() {
             32,
             32,
         );
-        renderer.recorded_draws()
+        md2_wgpu::low_level::recorded_draws(renderer)
     };
     // One instance with a shell and a shadow: opaque, shadow, shell.
     let shelled = |i: usize| {
@@ -499,7 +499,7 @@ fn draw_calls_per_frame_do_not_grow_with_the_instances_or_their_effects() {
             renderer.render(&mut pass);
         }
         target.read(&gpu, encoder);
-        counts.push(renderer.recorded_draws());
+        counts.push(md2_wgpu::low_level::recorded_draws(&renderer));
     }
     assert_eq!(counts, [3, 3], "resident: opaque, shadow and shell");
 }

@@ -77,7 +77,7 @@ fn both_paths_choose_the_same_level_for_the_same_member_and_view() {
     let gpu_model = demo_with_levels(&gpu, &cache);
     let camera = street_camera();
     let options = Md2RendererOptions::WITH_DEPTH;
-    let pixels = options.lod_error_pixels;
+    let pixels = options.level_error_pixels;
     let now = 3.0;
     let clips = Quake2Player::clips();
     let mut rng = Rng::new(18);
@@ -95,10 +95,10 @@ fn both_paths_choose_the_same_level_for_the_same_member_and_view() {
         let transform = Mat4::from_translation(Vec3::new(rng.range(-60.0, 60.0), 0.0, z))
             * Mat4::from_rotation_y(rng.range(0.0, std::f32::consts::TAU))
             * Mat4::from_scale(scale);
-        let level = gpu_model.detail_level(&camera, pixels, transform);
+        let level = gpu_model.level_for(&camera, pixels, transform);
         let near_a_switch = [0.99, 1.01]
             .iter()
-            .any(|k| gpu_model.detail_level(&camera, pixels * k, transform) != level);
+            .any(|k| gpu_model.level_for(&camera, pixels * k, transform) != level);
         if near_a_switch {
             continue;
         }
@@ -123,9 +123,7 @@ fn both_paths_choose_the_same_level_for_the_same_member_and_view() {
         crowd.add(member.clone()).unwrap();
     }
     let from_crowd = draw(&gpu, &mut resident, &camera, &[], Some(&mut crowd), now);
-    let records = resident
-        .read_crowd_records(&gpu.device, &gpu.queue, 0)
-        .unwrap();
+    let records = crowd_records(&gpu, &resident, 0).unwrap();
     let mut checked = 0;
     for (bucket, record) in &records {
         let at = [record.rows[0][3], record.rows[1][3], record.rows[2][3]];
@@ -136,9 +134,7 @@ fn both_paths_choose_the_same_level_for_the_same_member_and_view() {
         assert_eq!(bucket / 2, *level, "the member at {at:?}");
         checked += 1;
     }
-    let counted = resident
-        .visible_members_per_level(&gpu.device, &gpu.queue)
-        .unwrap()[0];
+    let counted = visible(&gpu, &resident).per_level[0];
     let in_view: u32 = counted.iter().sum();
     assert_eq!(checked, in_view as usize);
 
@@ -211,9 +207,7 @@ fn culling_with_levels_never_drops_a_visible_member() {
     for (name, camera) in cameras {
         crowd.set_culling(true);
         let culled = draw(&gpu, &mut renderer, &camera, &[], Some(&mut crowd), now);
-        let per_level = renderer
-            .visible_members_per_level(&gpu.device, &gpu.queue)
-            .unwrap()[0];
+        let per_level = visible(&gpu, &renderer).per_level[0];
         crowd.set_culling(false);
         let all = draw(&gpu, &mut renderer, &camera, &[], Some(&mut crowd), now);
         save_picture(&culled, &format!("levels-{name}-culled.png"));

@@ -2,10 +2,7 @@
 //! shader compile per renderer configuration): on lavapipe in CI, skipped
 //! loudly without an adapter unless MD2_REQUIRE_GPU=1.
 
-// The shared harness lives beside the other test binaries, which reach it
-// as `mod common`; this binary is a folder of its own.
-#[path = "../common/mod.rs"]
-mod common;
+use md2_wgpu_tests as common;
 
 mod capture;
 mod crowd;

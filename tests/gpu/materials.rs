@@ -116,7 +116,10 @@ fn a_material_that_rewrites_the_built_in_look_draws_its_picture_on_both_paths() 
         "immediate: {differ} pixels differ by more than 1/255"
     );
     // Both draw every pass: the same draw calls.
-    assert_eq!(custom.recorded_draws(), builtin.recorded_draws());
+    assert_eq!(
+        md2_wgpu::low_level::recorded_draws(&custom),
+        md2_wgpu::low_level::recorded_draws(&builtin)
+    );
 
     // The resident path: the same soldiers as crowd members.
     let mut crowd = Md2Crowd::new(&gpu.device, &cache, &model).unwrap();
@@ -401,7 +404,7 @@ fn with_a_material_shadows_and_depth_maps_keep_the_animated_pose() {
         &gpu,
         &cache,
         "fn white(in: Md2Fragment) -> vec4<f32> {
-             if in.pass_kind == MD2_PASS_SHADOW { return vec4<f32>(1.0, 0.0, 0.0, 1.0); }
+             if in.phase == MD2_PHASE_SHADOWS { return vec4<f32>(1.0, 0.0, 0.0, 1.0); }
              return vec4<f32>(1.0);
          }",
         "white",

@@ -6,12 +6,14 @@
 use crate::common::*;
 use crate::crowd::random_clock;
 use glam::{DMat4, DVec4, Mat4, Quat, Vec3};
-use md2_wgpu::support::{ExtraRecord, InstanceRecord, PoseCapture, Rng, pack_instance, pass};
+use md2_wgpu::contract::phase;
+use md2_wgpu::support::{PoseCapture, Rng, pack_instance};
 use md2_wgpu::{
     Camera, ClipClock, CrowdHandle, CrowdMember, FrameLerp, GpuModel, Md2Batch, Md2Cache, Md2Crowd,
     Md2Instance, Md2Model, Md2Previous, Md2Renderer, Md2RendererOptions, PlanarShadow, Pose,
     SHELL_OFFSET, demo,
 };
+use md2_wgpu::{ExtraRecord, InstanceRecord};
 
 /// The largest motion error allowed, in UV units.
 const TOLERANCE: f64 = 1e-4;
@@ -164,9 +166,9 @@ fn immediate_motion_equals_the_cpu_for_a_thousand_random_cases() {
                 &extra,
                 push,
                 Some(if on_shadow {
-                    pass::SHADOW
+                    phase::SHADOWS
                 } else {
-                    pass::OPAQUE
+                    phase::OPAQUE
                 }),
             )
             .unwrap();
@@ -292,12 +294,8 @@ fn resident_motion_equals_the_cpu_for_a_thousand_random_cases() {
     }
     let camera1 = random_camera(&mut rng);
     frame(&mut renderer, &mut crowd, &camera1, t1);
-    let records = renderer
-        .read_crowd_records(&gpu.device, &gpu.queue, 0)
-        .unwrap();
-    let extras = renderer
-        .read_crowd_extras(&gpu.device, &gpu.queue, 0)
-        .unwrap();
+    let records = crowd_records(&gpu, &renderer, 0).unwrap();
+    let extras = crowd_extras(&gpu, &renderer, 0).unwrap();
     assert_eq!(records.len(), 1000, "every member drawn once");
     let mut largest = 0.0f64;
     let mut seen = std::collections::HashSet::new();

@@ -279,7 +279,7 @@ fn mirrored_and_plain_translucent_instances_blend_in_the_order_given() {
         "the batch [a, b] differs from a then b in {differ} pixels"
     );
     assert_eq!(
-        batch.recorded_draws(),
+        md2_wgpu::low_level::recorded_draws(&batch),
         1,
         "one translucent draw for both windings"
     );

@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::member::{max3, min3};
 use crate::anim::Clip;
 
 /// A clip's number in its crowd's [`ClipTable`].
@@ -133,10 +132,17 @@ fn clip_bounds(clip: &Clip, frame_bounds: &[([f32; 3], [f32; 3])]) -> ([f32; 3],
     let mut lo = [f32::INFINITY; 3];
     let mut hi = [f32::NEG_INFINITY; 3];
     for frame in clip.frames() {
-        if let Some(&(a, b)) = frame_bounds.get(frame as usize) {
-            lo = min3(lo, a);
-            hi = max3(hi, b);
+        if let Some(&b) = frame_bounds.get(frame as usize) {
+            (lo, hi) = union_box((lo, hi), b);
         }
     }
     (lo, hi)
+}
+
+/// The box around two boxes (min, max).
+pub(crate) fn union_box(a: ([f32; 3], [f32; 3]), b: ([f32; 3], [f32; 3])) -> ([f32; 3], [f32; 3]) {
+    (
+        std::array::from_fn(|k| a.0[k].min(b.0[k])),
+        std::array::from_fn(|k| a.1[k].max(b.1[k])),
+    )
 }

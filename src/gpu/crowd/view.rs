@@ -2,14 +2,15 @@
 //! write, the work buffer they count and sort in (with the draw arguments at
 //! its start), and the draws that read them.
 
-use super::super::cache::{CrowdPipelines, Md2Cache};
-use super::super::device::grow;
-use super::super::error::PrepareError;
-use super::super::model::DrawModel;
-use super::super::shader::{
-    BUCKETS, InstanceRecord, SEEN, SORT_BLOCK, SORT_WORKGROUP, WORKGROUP_SIZE,
-};
-use super::{CrowdLayout, Md2Crowd};
+use super::layout::CrowdLayout;
+use super::md2_crowd::Md2Crowd;
+use super::pipelines::{CrowdPipelines, view_group};
+use crate::contract::crowd::{SEEN, SORT_BLOCK, SORT_WORKGROUP, WORKGROUP_SIZE};
+use crate::contract::{BUCKETS, InstanceRecord};
+use crate::gpu::device::buffers::grow;
+use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::error::PrepareError;
+use crate::gpu::model::DrawModel;
 
 const RECORD: u64 = size_of::<InstanceRecord>() as u64;
 /// One `DrawIndexedIndirectArgs`.
@@ -138,7 +139,14 @@ impl CrowdView {
                 unreachable!("both buffers were just made");
             };
             let steps = &cache.crowd_pipelines(device).steps;
-            self.group = Some(cache.crowd_view_group(device, frame, records, work, steps));
+            self.group = Some(view_group(
+                device,
+                cache.layouts(),
+                frame,
+                records,
+                work,
+                steps,
+            ));
         }
         self.crowd_group = Some(crowd.group().clone());
         if self.model.is_none() {

@@ -1,0 +1,547 @@
+//! The viewer's model inspector: an egui interface around a 3D view drawn
+//! by an egui-wgpu paint callback.
+//!
+//! [`Inspector`] is plain state (the model and its upload, the player, the
+//! skin, the effects, the camera, errors) plus [`Inspector::ui`], which
+//! builds a frame's interface inside any `egui::Ui`: the viewer's window
+//! calls it, and so do the UI tests (through `egui_kittest`, no window),
+//! which then read the state back. The viewer and the tests include this
+//! folder as a module, as the windowed examples include `framework/`.
+//!
+//! - `model.rs`: a file read, its skins found, its upload and facts;
+//! - `player.rs`: the clip playing and its clock;
+//! - `scene.rs`: the paint callback and what it keeps between frames;
+//! - `orbit.rs`: the camera;
+//! - `panels.rs`: the panels.
+
+// The viewer and the tests each use a different part.
+#![allow(dead_code)]
+
+pub mod model;
+pub mod orbit;
+mod panels;
+pub mod player;
+pub mod scene;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use egui_wgpu::CallbackResources;
+use md2_wgpu::glam::{Mat4, Vec3};
+use md2_wgpu::quake_flags::{
+    RF_SHELL_BLUE, RF_SHELL_DOUBLE, RF_SHELL_GREEN, RF_SHELL_HALF_DAM, RF_SHELL_RED,
+};
+use md2_wgpu::{
+    Effects, FrameLerp, Light, Md2Cache, Md2Instance, Md2Renderer, PlanarShadow, Pose, wgpu,
+};
+
+use md2_wgpu_examples::framework::ground::GroundParams;
+use model::{LoadedModel, ModelFile};
+use orbit::Orbit;
+use player::Player;
+use scene::{SceneFrame, SceneResources, SceneStats, SceneTarget};
+
+/// Quake II's powerup shells, as the interface and the Q key offer them.
+pub const SHELLS: [(&str, u32); 5] = [
+    ("red", RF_SHELL_RED),
+    ("green", RF_SHELL_GREEN),
+    ("blue", RF_SHELL_BLUE),
+    ("double damage", RF_SHELL_DOUBLE),
+    ("half damage", RF_SHELL_HALF_DAM),
+];
+
+/// The 3D view's background in linear light; the ground fades into it.
+const BACKGROUND: [f32; 3] = [0.05, 0.06, 0.08];
+
+/// The shortcuts, as the viewer prints them and the interface lists them.
+pub const KEYS: &str = "\
+keys (when no text field has the keyboard):
+  N / Right    next animation          P / Left     previous animation
+  F            crossfade into the next animation (instead of cutting)
+  Space        pause                   , / .        step a frame back / on
+  - / +        slower / faster         I            interpolation on / off (Quake-style steps)
+  S            next skin               R            reset the camera
+  Q            powerup shell: red, green, blue, double damage, half damage, off
+  G            planar shadow on the ground on / off
+  mouse        drag the view to orbit, wheel to zoom, double-click to reset
+  files        drop an .md2 file on the window, or type its path and press Open
+  Esc          quit";
+
+/// Which shell the model wears.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shell {
+    /// None.
+    Off,
+    /// One of [`SHELLS`].
+    Quake(usize),
+    /// Any colour (linear).
+    Colour([f32; 3]),
+}
+
+/// How the model is drawn: the entity effects.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Look {
+    /// The powerup shell.
+    pub shell: Shell,
+    /// A planar shadow on the ground (where the pass has a stencil).
+    pub shadow: bool,
+    /// Unlit: the skin as it is.
+    pub fullbright: bool,
+    /// Never darker than Quake II's minimum light.
+    pub minlight: bool,
+    /// 1 opaque; below 1 translucent (drawn after opaque, blended).
+    pub opacity: f32,
+}
+
+impl Look {
+    fn effects(&self) -> Effects {
+        let effects = match self.shell {
+            Shell::Off => Effects::NONE,
+            Shell::Quake(i) => Effects::from_quake_flags(SHELLS[i].1),
+            Shell::Colour(c) => Effects::NONE.with_shell(c),
+        };
+        Effects {
+            fullbright: self.fullbright,
+            minlight: self.minlight,
+            ..effects
+        }
+    }
+}
+
+/// The device the inspector uploads with and the pass it draws in.
+pub struct InspectorGpu {
+    /// The device (egui's).
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// egui's pass, as egui's renderer was made.
+    pub target: SceneTarget,
+}
+
+/// Frames per second, over half-second windows of egui's frame times.
+#[derive(Clone, Copy, Debug, Default)]
+struct Fps {
+    frames: u32,
+    seconds: f64,
+    fps: f64,
+    frame_ms: f64,
+}
+
+impl Fps {
+    fn tick(&mut self, dt: f64) {
+        self.frames += 1;
+        self.seconds += dt;
+        if self.seconds >= 0.5 || self.fps == 0.0 {
+            self.fps = f64::from(self.frames) / self.seconds.max(1e-9);
+            self.frame_ms = self.seconds * 1000.0 / f64::from(self.frames);
+            self.frames = 0;
+            self.seconds = 0.0;
+        }
+    }
+}
+
+/// The inspector's state. See the [module docs](self).
+pub struct Inspector {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    cache: Md2Cache,
+    target: SceneTarget,
+    counts_vertices: bool,
+    body: LoadedModel,
+    weapon: Option<LoadedModel>,
+    /// Whether the weapon is drawn.
+    pub show_weapon: bool,
+    player: Player,
+    skin: usize,
+    /// The entity effects.
+    pub look: Look,
+    /// `None` until the view's size is known (and after a model loads).
+    orbit: Option<Orbit>,
+    /// The path field's text.
+    path: String,
+    /// What went wrong, newest last, until dismissed or a file opens.
+    errors: Vec<String>,
+    /// The body's skins as egui textures, made when first shown.
+    thumbnails: Vec<Option<egui::TextureHandle>>,
+    stats: Arc<SceneStats>,
+    fps: Fps,
+}
+
+impl Inspector {
+    /// An inspector showing `body` (and `weapon`), drawing into `gpu`'s
+    /// target; what its paint callback keeps goes into `resources` (egui
+    /// renderer's callback resources).
+    pub fn new(
+        gpu: InspectorGpu,
+        resources: &mut CallbackResources,
+        body: ModelFile,
+        weapon: Option<ModelFile>,
+    ) -> Result<Inspector, String> {
+        let InspectorGpu {
+            device,
+            queue,
+            target,
+        } = gpu;
+        let renderer = Md2Renderer::new(&device, target.color_format, target.renderer_options())
+            .map_err(|e| format!("cannot build the renderer for egui's pass: {e}"))?;
+        let cache = renderer.cache().clone();
+        let body = LoadedModel::upload(&device, &queue, &cache, body)?;
+        let weapon = weapon
+            .map(|w| LoadedModel::upload(&device, &queue, &cache, w))
+            .transpose()?;
+        let scene = SceneResources::new(&device, renderer, target);
+        let counts_vertices = scene.counts_vertices();
+        resources.insert(scene);
+        let player = Player::new(body.clips.clone(), model::last_frame(&body.file.model));
+        let path = body
+            .file
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        Ok(Inspector {
+            device,
+            queue,
+            cache,
+            target,
+            counts_vertices,
+            thumbnails: vec![None; body.file.skins.len()],
+            body,
+            show_weapon: weapon.is_some(),
+            weapon,
+            player,
+            skin: 0,
+            look: Look {
+                shell: Shell::Off,
+                shadow: target.has_stencil(),
+                fullbright: false,
+                minlight: false,
+                opacity: 1.0,
+            },
+            orbit: None,
+            path,
+            errors: Vec::new(),
+            stats: Arc::new(SceneStats::default()),
+            fps: Fps::default(),
+        })
+    }
+
+    /// The model shown.
+    pub fn model(&self) -> &LoadedModel {
+        &self.body
+    }
+
+    /// The weapon, if one was given.
+    pub fn weapon(&self) -> Option<&LoadedModel> {
+        self.weapon.as_ref()
+    }
+
+    /// The player: the clip playing, its clock.
+    pub fn player(&self) -> &Player {
+        &self.player
+    }
+
+    /// The player, to change from outside the interface.
+    pub fn player_mut(&mut self) -> &mut Player {
+        &mut self.player
+    }
+
+    /// The skin index drawn.
+    pub fn skin(&self) -> usize {
+        self.skin
+    }
+
+    /// Chooses skin `index` (ignored past the last).
+    pub fn set_skin(&mut self, index: usize) {
+        if index < self.body.file.skins.len().max(1) {
+            self.skin = index;
+        }
+    }
+
+    /// What went wrong, newest last.
+    pub fn errors(&self) -> &[String] {
+        &self.errors
+    }
+
+    /// The window title.
+    pub fn title(&self) -> String {
+        format!("md2-wgpu viewer — {}", self.body.file.name)
+    }
+
+    /// A line on the state, for the end of unattended runs.
+    pub fn summary(&self) -> String {
+        let frame = self.player.frame();
+        format!(
+            "{}: {} ({}/{}), frame {} {}, skin {}/{}, {:.0} fps, {} draws",
+            self.body.file.name,
+            self.player.clip().name,
+            self.player.current() + 1,
+            self.player.clips().len(),
+            frame,
+            self.body.frame_name(frame),
+            self.skin + 1,
+            self.body.file.skins.len().max(1),
+            self.fps.fps,
+            self.stats.draws()
+        )
+    }
+
+    /// The paint callback's draws and vertex count of the last frame.
+    pub fn stats(&self) -> &SceneStats {
+        &self.stats
+    }
+
+    /// Opens the model at `path` in place of the one shown; on failure the
+    /// error joins [`Inspector::errors`] and the model shown stays.
+    pub fn open(&mut self, path: &Path) -> bool {
+        self.show(ModelFile::open(path, None))
+    }
+
+    /// Opens the weapon at `path`, drawn with the body's frames.
+    pub fn open_weapon(&mut self, path: &Path) -> bool {
+        let loaded = ModelFile::open(path, None)
+            .and_then(|file| LoadedModel::upload(&self.device, &self.queue, &self.cache, file));
+        match loaded {
+            Ok(weapon) => {
+                self.weapon = Some(weapon);
+                self.show_weapon = true;
+                self.errors.clear();
+                true
+            }
+            Err(e) => {
+                self.errors.push(e);
+                false
+            }
+        }
+    }
+
+    /// Removes the weapon.
+    pub fn remove_weapon(&mut self) {
+        self.weapon = None;
+    }
+
+    /// Shows `file` (uploaded here) in place of the model, or keeps the
+    /// model and records why not.
+    fn show(&mut self, file: Result<ModelFile, String>) -> bool {
+        let loaded =
+            file.and_then(|file| LoadedModel::upload(&self.device, &self.queue, &self.cache, file));
+        match loaded {
+            Ok(body) => {
+                self.player = Player::new(body.clips.clone(), model::last_frame(&body.file.model));
+                self.thumbnails = vec![None; body.file.skins.len()];
+                if let Some(path) = &body.file.path {
+                    self.path = path.display().to_string();
+                }
+                self.body = body;
+                self.skin = 0;
+                self.orbit = None;
+                self.errors.clear();
+                true
+            }
+            Err(e) => {
+                self.errors.push(e);
+                false
+            }
+        }
+    }
+
+    /// Makes the paint callback draw the ground alone (`on`) or everything
+    /// (for the screenshot check's background); false where no inspector
+    /// put its resources in.
+    pub fn set_background_only(resources: &mut CallbackResources, on: bool) -> bool {
+        resources
+            .get_mut::<SceneResources>()
+            .map(|scene| scene.background_only = on)
+            .is_some()
+    }
+
+    /// One frame: time, keys and dropped files, then the panels and the 3D
+    /// view.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        let dt = ui.input(|i| f64::from(i.stable_dt)).clamp(0.0, 0.25);
+        self.fps.tick(dt);
+        self.player.advance(dt);
+        if !self.player.paused {
+            // The model moves: draw the next frame as soon as possible.
+            ui.ctx().request_repaint();
+        }
+        self.keys(ui.ctx());
+        self.dropped_files(ui.ctx());
+        if let Some(error) = self.stats.error()
+            && !self.errors.contains(&error)
+        {
+            self.errors.push(error);
+        }
+        self.panels(ui);
+    }
+
+    fn keys(&mut self, ctx: &egui::Context) {
+        if ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        use egui::Key;
+        let pressed = |key| ctx.input(|i| i.key_pressed(key));
+        if pressed(Key::N) || pressed(Key::ArrowRight) {
+            self.play_next(1, false);
+        }
+        if pressed(Key::P) || pressed(Key::ArrowLeft) {
+            self.play_next(-1, false);
+        }
+        if pressed(Key::F) {
+            self.play_next(1, true);
+        }
+        if pressed(Key::Space) {
+            self.player.paused = !self.player.paused;
+        }
+        if pressed(Key::Period) {
+            self.player.step(1);
+        }
+        if pressed(Key::Comma) {
+            self.player.step(-1);
+        }
+        if pressed(Key::Minus) {
+            self.player.change_speed(-1);
+        }
+        if pressed(Key::Plus) || pressed(Key::Equals) {
+            self.player.change_speed(1);
+        }
+        if pressed(Key::I) {
+            self.player.interpolate = !self.player.interpolate;
+        }
+        if pressed(Key::S) {
+            self.skin = (self.skin + 1) % self.body.file.skins.len().max(1);
+        }
+        if pressed(Key::R)
+            && let Some(orbit) = &mut self.orbit
+        {
+            orbit.reset();
+        }
+        if pressed(Key::Q) {
+            self.look.shell = match self.look.shell {
+                Shell::Quake(i) if i + 1 < SHELLS.len() => Shell::Quake(i + 1),
+                Shell::Quake(_) => Shell::Off,
+                _ => Shell::Quake(0),
+            };
+        }
+        if pressed(Key::G) && self.target.has_stencil() {
+            self.look.shadow = !self.look.shadow;
+        }
+    }
+
+    /// The next or previous clip: cut, or crossfaded (over the slider's
+    /// duration, or 0.3 s where that is 0).
+    fn play_next(&mut self, step: isize, crossfade: bool) {
+        let chosen = self.player.fade_seconds;
+        if crossfade && chosen == 0.0 {
+            self.player.fade_seconds = 0.3;
+        } else if !crossfade {
+            self.player.fade_seconds = 0.0;
+        }
+        self.player.play_next(step);
+        self.player.fade_seconds = chosen;
+    }
+
+    /// Opens what was dropped on the window: the last file that loads wins.
+    fn dropped_files(&mut self, ctx: &egui::Context) {
+        let dropped = ctx.input(|i| i.raw.dropped_files.clone());
+        for file in dropped {
+            let path = file.path().to_path_buf();
+            let read = file
+                .bytes()
+                .map_err(|e| format!("{}: {e}", path.display()))
+                .and_then(|bytes| ModelFile::from_bytes(&path, &bytes, None));
+            self.show(read);
+        }
+    }
+
+    /// The weapon's pose for the body's: Quake II draws the weapon with the
+    /// body's frame numbers, held at its last where it has fewer.
+    fn weapon_pose(weapon: &LoadedModel, pose: Pose) -> Pose {
+        let last = model::last_frame(&weapon.file.model);
+        let clamp = |mut lerp: FrameLerp| {
+            lerp.frame_a = lerp.frame_a.min(last);
+            lerp.frame_b = lerp.frame_b.min(last);
+            lerp
+        };
+        Pose {
+            primary: clamp(pose.primary),
+            secondary: clamp(pose.secondary),
+            weight: pose.weight,
+        }
+    }
+
+    /// The paint callback for a view of `rect`.
+    fn scene_frame(&mut self, rect: egui::Rect) -> SceneFrame {
+        let aspect = (rect.width() / rect.height().max(1.0)).max(1e-3);
+        let (min, max) = self.body.bounds;
+        let orbit = *self.orbit.get_or_insert_with(|| {
+            // Framed on the clip shown first, so that a standing model is
+            // not dwarfed by the room its death throes need.
+            let (lo, hi) = model::frames_box(&self.body.file.model, self.player.clip().frames());
+            Orbit::framing(lo, hi, aspect)
+        });
+        let radius = ((max - min).length() * 0.5).max(1e-3);
+        let camera = orbit.camera(aspect, radius * 12.0);
+        let pose = self.player.pose();
+        let effects = self.look.effects();
+        let tint = [1.0, 1.0, 1.0, self.look.opacity];
+        let skin = self
+            .skin
+            .min(self.body.gpu.skin_count().max(1) as usize - 1) as u32;
+        let mut models = vec![(
+            Arc::clone(&self.body.gpu),
+            Md2Instance::new(Mat4::IDENTITY, pose)
+                .with_skin(skin)
+                .with_effects(effects)
+                .with_tint(tint),
+        )];
+        if let Some(weapon) = self.weapon.as_ref().filter(|_| self.show_weapon) {
+            models.push((
+                Arc::clone(&weapon.gpu),
+                Md2Instance::new(Mat4::IDENTITY, Self::weapon_pose(weapon, pose))
+                    .with_effects(effects)
+                    .with_tint(tint),
+            ));
+        }
+        let ground_y = min.y;
+        let target = orbit.target();
+        let [r, g, b] = BACKGROUND;
+        SceneFrame {
+            camera,
+            models,
+            shadow: (self.look.shadow && self.target.has_stencil())
+                .then(|| PlanarShadow::on_ground(ground_y, Light::default().towards_light)),
+            ground: GroundParams {
+                center: Vec3::new(target.x, ground_y, target.z),
+                radius: radius * 6.0,
+                cell: grid_cell(radius),
+                background: wgpu::Color {
+                    r: f64::from(r),
+                    g: f64::from(g),
+                    b: f64::from(b),
+                    a: 1.0,
+                },
+                inset: None,
+            },
+            stats: Arc::clone(&self.stats),
+        }
+    }
+}
+
+/// A grid cell of 1, 2 or 5 times a power of ten, about a sixth of the
+/// model's size: 10 units for a Quake II player.
+fn grid_cell(radius: f32) -> f32 {
+    let rough = (radius / 3.0).max(1e-3);
+    let power = 10f32.powf(rough.log10().floor());
+    let mantissa = rough / power;
+    let nice = if mantissa < 1.5 {
+        1.0
+    } else if mantissa < 3.5 {
+        2.0
+    } else if mantissa < 7.5 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * power
+}

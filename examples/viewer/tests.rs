@@ -1,0 +1,389 @@
+//! The viewer's inspector (inspector/), driven the way a person
+//! drives it, through egui's own test harness, egui_kittest: no window, the
+//! widgets found by their accessibility labels, clicked, typed into and
+//! dragged, and the inspector's state read back. Pictures come from
+//! egui_kittest's wgpu renderer (egui-wgpu, paint callbacks included) on the
+//! test adapter (lavapipe in CI); its pass has no depth buffer and one
+//! sample (`RendererOptions::PREDICTABLE`), and the inspector is told so.
+//!
+//! The player's rules are tested first, on their own, without a GPU.
+
+use md2_wgpu_tests as common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use egui_kittest::kittest::Queryable;
+use egui_kittest::wgpu::{WgpuTestRenderer, create_render_state};
+use egui_kittest::{Harness, SnapshotOptions};
+use egui_wgpu::{RenderState, RendererOptions, WgpuSetup, WgpuSetupExisting};
+use md2_wgpu::image::{Rgba, RgbaImage};
+use md2_wgpu::{Md2Model, Quake2Player, demo};
+
+use super::inspector::model::ModelFile;
+use super::inspector::player::Player;
+use super::inspector::scene::SceneTarget;
+use super::inspector::{Inspector, InspectorGpu};
+
+/// The harness's window, in points (one pixel each).
+const SIZE: (f32, f32) = (1280.0, 800.0);
+
+#[test]
+fn set_frame_lands_on_every_frame_exactly() {
+    let mut player = Player::new(Quake2Player::clips(), 197);
+    for clip in 0..player.clips().len() {
+        player.play(clip);
+        for frame in player.clip().frames() {
+            player.set_frame(frame);
+            // Exactly on it: no blend towards the next.
+            let lerp = player.lerp();
+            assert_eq!((lerp.frame_a, lerp.t), (frame, 0.0), "clip {clip}");
+            assert_eq!(player.frame(), frame);
+            assert!(player.paused);
+        }
+    }
+}
+
+#[test]
+fn step_wraps_a_loop_and_stops_at_a_one_shot_end() {
+    let mut player = Player::new(Quake2Player::clips(), 197);
+    player.play(Quake2Player::Run as usize);
+    let run = Quake2Player::Run.frames();
+    player.set_frame(*run.end());
+    player.step(1);
+    assert_eq!(player.frame(), *run.start(), "a loop wraps");
+    player.step(-1);
+    assert_eq!(player.frame(), *run.end());
+    player.play(Quake2Player::Death1 as usize);
+    let death = Quake2Player::Death1.frames();
+    player.set_frame(*death.end());
+    player.step(1);
+    assert_eq!(player.frame(), *death.end(), "a one-shot clip stops");
+    player.set_frame(*death.start());
+    player.step(-1);
+    assert_eq!(player.frame(), *death.start());
+}
+
+#[test]
+fn play_cuts_without_a_fade_and_blends_with_one() {
+    let mut player = Player::new(Quake2Player::clips(), 197);
+    player.fade_seconds = 0.0;
+    player.play(Quake2Player::Run as usize);
+    assert_eq!(player.weight(), 1.0);
+    player.fade_seconds = 0.5;
+    player.play(Quake2Player::Attack as usize);
+    assert_eq!(player.weight(), 0.0, "the fade starts now");
+    player.advance(0.25);
+    assert!(player.weight() > 0.0 && player.weight() < 1.0);
+    player.advance(0.25);
+    assert_eq!(player.weight(), 1.0);
+    assert_eq!(player.clip().name.as_ref(), "attack");
+}
+
+/// A headless device (skipping loudly without one) as an egui
+/// `RenderState` with egui_kittest's predictable options: no depth
+/// buffer, one sample, an `Rgba8Unorm` target.
+fn render_state() -> Option<RenderState> {
+    let headless = common::headless(
+        |_| md2_wgpu::required_limits(),
+        md2_wgpu::wgpu::Features::PIPELINE_STATISTICS_QUERY,
+    )?;
+    let setup = WgpuSetup::Existing(WgpuSetupExisting {
+        instance: md2_wgpu::wgpu::Instance::new(
+            md2_wgpu::wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+        ),
+        adapter: headless.adapter,
+        device: headless.device,
+        queue: headless.queue,
+    });
+    Some(create_render_state(setup, RendererOptions::PREDICTABLE))
+}
+
+/// The inspector showing `body`, in a harness whose pictures egui-wgpu
+/// draws on the test adapter; also the render state, for the callback
+/// resources.
+fn harness(body: ModelFile) -> Option<(Harness<'static, Inspector>, RenderState)> {
+    let state = render_state()?;
+    // What egui_kittest's renderer was made with: the inspector's pipelines
+    // must be built for that pass, which egui cannot tell.
+    let target = SceneTarget::of_egui(state.target_format, &RendererOptions::PREDICTABLE);
+    let gpu = InspectorGpu {
+        device: state.device.clone(),
+        queue: state.queue.clone(),
+        target,
+    };
+    let inspector = Inspector::new(
+        gpu,
+        &mut state.renderer.write().callback_resources,
+        body,
+        None,
+    )
+    .expect("the inspector starts");
+    let harness = Harness::builder()
+        .with_size(SIZE)
+        .renderer(WgpuTestRenderer::from_render_state(state.clone()))
+        .build_ui_state(|ui, inspector: &mut Inspector| inspector.ui(ui), inspector);
+    Some((harness, state))
+}
+
+/// A folder of its own under the target directory for test files made
+/// here (never the shared models).
+fn scratch(name: &str) -> PathBuf {
+    let dir = common::target_dir().join("inspector-tests").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch folder");
+    dir
+}
+
+/// Types `path` into the path field and presses Open.
+fn open_by_path(harness: &mut Harness<'_, Inspector>, path: &Path) {
+    let field = harness.get_by_label("path");
+    field.focus();
+    harness.step();
+    harness
+        .get_by_label("path")
+        .type_text(&path.display().to_string());
+    harness.step();
+    harness.get_by_label("Open").click();
+    harness.step();
+}
+
+/// Turns the mouse wheel over the controls panel: `points` down.
+fn scroll_controls(harness: &mut Harness<'_, Inspector>, points: f32) {
+    harness.hover_at(egui::pos2(150.0, 400.0));
+    harness.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, -points),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: egui::Modifiers::NONE,
+    });
+    harness.step();
+    harness.step();
+}
+
+/// A dropped file, as egui-winit hands it over.
+#[derive(Debug)]
+struct Dropped(PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn clicking_an_animation_plays_it() {
+    let Some((mut harness, _)) = harness(ModelFile::demo()) else {
+        return;
+    };
+    assert_eq!(harness.state().player().clip().name.as_ref(), "stand");
+    harness.get_by_label("run").click();
+    harness.step();
+    let player = harness.state().player();
+    assert_eq!(player.clip().name.as_ref(), "run");
+    assert_eq!(player.current(), Quake2Player::Run as usize);
+    // Crossfading (0.3 s by default): after two steps of 0.25 s the pose is
+    // all run.
+    harness.step();
+    harness.step();
+    let pose = harness.state().player().pose();
+    assert_eq!(pose.weight, 1.0);
+    assert!(Quake2Player::Run.frames().contains(&pose.secondary.frame_a));
+    // The keys still work: N moves to the next animation (attack).
+    harness.key_press(egui::Key::N);
+    harness.step();
+    assert_eq!(harness.state().player().clip().name.as_ref(), "attack");
+}
+
+#[test]
+fn the_frame_slider_sets_the_frame() {
+    let Some((mut harness, _)) = harness(ModelFile::demo()) else {
+        return;
+    };
+    harness.get_by_label("run").click();
+    harness.step();
+    harness.get_by_label("Pause").click();
+    harness.step();
+    // A frame of run's other than the one shown.
+    let target = if harness.state().player().frame() == 43 {
+        44
+    } else {
+        43
+    };
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Slider, "frame")
+        .set_value_accesskit(f64::from(target));
+    harness.step();
+    let player = harness.state().player();
+    assert!(player.paused);
+    assert_eq!((player.lerp().frame_a, player.lerp().t), (target, 0.0));
+    harness.get_by_label("Play").click();
+    harness.step();
+    harness.step();
+    assert!(!harness.state().player().paused);
+    // Set while playing: it pauses there.
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Slider, "frame")
+        .set_value_accesskit(43.0);
+    harness.step();
+    let player = harness.state().player();
+    assert!(player.paused, "setting the frame pauses");
+    assert_eq!((player.lerp().frame_a, player.lerp().t), (43, 0.0));
+    // The frame's name is shown: frame 43 is run's fourth.
+    harness.get_by_label("frame 43 of 198: run4");
+    harness.get_by_label("Step >").click();
+    harness.step();
+    let lerp = harness.state().player().lerp();
+    assert_eq!((lerp.frame_a, lerp.t), (44, 0.0));
+}
+
+#[test]
+fn choosing_a_skin_changes_the_skin() {
+    // The demo model beside two skins of its size: its header names none,
+    // so the folder's images are its skins, by name (blue, then red).
+    let dir = scratch("skins");
+    let model = dir.join("tris.md2");
+    std::fs::write(&model, demo::demo_model_bytes()).expect("write the model");
+    let (w, h) = (demo::SKIN_WIDTH, demo::SKIN_HEIGHT);
+    for (name, colour) in [("blue.png", [40, 60, 230]), ("red.png", [230, 40, 40])] {
+        let [r, g, b] = colour;
+        RgbaImage::from_pixel(w, h, Rgba([r, g, b, 255]))
+            .save(dir.join(name))
+            .expect("write a skin");
+    }
+    let Some((mut harness, _)) = harness(ModelFile::demo()) else {
+        return;
+    };
+    open_by_path(&mut harness, &model);
+    let inspector = harness.state();
+    assert_eq!(inspector.errors(), [] as [String; 0]);
+    assert_eq!(inspector.model().file.name, "tris.md2");
+    assert_eq!(inspector.model().file.skins.len(), 2);
+    assert_eq!(inspector.skin(), 0);
+    harness.get_by_label("Pause").click();
+    harness.step();
+    let blue = harness.render().expect("render");
+
+    // Below the animations: scrolled to first, as a person would.
+    scroll_controls(&mut harness, 600.0);
+    harness.get_by_label("2: red.png").click();
+    harness.step();
+    assert_eq!(harness.state().skin(), 1);
+    let red = harness.render().expect("render");
+    // On screen too: the model turns from blue to red.
+    let reddish = |image: &RgbaImage| {
+        image
+            .pixels()
+            .filter(|p| p[0] > 100 && u16::from(p[0]) > 2 * u16::from(p[2]))
+            .count()
+    };
+    common::save_picture(&blue, "inspector-skin-blue.png");
+    common::save_picture(&red, "inspector-skin-red.png");
+    assert!(
+        reddish(&red) > reddish(&blue) + 1000,
+        "red skin: {} reddish pixels, blue skin: {}",
+        reddish(&red),
+        reddish(&blue)
+    );
+}
+
+#[test]
+fn a_broken_file_shows_its_error_and_keeps_the_model() {
+    let dir = scratch("broken");
+    let broken = dir.join("broken.md2");
+    let bytes = demo::demo_model_bytes();
+    std::fs::write(&broken, &bytes[..200]).expect("write a truncated model");
+    let expected = Md2Model::from_bytes(&bytes[..200])
+        .expect_err("a truncated model does not load")
+        .to_string();
+    let Some((mut harness, _)) = harness(ModelFile::demo()) else {
+        return;
+    };
+    harness.get_by_label("run").click();
+    harness.step();
+
+    // Dropped on the window.
+    harness
+        .input_mut()
+        .dropped_files
+        .push(Arc::new(Dropped(broken.clone())));
+    harness.step();
+    harness.step();
+    let inspector = harness.state();
+    assert_eq!(inspector.model().file.name, "demo model", "the model stays");
+    assert_eq!(
+        inspector.player().clip().name.as_ref(),
+        "run",
+        "so does its state"
+    );
+    let error = format!("{}: {expected}", broken.display());
+    assert_eq!(inspector.errors(), std::slice::from_ref(&error));
+    // The error is on screen, verbatim.
+    harness.get_by_label(&error);
+
+    // Typed into the path field: a file that is not there.
+    let missing = dir.join("no-such-model.md2");
+    open_by_path(&mut harness, &missing);
+    let inspector = harness.state();
+    assert_eq!(inspector.model().file.name, "demo model");
+    assert_eq!(inspector.errors().len(), 2);
+    assert!(inspector.errors()[1].starts_with(&missing.display().to_string()));
+    harness.get_by_label("Dismiss").click();
+    harness.step();
+    assert!(harness.state().errors().is_empty());
+
+    // A good file dropped next replaces the model.
+    let good = dir.join("good.md2");
+    std::fs::write(&good, &bytes).expect("write the model");
+    harness
+        .input_mut()
+        .dropped_files
+        .push(Arc::new(Dropped(good)));
+    harness.step();
+    assert_eq!(harness.state().model().file.name, "good.md2");
+}
+
+#[test]
+fn snapshot_of_the_inspector_with_the_demo_model() {
+    let Some((mut harness, state)) = harness(ModelFile::demo()) else {
+        return;
+    };
+    harness.get_by_label("run").click();
+    harness.step();
+    harness.state_mut().player_mut().set_frame(42);
+    harness.remove_cursor();
+    // Painted every step, as a window is: the figures of the frame before
+    // show, and the vertex count, read back without waiting, arrives.
+    harness.set_render_every_step(true);
+    for _ in 0..6 {
+        harness.step();
+    }
+    let picture = harness.render().expect("render");
+    // The paint callback drew the model into egui's pass: drawn again
+    // without it, the view differs where the model is.
+    Inspector::set_background_only(&mut state.renderer.write().callback_resources, true);
+    harness.step();
+    let background = harness.render().expect("render");
+    Inspector::set_background_only(&mut state.renderer.write().callback_resources, false);
+    let model_pixels = common::differing_pixels(&picture, &background, 0);
+    assert!(
+        model_pixels > 10_000,
+        "the model covers {model_pixels} pixels"
+    );
+    let stats = harness.state().stats();
+    assert!(stats.draws() >= 1, "the model's draw");
+    common::save_picture(&picture, "inspector.png");
+    harness.step();
+    // The reference is lavapipe's (CI's adapter); another adapter may
+    // rasterise the model's edges a little differently.
+    let options = SnapshotOptions::new()
+        .threshold(1.0)
+        .max_failed_pixels(1000)
+        .output_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("viewer/snapshots"));
+    harness.snapshot_options("inspector", &options);
+}

@@ -1,0 +1,267 @@
+// md2-wgpu: the resident crowd's records, parameters and bindings, shared by
+// its compute passes (clock.wgsl, cull.wgsl, compact.wgsl, sort.wgsl follow
+// this file, after constants.wgsl and view.wgsl, in one module).
+//
+// Every member of a crowd lives on the GPU (`Member`): its transform, what it
+// plays and since when, an optional crossfade, skin, tint and effects. Per
+// view and frame, three passes turn the members into the records the vertex
+// shader reads (vertex.wgsl's Md2InstanceIn, here `InstanceOut`), bucket by
+// bucket, in member order:
+//
+// 1. `cs_classify`, one invocation per member: tests the member's
+//    conservative bounds against the view's frustum, picks its buckets, and
+//    numbers it within its workgroup by a workgroup-wide prefix sum.
+// 2. `cs_scan`, one workgroup: a prefix sum over the workgroups' counts, so
+//    each workgroup knows where its members go; it writes the draw counts
+//    into DrawIndexedIndirectArgs.
+// 3. `cs_emit`, one invocation per member: samples the visible members'
+//    clocks into (frame a, frame b, t) and a crossfade weight and writes
+//    each record at its place.
+//
+// Every visible member lands at the same place whatever order the GPU runs
+// the workgroups in, so the same inputs give the same records, and the same
+// pixels, every frame: translucent members and shells blend in member order.
+// (An atomic append would number members in the order their workgroups
+// happen to finish: a translucent crowd would flicker.) With the view's
+// BackToFront order, `cs_sort_*` then sort the visible translucent members
+// and shells by view depth (ties in member order) with a bitonic sort, and
+// `cs_gather` writes them in that order.
+//
+// Every struct here has a #[repr(C)] mirror in src/contract/crowd.rs, and a
+// test holds their sizes and offsets equal.
+
+// One clip's clock.
+struct Clock {
+    // Position gained per tick, as a fraction of 2^96: of a loop for looping
+    // clips, of a frame for one-shot ones.
+    step: vec3<u32>,
+    // CLOCK_* bits.
+    flags: u32,
+    // When the clip started, in ticks (i64: low word, high word).
+    start: vec2<u32>,
+    first: u32,
+    // Frames in the clip (>= 2 unless CLOCK_HOLD).
+    len: u32,
+    // Frames per second (fps × speed), for one-shot clips' coarse position.
+    rate: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+};
+
+const CLOCK_LOOPING: u32 = 1u;
+// The clip cannot advance (one frame, or an fps that is not positive and
+// finite): it holds its first frame.
+const CLOCK_HOLD: u32 = 2u;
+
+// Laid out so that each of the crowd's setters rewrites one short run of
+// bytes: the transform is bytes 0..64 (with the effects word, whose
+// mirrored bit follows the transform), the look (effects, skin, tint) bytes
+// 60..84, the clocks bytes 48..192.
+struct Member {
+    // Model (Quake axes) to world, three rows.
+    rows: array<vec4<f32>, 3>,
+    // Model-space box of every frame either clip can show.
+    bounds_min: vec3<f32>,
+    // MD2_EFFECT_* and MD2_MEMBER_* bits (constants.wgsl).
+    effects: u32,
+    bounds_max: vec3<f32>,
+    skin_intensity: u32,
+    tint: u32,
+    // How long the crossfade into `secondary` takes, and when it starts.
+    fade_ticks: u32,
+    fade_start: vec2<u32>,
+    primary: Clock,
+    secondary: Clock,
+};
+
+// What the previous frame showed of a member where it changed since (its
+// transform moved, its playback changed, it was added or teleported): kept
+// by the crowd on the CPU, uploaded with the change, read by views that
+// draw motion.
+struct MemberMotion {
+    // The transform the member had before the change (MOTION_MOVED).
+    previous_rows: array<vec4<f32>, 3>,
+    // The pose it showed at the crowd's last frame before the change
+    // (MOTION_POSE): frames as u16 pairs, then (t, t2, weight).
+    previous_frames: vec2<u32>,
+    // The crowd's generation (CrowdParams.generation) that uploaded the
+    // change: a view that last drew the crowd at an earlier generation has
+    // not seen it.
+    changed_at: u32,
+    // MOTION_* bits (low 3), and the member's stable id (CrowdHandle::id)
+    // above them.
+    flags_id: u32,
+    previous_lerp: vec3<f32>,
+    _pad: u32,
+};
+
+const MOTION_MOVED: u32 = 1u;
+const MOTION_POSE: u32 = 2u;
+// Added or teleported: the previous frame is taken to have shown it as now.
+const MOTION_NEW: u32 = 4u;
+const MOTION_FLAG_BITS: u32 = 3u;
+
+
+struct CrowdParams {
+    count: u32,
+    // Levels of detail drawn (1 to MAX_LEVELS).
+    levels: u32,
+    // CROWD_* bits.
+    flags: u32,
+    // Workgroups of cs_classify and cs_emit: ceil(count / WORKGROUP).
+    groups: u32,
+    // First record of each bucket in the visible records (`base(bucket)`):
+    // opaque and opaque mirrored at each level, translucent, shell.
+    bases: array<vec4<u32>, 3>,
+    // For views that sort, per sorted bucket (translucent, shell): where its
+    // keys start in `work` (x, y; `size` (key, rank) pairs each), where its
+    // records wait in member order before cs_gather (z, w).
+    sort: vec4<u32>,
+    // The sorted buckets' key counts: powers of two, at least SORT_BLOCK
+    // (0 for an empty bucket).
+    sort_size: vec2<u32>,
+    // Where the extra records start, in a view that does not sort (x) and
+    // in one that does (y): parallel to every record, scratch included.
+    extra_base: vec2<u32>,
+    // Counts the flushes that uploaded motion (see MemberMotion.changed_at).
+    generation: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    // Each level's range of the model's index buffers (both windings).
+    level_first: array<vec4<u32>, 2>,
+    level_count: array<vec4<u32>, 2>,
+    // Each level's error, in model units (see src/contract/level.rs).
+    level_error: array<vec4<f32>, 2>,
+    // A sphere around every frame of the model, in model space: centre,
+    // radius.
+    level_sphere: vec4<f32>,
+};
+
+const CROWD_CULL: u32 = 1u;
+
+// The buckets, in record order: opaque and opaque mirrored at each level
+// of detail (opaque_at), then translucent and shell, which keep one bucket
+// each whatever their members' levels (so that they blend in one order)
+// and are drawn at the finest level any of their visible members needs.
+const MAX_LEVELS: u32 = 5u;
+const OPAQUE: u32 = 0u;
+const OPAQUE_MIRRORED: u32 = 1u;
+const TRANSLUCENT: u32 = 10u;
+const SHELL: u32 = 11u;
+const BUCKETS: u32 = 12u;
+
+fn opaque_at(level: u32, mirrored: bool) -> u32 {
+    return 2u * level + select(0u, 1u, mirrored);
+}
+
+fn base(bucket: u32) -> u32 {
+    return crowd.bases[bucket / 4u][bucket % 4u];
+}
+
+// Level `level`'s first index, index count and error (CrowdParams keeps
+// them four to a vec4).
+fn level_first(level: u32) -> u32 {
+    return crowd.level_first[level / 4u][level % 4u];
+}
+
+fn level_count(level: u32) -> u32 {
+    return crowd.level_count[level / 4u][level % 4u];
+}
+
+fn level_error(level: u32) -> f32 {
+    return crowd.level_error[level / 4u][level % 4u];
+}
+
+struct CrowdFrame {
+    // The view's time, in ticks.
+    now: vec2<u32>,
+    // FRAME_* bits.
+    flags: u32,
+    _pad0: u32,
+    // The view's previous frame's time, in ticks (motion).
+    previous: vec2<u32>,
+    _pad1: u32,
+    _pad2: u32,
+};
+
+// Sort the visible translucent members and shells back to front.
+const FRAME_SORT: u32 = 1u;
+// Write each visible record's extra record (previous transform and pose,
+// index, id): the view draws a material or motion vectors.
+const FRAME_EXTRA: u32 = 2u;
+// The view's first frame: nothing was shown before, so no motion.
+const FRAME_FIRST: u32 = 4u;
+
+// One step of the bitonic sort of one sorted bucket (the dynamic offset of
+// `step` picks it): `k == 0` sorts each block of SORT_BLOCK keys on its own;
+// otherwise compare-and-swap keys `j` apart in sequences of `k` (`j == 0`:
+// every j below SORT_BLOCK, in workgroup memory).
+struct SortStep {
+    k: u32,
+    j: u32,
+    // 0: the translucent bucket; 1: the shells.
+    region: u32,
+    _pad: u32,
+};
+
+// vertex.wgsl's Md2InstanceIn, as memory (md2_wgpu::InstanceRecord).
+struct InstanceOut {
+    rows: array<vec4<f32>, 3>,
+    // Frames as u16 pairs: (primary a | primary b << 16, secondary a | b << 16).
+    frames: vec2<u32>,
+    t: f32,
+    t2: f32,
+    weight: f32,
+    skin_intensity: u32,
+    tint: u32,
+    effects: u32,
+};
+
+
+@group(0) @binding(0) var<uniform> view: Md2View;
+
+@group(1) @binding(0) var<storage, read> members: array<Member>;
+@group(1) @binding(1) var<uniform> crowd: CrowdParams;
+// Parallel to `members` where a view draws motion (else a stand-in).
+@group(1) @binding(2) var<storage, read> motions: array<MemberMotion>;
+
+@group(2) @binding(0) var<uniform> frame: CrowdFrame;
+@group(2) @binding(1) var<storage, read_write> out_records: array<InstanceOut>;
+// One buffer for everything else a view keeps of a crowd (a device may
+// offer only four storage buffers to a compute stage), in words:
+// - [0, 5 × BUCKETS): the buckets' DrawIndexedIndirectArgs, five words
+//   each;
+// - SEEN: the crowd's generation when this view last drew it (written by
+//   the CPU); SORTED_LEVELS, + 1: the levels the translucent and shell
+//   buckets are drawn at; one unused;
+// - [SUMS, SUMS + GROUP_WORDS × groups): per workgroup, its visible members
+//   per bucket, then (after cs_scan) where its first one goes; then the
+//   finest level its translucent members and its shells need;
+// - [SUMS + GROUP_WORDS × groups, + count): per member, where it goes
+//   within its workgroup (`placed`);
+// - then the sort keys of the sorted buckets (CrowdParams.sort).
+@group(2) @binding(2) var<storage, read_write> work: array<u32>;
+@group(2) @binding(3) var<uniform> step: SortStep;
+
+const WORKGROUP: u32 = 64u;
+const SCAN_WORKGROUP: u32 = 256u;
+const SORT_WORKGROUP: u32 = 256u;
+// Elements one workgroup of the sort holds in workgroup memory.
+const SORT_BLOCK: u32 = 512u;
+const SEEN: u32 = 60u;
+const SORTED_LEVELS: u32 = 61u;
+// SEEN of a view that has not drawn the crowd yet.
+const NOT_SEEN: u32 = 0xffffffffu;
+const SUMS: u32 = 64u;
+const GROUP_WORDS: u32 = 14u;
+// A finest level where no member needs one.
+const NO_LEVEL: u32 = 0xffffffffu;
+// The largest f32 below 1, where a clip's t stops (as on the CPU).
+const BELOW_ONE: f32 = 0.99999994;
+const TWO_POW_32: f32 = 4294967296.0;
+const TWO_POW_M32: f32 = 2.3283064e-10;
+const TWO_POW_M64: f32 = 5.421011e-20;
+// Seconds per tick.
+const TICK: f32 = 9.536743e-7;

@@ -1,0 +1,119 @@
+// md2-wgpu: the pose of an MD2 vertex, as WGSL any shader can put in front
+// of its own code (md2_wgpu::MD2_POSE_WGSL, which is constants.wgsl and this
+// file; md2_wgpu::pose_wgsl(bindings) places the bindings elsewhere). The
+// crate's own pipelines compile this very text.
+//
+// It reads one bind group, a model's (md2_wgpu::contract::PoseBindings
+// documents it; a GpuModel's bind_group has it), at group 1 here:
+//   binding 0: md2_model, the model's counts (Md2ModelInfo)
+//   binding 1: md2_verts, every frame's packed vertices, the file's 4 bytes
+//              {x, y, z, normal index} as one little-endian u32, at
+//              md2_verts[frame * num_xyz + i]
+//   binding 2: md2_frame_params, per frame (scale, 0) then (translate, 0)
+//   binding 3: md2_anorms, Quake II's 162 normals (md2_wgpu::ANORMS)
+//
+// The arithmetic follows the contract with the CPU reference
+// (src/anim/reference.rs): position = xyz * scale + translate; normal =
+// table[index] (index past the table reads MD2_FALLBACK_NORMAL_INDEX); each
+// pair lerped as a + (b - a) * t; the crossfade lerps the two pairs by the
+// weight; the normal is divided by its length unless that is ~0, where the
+// primary frame a's table normal stands in; a shell pushes the position out
+// along that unit normal.
+//
+// Identifiers beginning with md2_ or Md2 (and MD2_ constants) are the
+// crate's; every other name is free for the code that follows.
+
+struct Md2ModelInfo {
+    num_xyz: u32,
+    num_frames: u32,
+    _pad0: u32,
+    _pad1: u32,
+};
+
+@group(1) @binding(0) var<uniform> md2_model: Md2ModelInfo;
+@group(1) @binding(1) var<storage, read> md2_verts: array<u32>;
+@group(1) @binding(2) var<storage, read> md2_frame_params: array<vec4<f32>>;
+@group(1) @binding(3) var<storage, read> md2_anorms: array<array<f32, 3>>;
+
+struct Md2Posed {
+    // Quake axes (X forward, Y left, Z up), model units.
+    position: vec3<f32>,
+    // Unit length.
+    normal: vec3<f32>,
+};
+
+// One vertex of one frame. `frame` and `i` are already clamped in range.
+fn md2_decode(frame: u32, i: u32) -> Md2Posed {
+    let word = md2_verts[frame * md2_model.num_xyz + i];
+    let q = vec3<f32>(
+        f32(word & 0xffu),
+        f32((word >> 8u) & 0xffu),
+        f32((word >> 16u) & 0xffu),
+    );
+    let scale = md2_frame_params[2u * frame].xyz;
+    let translate = md2_frame_params[2u * frame + 1u].xyz;
+    var index = word >> 24u;
+    if index >= arrayLength(&md2_anorms) {
+        index = MD2_FALLBACK_NORMAL_INDEX;
+    }
+    let n = md2_anorms[index];
+    return Md2Posed(q * scale + translate, vec3<f32>(n[0], n[1], n[2]));
+}
+
+// Vertex `i` in the pose given by four frames (primary a, b; secondary a, b)
+// and (t, secondary t, weight), pushed `push` units out along its normal (0,
+// or MD2_SHELL_OFFSET for a shell). md2_wgpu::PoseWords::of(&pose) packs a
+// CPU pose into exactly these two arguments.
+//
+// Frames are clamped to the model, so no input can read outside the vertex
+// buffer; (t, secondary t, weight) are clamped to [0, 1].
+fn md2_pose_vertex(i_in: u32, frames_in: vec4<u32>, lerp_in: vec3<f32>, push: f32) -> Md2Posed {
+    let frames = min(frames_in, vec4<u32>(md2_model.num_frames - 1u));
+    let i = min(i_in, md2_model.num_xyz - 1u);
+    let lerp = clamp(lerp_in, vec3<f32>(0.0), vec3<f32>(1.0));
+
+    let a = md2_decode(frames.x, i);
+    let b = md2_decode(frames.y, i);
+    var p = a.position + (b.position - a.position) * lerp.x;
+    var n = a.normal + (b.normal - a.normal) * lerp.x;
+
+    // Most instances are not crossfading: skip the second pair's fetches.
+    // With weight 0 the blend below would return (p, n) unchanged anyway.
+    if lerp.z > 0.0 {
+        let c = md2_decode(frames.z, i);
+        let d = md2_decode(frames.w, i);
+        let p2 = c.position + (d.position - c.position) * lerp.y;
+        let n2 = c.normal + (d.normal - c.normal) * lerp.y;
+        p = p + (p2 - p) * lerp.z;
+        n = n + (n2 - n) * lerp.z;
+    }
+
+    let len2 = dot(n, n);
+    if len2 > 1e-12 {
+        n = n / sqrt(len2);
+    } else {
+        n = a.normal;
+    }
+    return Md2Posed(p + n * push, n);
+}
+
+// The model-to-world affine of an instance as three rows (Quake axes to the
+// Y-up world folded in: the instance record's rows), applied to a point.
+fn md2_world_position(rows: array<vec4<f32>, 3>, p: vec3<f32>) -> vec3<f32> {
+    let h = vec4<f32>(p, 1.0);
+    return vec3<f32>(dot(rows[0], h), dot(rows[1], h), dot(rows[2], h));
+}
+
+// Normals need the inverse transpose of the 3x3 part. Its cofactor matrix is
+// that times the determinant: three cross products, exact for any invertible
+// affine (non-uniform scale, shear) and cheaper than an inverse. Not
+// normalised (only the determinant's sign is kept): normalise where it is
+// used.
+fn md2_world_normal(rows: array<vec4<f32>, 3>, n: vec3<f32>) -> vec3<f32> {
+    let c0 = vec3<f32>(rows[0].x, rows[1].x, rows[2].x);
+    let c1 = vec3<f32>(rows[0].y, rows[1].y, rows[2].y);
+    let c2 = vec3<f32>(rows[0].z, rows[1].z, rows[2].z);
+    let cofactor = mat3x3<f32>(cross(c1, c2), cross(c2, c0), cross(c0, c1));
+    let det_sign = select(1.0, -1.0, dot(c0, cross(c1, c2)) < 0.0);
+    return cofactor * n * det_sign;
+}

@@ -1,0 +1,90 @@
+//! The GPU data contract, without wgpu: the bytes the CPU half and the
+//! shaders agree on, for the crate's own renderer and for any other host
+//! (a Bevy plugin, a browser build, a converter, an app's own vertex stage).
+//!
+//! # What a host uploads and binds
+//!
+//! Once per model, [`ModelData`] (built from an [`Md2Model`](crate::Md2Model)):
+//!
+//! - the pose's bind group ([`PoseBindings`]; [`PoseBindings::CRATE`] is
+//!   group 1, bindings 0 to 3): the model's counts (a 16-byte uniform), its
+//!   frames' packed vertices (the file's 4 bytes per vertex per frame,
+//!   verbatim), its frames' scale and translate, and Quake II's normal
+//!   table ([`ANORMS`](crate::ANORMS), the same for every model);
+//! - a vertex buffer of welded corners ([`Corner`](crate::Corner): the
+//!   vertex's xyz index, `u32` at location 0, and its uv, `vec2<f32>` at
+//!   location 1, 12 bytes a corner) and an index buffer (and a mirrored one,
+//!   for instances whose transform mirrors) holding every level of detail;
+//! - the skins as the layers of one texture array ([`SkinArray`]).
+//!
+//! Per instance, per frame, what `md2_pose_vertex` takes: a pose as
+//! [`PoseWords`] (four frames, three blend factors) and the instance's
+//! transform as three rows ([`transform_rows`]), or the crate's whole
+//! 80-byte [`InstanceRecord`] (packed by [`InstanceRecord::pack`]), which
+//! the crate's vertex stage reads as instance-rate vertex attributes.
+//!
+//! The WGSL is text: [`MD2_POSE_WGSL`] (the pose alone, for an app's own
+//! vertex or compute stage; [`PoseBindings::wgsl`] moves its bindings) and
+//! [`MD2_RENDERER_WGSL`] (the crate's vertex stage and built-in shading,
+//! which a [material](crate::Md2Material)'s code follows). The files are in
+//! the crate's `shaders/` folder, each declaration once; a test parses them
+//! with naga and holds every `#[repr(C)]` record here equal to its WGSL
+//! struct, field by field.
+//!
+//! # From bytes to pixels
+//!
+//! For vertex `i` of corner `c` in frames `a` and `b`:
+//! `word = md2_verts[a * num_xyz + i]`, its low three bytes the quantised
+//! position and its high byte the normal index; the position is
+//! `xyz * scale[a] + translate[a]`, the normal `ANORMS[index]` (an index
+//! past the table reads [`FALLBACK_NORMAL_INDEX`](crate::FALLBACK_NORMAL_INDEX));
+//! the same for `b`; both lerped by `t` (and a second pair by the
+//! crossfade's weight), the normal renormalised; then placed by the rows.
+//! [`reference`](crate::reference) is the same arithmetic on the CPU, and
+//! the GPU tests hold the two equal (bit for bit on lavapipe).
+
+// Without the `wgpu` feature, what the contract holds for the crate's own GPU half (its buckets,
+// crowd records, entry points, packing) have
+// no user.
+#![cfg_attr(not(feature = "wgpu"), allow(dead_code, unused_imports))]
+mod bits;
+mod buckets;
+pub(crate) mod crowd;
+mod level;
+mod model_data;
+mod pack;
+mod records;
+mod skin_array;
+mod wgsl;
+mod words;
+
+#[cfg(test)]
+pub(crate) mod mirrors;
+
+pub use bits::{
+    EFFECT_FULLBRIGHT, EFFECT_MINLIGHT, EFFECT_NO_SHADOW, EFFECT_SHELL_RGB, MEMBER_FADING,
+    MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT, phase,
+};
+pub use buckets::MAX_LEVELS;
+pub use model_data::{GpuModelOptions, IndexFormat, ModelData, ModelDataError};
+pub use pack::{PoseWords, transform_rows};
+pub use records::{ExtraRecord, InstanceRecord, ModelInfo, ViewUniform};
+pub use skin_array::{SkinArray, default_skin};
+pub use wgsl::{
+    MAX_GPU_FRAMES, MAX_GPU_SKINS, MD2_POSE_WGSL, MD2_RENDERER_WGSL, PoseBindings, pose_wgsl,
+};
+pub use words::unorm8;
+
+pub(crate) use bits::{
+    CLOCK_HOLD, CLOCK_LOOPING, CROWD_CULL, FRAME_EXTRA, FRAME_FIRST, FRAME_SORT, MOTION_FLAG_BITS,
+    MOTION_MOVED, MOTION_NEW, MOTION_POSE, VIEW_SHADOWS,
+};
+pub(crate) use buckets::{
+    BUCKETS, Buckets, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT, level_of_opaque, opaque_at,
+};
+pub(crate) use level::{LevelView, ModelLevels, choose};
+pub(crate) use model_data::model_levels;
+pub(crate) use pack::{
+    Packed, mirrors, pack, pack_previous, pose_words, rows, tint_words, unmoved_extra,
+};
+pub(crate) use wgsl::{BUILTIN_PHASE, CAPTURE_WGSL, CROWD_WGSL, CULL_IN_FRAGMENT, entry};

@@ -1,0 +1,263 @@
+//! The WGSL the crate compiles, assembled from the files in `shaders/` (each
+//! declaration in one file, each file included once per module), with the
+//! entry points and pipeline constants the pipelines name.
+
+/// The files of the pose module, as one literal.
+macro_rules! pose_module {
+    () => {
+        concat!(
+            include_str!("../../shaders/constants.wgsl"),
+            "\n",
+            include_str!("../../shaders/pose.wgsl"),
+        )
+    };
+}
+
+/// The pose of an MD2 vertex as WGSL: the decode of the packed frames, the
+/// normal table lookup, the keyframe interpolation and crossfade
+/// (`md2_pose_vertex`), and the instance transform (`md2_world_position`,
+/// `md2_world_normal`), for an app's own vertex or compute stage.
+///
+/// It declares the model's four bindings at group 1, bindings 0 to 3, as
+/// [`PoseBindings::CRATE`] lists them (a [`GpuModel`]'s bind group has them;
+/// [`ModelData`](super::ModelData) is their bytes for any other host); use
+/// [`pose_wgsl`] or [`PoseBindings::wgsl`] to place them elsewhere. Every
+/// name it declares begins with `md2_`, `Md2` or `MD2_`. The crate's own
+/// pipelines compile this very text, in front of their vertex stage.
+///
+/// ```
+/// // A compute pass that writes a model's posed vertices into the app's
+/// // buffer (the model at group 0 here).
+/// let source = format!(
+///     "{}\n{}",
+///     md2_wgpu::pose_wgsl(0),
+///     r#"
+///     @group(1) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+///     @compute @workgroup_size(64)
+///     fn pose(@builtin(global_invocation_id) id: vec3<u32>) {
+///         if id.x >= md2_model.num_xyz { return; }
+///         let v = md2_pose_vertex(id.x, vec4<u32>(0u, 1u, 0u, 0u), vec3<f32>(0.5, 0.0, 0.0), 0.0);
+///         out[id.x] = vec4<f32>(v.position, 1.0);
+///     }
+///     "#
+/// );
+/// # let _ = source;
+/// ```
+///
+/// [`GpuModel`]: crate::GpuModel
+pub const MD2_POSE_WGSL: &str = pose_module!();
+
+/// The files of the render module, in order, as one literal: the pose
+/// module, then the view, the vertex stage and the shading (so the
+/// captures' module can follow it with their own).
+macro_rules! render_module {
+    () => {
+        concat!(
+            pose_module!(),
+            "\n",
+            include_str!("../../shaders/view.wgsl"),
+            "\n",
+            include_str!("../../shaders/vertex.wgsl"),
+            "\n",
+            include_str!("../../shaders/shading.wgsl"),
+        )
+    };
+}
+
+/// The crate's render module: [`MD2_POSE_WGSL`] (its very text first), the
+/// view, the vertex stage of every phase (`Md2Fragment`) and the built-in
+/// shading with the helpers a material calls. A material's code follows
+/// this text in one module.
+pub const MD2_RENDERER_WGSL: &str = render_module!();
+
+/// The resident crowd's compute passes: clocks, culling, levels,
+/// compaction, sorting.
+pub(crate) const CROWD_WGSL: &str = concat!(
+    include_str!("../../shaders/constants.wgsl"),
+    "\n",
+    include_str!("../../shaders/view.wgsl"),
+    "\n",
+    include_str!("../../shaders/crowd/types.wgsl"),
+    "\n",
+    include_str!("../../shaders/crowd/clock.wgsl"),
+    "\n",
+    include_str!("../../shaders/crowd/cull.wgsl"),
+    "\n",
+    include_str!("../../shaders/crowd/compact.wgsl"),
+    "\n",
+    include_str!("../../shaders/crowd/sort.wgsl"),
+);
+
+/// The tests' captures of a pose and of motion: the render module and
+/// `shaders/testing/capture.wgsl`, a module of their own that no pipeline
+/// the crate draws with includes.
+#[cfg_attr(not(feature = "wgpu"), allow(dead_code))]
+pub(crate) const CAPTURE_WGSL: &str = concat!(
+    render_module!(),
+    "\n",
+    include_str!("../../shaders/testing/capture.wgsl"),
+);
+
+/// Where the pose's four bindings are: one bind group, four bindings. A
+/// [`GpuModel`](crate::GpuModel)'s bind group is [`PoseBindings::CRATE`]
+/// (with the skins at binding 4); another host places them where its own
+/// layout has room (a Bevy material's group, say) and uploads
+/// [`ModelData`](super::ModelData)'s bytes there.
+///
+/// | binding | WGSL | type | bytes |
+/// |---|---|---|---|
+/// | `model` | `md2_model` | `var<uniform> Md2ModelInfo` | [`ModelData::info_bytes`](super::ModelData::info_bytes), 16 |
+/// | `vertices` | `md2_verts` | `var<storage, read> array<u32>` | [`ModelData::vertex_bytes`](super::ModelData::vertex_bytes): 4 per vertex per frame |
+/// | `frame_params` | `md2_frame_params` | `var<storage, read> array<vec4<f32>>` | [`ModelData::frame_param_bytes`](super::ModelData::frame_param_bytes): 32 per frame |
+/// | `normals` | `md2_anorms` | `var<storage, read> array<array<f32, 3>>` | [`ANORMS`](crate::ANORMS) as bytes: 1,944 |
+///
+/// Every binding is read by the vertex (or compute) stage only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PoseBindings {
+    /// The bind group index.
+    pub group: u32,
+    /// `md2_model`.
+    pub model: u32,
+    /// `md2_verts`.
+    pub vertices: u32,
+    /// `md2_frame_params`.
+    pub frame_params: u32,
+    /// `md2_anorms`.
+    pub normals: u32,
+}
+
+impl PoseBindings {
+    /// Where the crate's pipelines bind them: group 1, bindings 0 to 3.
+    pub const CRATE: PoseBindings = PoseBindings::starting_at(1, 0);
+
+    /// Group `group`, bindings `first` to `first + 3` in the table's order.
+    pub const fn starting_at(group: u32, first: u32) -> PoseBindings {
+        PoseBindings {
+            group,
+            model: first,
+            vertices: first + 1,
+            frame_params: first + 2,
+            normals: first + 3,
+        }
+    }
+
+    /// [`MD2_POSE_WGSL`] with its bindings here.
+    pub fn wgsl(&self) -> String {
+        let crate_bindings = PoseBindings::CRATE;
+        let moves = [
+            (crate_bindings.model, self.model, "md2_model"),
+            (crate_bindings.vertices, self.vertices, "md2_verts"),
+            (
+                crate_bindings.frame_params,
+                self.frame_params,
+                "md2_frame_params",
+            ),
+            (crate_bindings.normals, self.normals, "md2_anorms"),
+        ];
+        let mut text = MD2_POSE_WGSL.to_string();
+        for (from, to, name) in moves {
+            let old = format!("@group({}) @binding({from}) var", crate_bindings.group);
+            let new = format!("@group({}) @binding({to}) var", self.group);
+            // Each declaration is one line: replace it on the line that
+            // names the variable, so earlier moves cannot collide.
+            text = text
+                .lines()
+                .map(|line| {
+                    if line.starts_with(&old) && line.contains(&format!(" {name}:")) {
+                        line.replacen(&old, &new, 1)
+                    } else {
+                        line.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
+        text
+    }
+}
+
+/// [`MD2_POSE_WGSL`] with the model's bind group at `group` instead of 1
+/// (bindings 0 to 3).
+pub fn pose_wgsl(group: u32) -> String {
+    PoseBindings::starting_at(group, 0).wgsl()
+}
+
+/// The entry points of the crate's modules.
+pub(crate) mod entry {
+    pub const VS_MAIN: &str = "md2_vs_main";
+    pub const VS_MAIN_EXTRA: &str = "md2_vs_main_extra";
+    pub const VS_SHELL: &str = "md2_vs_shell";
+    pub const VS_SHELL_EXTRA: &str = "md2_vs_shell_extra";
+    pub const VS_SHADOW: &str = "md2_vs_shadow";
+    pub const VS_SHADOW_EXTRA: &str = "md2_vs_shadow_extra";
+    pub const VS_DEPTH: &str = "md2_vs_depth";
+    pub const FS_BUILTIN: &str = "md2_fs_builtin";
+    pub const FS_BUILTIN_SRGB: &str = "md2_fs_builtin_srgb";
+    pub const FS_BUILTIN_MOTION: &str = "md2_fs_builtin_motion";
+    pub const FS_BUILTIN_MOTION_SRGB: &str = "md2_fs_builtin_motion_srgb";
+    /// The entry point the crate appends to a material's code.
+    pub const FS_MATERIAL: &str = "md2_fs_material";
+    pub const CS_CAPTURE: &str = "md2_cs_capture";
+    pub const CS_CAPTURE_MOTION: &str = "md2_cs_capture_motion";
+    pub const CS_CLASSIFY: &str = "cs_classify";
+    pub const CS_SCAN: &str = "cs_scan";
+    pub const CS_EMIT: &str = "cs_emit";
+    pub const CS_SORT_BLOCK: &str = "cs_sort_block";
+    pub const CS_SORT_STEP: &str = "cs_sort_step";
+    pub const CS_GATHER: &str = "cs_gather";
+}
+
+/// `shading.wgsl`'s pipeline-overridable constant: cull per instance in
+/// the fragment stage (translucent and shell pipelines of a culling
+/// renderer).
+pub(crate) const CULL_IN_FRAGMENT: &str = "MD2_CULL_IN_FRAGMENT";
+
+/// `shading.wgsl`'s pipeline-overridable constant: the phase
+/// (`MD2_PHASE_*`) a pipeline of the built-in look draws.
+pub(crate) const BUILTIN_PHASE: &str = "MD2_BUILTIN_PHASE";
+
+/// The most frames an instance record can address (frame numbers travel as
+/// `u16`; Quake II itself stopped at 512).
+pub const MAX_GPU_FRAMES: u32 = 1 << 16;
+
+/// The most skins an instance record can address (the layer travels as
+/// `u16`; devices allow 256 to 2048 array layers).
+pub const MAX_GPU_SKINS: u32 = 1 << 16;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moved_bindings_are_where_asked_and_nothing_else_changes() {
+        let moved = PoseBindings::starting_at(3, 7).wgsl();
+        for (binding, name) in [
+            (7, "md2_model"),
+            (8, "md2_verts"),
+            (9, "md2_frame_params"),
+            (10, "md2_anorms"),
+        ] {
+            assert!(
+                moved.contains(&format!("@group(3) @binding({binding}) var"))
+                    && moved.contains(name),
+                "{name} at {binding}"
+            );
+        }
+        assert!(!moved.contains("@group(1)"));
+        assert_eq!(
+            PoseBindings::CRATE.wgsl(),
+            MD2_POSE_WGSL.lines().collect::<Vec<_>>().join("\n")
+        );
+        // Moving the bindings onto one another's numbers is a permutation.
+        let swapped = PoseBindings {
+            group: 1,
+            model: 3,
+            vertices: 2,
+            frame_params: 1,
+            normals: 0,
+        }
+        .wgsl();
+        assert!(swapped.contains("@group(1) @binding(3) var<uniform> md2_model"));
+        assert!(swapped.contains("@group(1) @binding(0) var<storage, read> md2_anorms"));
+    }
+}

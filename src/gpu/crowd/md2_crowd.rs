@@ -1,0 +1,482 @@
+//! The resident crowd: instances that live on the GPU with their own
+//! animation clocks. The app adds, changes and removes members through
+//! handles; each frame compute passes per view sample every clock, cull
+//! against the view and lay the visible members out in member order for
+//! one indirect draw per model and bucket. Per frame the CPU writes only
+//! what changed.
+
+use std::sync::Arc;
+
+use glam::Mat4;
+
+use super::clips::ClipTable;
+use super::handle::{CrowdHandle, Slots};
+use super::layout::CrowdLayout;
+use super::member::{
+    ClockState, MemberState, PlaybackState, pack, write_look, write_playback, write_transform,
+};
+use super::motion::Motion;
+use super::uploads::Uploads;
+use crate::anim::{ClipClock, Playback};
+use crate::contract::crowd::{MemberRecord, member_part};
+use crate::contract::{BUCKETS, Buckets, CROWD_CULL, MOTION_MOVED, MOTION_NEW, MOTION_POSE};
+use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::error::{PrepareError, SetupError};
+use crate::gpu::model::{DrawModel, GpuModel};
+use crate::scene::{
+    CrowdError, CrowdMember, Effects, ModelFacts, check_playback, check_skin, check_tint,
+    check_transform,
+};
+
+const MEMBER: u64 = size_of::<MemberRecord>() as u64;
+
+/// Instances of one model that live on the GPU, each with its own clock:
+/// transform, [`Playback`] (a clip from a start time at a speed, maybe
+/// crossfading into another), skin, tint and effects.
+///
+/// Changes are batched: [`add`](Md2Crowd::add), [`set`](Md2Crowd::set),
+/// the setters of one part ([`set_transform`](Md2Crowd::set_transform),
+/// [`set_tint`](Md2Crowd::set_tint), [`set_skin`](Md2Crowd::set_skin),
+/// [`set_effects`](Md2Crowd::set_effects), [`play`](Md2Crowd::play)) and
+/// [`remove`](Md2Crowd::remove) touch the CPU copy, and the next
+/// [`Md2Renderer::prepare_crowds`](crate::Md2Renderer::prepare_crowds)
+/// writes only the bytes that changed: a setter of one part uploads that
+/// part of the member's record, not all of it. Removal moves the last member
+/// into the hole, so the set stays dense and one member is rewritten. A
+/// frame in which nothing changed uploads nothing but the time.
+///
+/// Every frame, per view, compute passes turn each member's clock into a
+/// pose by exactly [`Playback::pose`]'s rules, test the member's bounds
+/// (the union of every frame its clips can show, transformed; shells and
+/// shadows included) against the view's frustum, and lay the visible ones
+/// out for `draw_indexed_indirect`, in member order: the same crowd at the
+/// same time gives the same pixels every frame. Nothing needs a wgpu
+/// feature beyond WebGPU's. Times are seconds on the app's clock as `f64`,
+/// kept on the GPU as integer ticks, so a crowd samples as precisely after
+/// days (or centuries) as on its first frame: see [`clock`](crate::clock).
+///
+/// Members are kept without a heap allocation each: a clip is stored once
+/// per crowd however many members play it.
+///
+/// ```no_run
+/// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, renderer: &mut md2_wgpu::Md2Renderer,
+/// #          gpu_model: &md2_wgpu::GpuModel, camera: &md2_wgpu::Camera, time: f64)
+/// # -> Result<(), Box<dyn std::error::Error>> {
+/// use md2_wgpu::{ClipClock, CrowdMember, Md2Crowd, Quake2Player};
+/// let mut crowd = Md2Crowd::new(device, renderer, gpu_model)?;
+/// let walker = crowd.add(CrowdMember::new(
+///     glam::Mat4::from_translation(glam::vec3(40.0, 0.0, 0.0)),
+///     ClipClock::new(Quake2Player::Run.clip(), time).with_speed(1.2),
+/// ))?;
+/// // Later: crossfade into an attack over a fifth of a second, and glow.
+/// crowd.play(walker, ClipClock::new(Quake2Player::Attack.clip(), time), time, 0.2)?;
+/// crowd.set_tint(walker, [2.0, 1.5, 1.0, 1.0])?;
+///
+/// // Every frame, before the render pass:
+/// let mut encoder = device.create_command_encoder(&Default::default());
+/// renderer.prepare(device, queue, camera, &[])?;
+/// renderer.prepare_crowds(device, queue, &mut encoder, time, [&mut crowd])?;
+/// // ... begin the pass, renderer.render(&mut pass), submit.
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Md2Crowd {
+    slots: Slots,
+    model: DrawModel,
+    facts: ModelFacts,
+    frame_bounds: Arc<[([f32; 3], [f32; 3])]>,
+    clips: ClipTable,
+    /// Dense: what the app gave, and what the GPU holds of it.
+    members: Vec<MemberState>,
+    records: Vec<MemberRecord>,
+    buckets: Vec<Buckets>,
+    /// Members in each draw bucket.
+    counts: [u32; BUCKETS],
+    uploads: Uploads,
+    /// What the previous frame showed of each member that changed.
+    motion: Motion,
+    culling: bool,
+    cache: Md2Cache,
+    /// The most members the device's buffers hold.
+    max_members: usize,
+}
+
+impl Md2Crowd {
+    /// An empty crowd of `model`. Any renderer of the same device draws it
+    /// (pass the renderer's cache, or the renderer, to share the cache's
+    /// layouts). Needs compute shaders.
+    pub fn new(
+        device: &wgpu::Device,
+        cache: &impl AsRef<Md2Cache>,
+        model: &GpuModel,
+    ) -> Result<Md2Crowd, SetupError> {
+        let cache = cache.as_ref();
+        let limits = device.limits();
+        // Members are bound as storage; the visible records are bound as
+        // storage and as vertices, with room for each member at every level
+        // of detail drawn and for a shell. A view that sorts keeps up to
+        // twice as many, and says so at `prepare_crowds` if they do not fit.
+        let binding = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let member_limit = binding / MEMBER;
+        let draw = model.draw_model();
+        let room = draw.levels.count as u64 + 1;
+        let record_limit = binding / (room * size_of::<crate::InstanceRecord>() as u64);
+        let max_members = member_limit.min(record_limit).min(u64::from(u32::MAX)) as usize;
+        let motion = Motion::new(device);
+        let uploads =
+            Uploads::new(device, cache, &motion).map_err(|message| SetupError::Device {
+                operation: "creating a crowd",
+                message,
+            })?;
+        Ok(Md2Crowd {
+            slots: Slots::new(),
+            model: draw,
+            facts: ModelFacts {
+                frame_count: model.frame_count(),
+                skin_count: model.skin_count(),
+            },
+            frame_bounds: Arc::clone(model.frame_bounds()),
+            clips: ClipTable::default(),
+            members: Vec::new(),
+            records: Vec::new(),
+            buckets: Vec::new(),
+            counts: [0; BUCKETS],
+            uploads,
+            motion,
+            culling: true,
+            cache: cache.clone(),
+            max_members,
+        })
+    }
+
+    /// How many members the crowd has.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether the crowd has no members.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// The most members this device's buffers hold.
+    pub fn max_members(&self) -> usize {
+        self.max_members
+    }
+
+    /// How many distinct clips the members play (each is stored once).
+    pub fn clip_count(&self) -> usize {
+        self.clips.len()
+    }
+
+    /// Makes room for `additional` more members on the CPU, so that adding
+    /// them allocates nothing (the GPU buffer grows at the next
+    /// `prepare_crowds`).
+    pub fn reserve(&mut self, additional: usize) {
+        self.members.reserve(additional);
+        self.records.reserve(additional);
+        self.buckets.reserve(additional);
+        self.slots.reserve(additional);
+        self.uploads.reserve(additional);
+        self.motion.reserve(additional);
+    }
+
+    /// Whether members outside a view are left out of its draws (the
+    /// default). Off, every member is drawn by every view.
+    pub fn set_culling(&mut self, culling: bool) {
+        self.culling = culling;
+    }
+
+    /// Whether culling is on.
+    pub fn culling(&self) -> bool {
+        self.culling
+    }
+
+    /// Adds a member at the end of the crowd's order; its handle stays
+    /// valid until it is removed.
+    pub fn add(&mut self, member: CrowdMember) -> Result<CrowdHandle, CrowdError> {
+        if self.members.len() >= self.max_members {
+            return Err(CrowdError::TooManyMembers {
+                members: self.members.len() + 1,
+                bytes: (self.members.len() as u64 + 1) * MEMBER,
+                limit: self.max_members as u64 * MEMBER,
+            });
+        }
+        let state = self.admit(&member)?;
+        let record = pack(&state, &self.clips);
+        let handle = self.slots.push();
+        let buckets = Buckets::of(record.effects);
+        self.count(buckets, 1);
+        self.members.push(state);
+        self.records.push(record);
+        self.buckets.push(buckets);
+        self.uploads.push();
+        self.motion.push(record.rows, handle.id());
+        Ok(handle)
+    }
+
+    /// The member behind `handle`, if it is still in the crowd, as it was
+    /// given (its clips share their names with the crowd's: no allocation).
+    pub fn get(&self, handle: CrowdHandle) -> Option<CrowdMember> {
+        self.slots
+            .dense(handle)
+            .ok()
+            .map(|i| self.members[i].member(&self.clips))
+    }
+
+    /// Replaces the member behind `handle` (its whole record is uploaded).
+    pub fn set(&mut self, handle: CrowdHandle, member: CrowdMember) -> Result<(), CrowdError> {
+        let i = self.slots.dense(handle)?;
+        let state = self.admit(&member)?;
+        self.capture_motion(i, (MOTION_MOVED | MOTION_POSE) as u8);
+        self.release(i);
+        self.members[i] = state;
+        self.records[i] = pack(&state, &self.clips);
+        self.rebucket(i);
+        self.uploads.mark(i, member_part::ALL);
+        Ok(())
+    }
+
+    /// Moves the member behind `handle`. Uploads 64 bytes.
+    pub fn set_transform(
+        &mut self,
+        handle: CrowdHandle,
+        transform: Mat4,
+    ) -> Result<(), CrowdError> {
+        let i = self.slots.dense(handle)?;
+        check_transform(&transform)?;
+        self.capture_motion(i, MOTION_MOVED as u8);
+        self.members[i].transform = transform;
+        write_transform(&mut self.records[i], &self.members[i]);
+        self.rebucket(i);
+        self.uploads.mark(i, member_part::TRANSFORM);
+        Ok(())
+    }
+
+    /// Tints the member behind `handle` (see [`CrowdMember::tint`]); alpha
+    /// below 1 makes it translucent. Uploads 24 bytes.
+    pub fn set_tint(&mut self, handle: CrowdHandle, tint: [f32; 4]) -> Result<(), CrowdError> {
+        let i = self.slots.dense(handle)?;
+        check_tint(&tint)?;
+        self.members[i].tint = tint;
+        write_look(&mut self.records[i], &self.members[i]);
+        self.rebucket(i);
+        self.uploads.mark(i, member_part::TINT);
+        Ok(())
+    }
+
+    /// Gives the member behind `handle` another skin layer. Uploads 4
+    /// bytes.
+    pub fn set_skin(&mut self, handle: CrowdHandle, skin: u32) -> Result<(), CrowdError> {
+        let i = self.slots.dense(handle)?;
+        check_skin(skin, &self.facts)?;
+        self.members[i].skin = skin;
+        write_look(&mut self.records[i], &self.members[i]);
+        self.uploads.mark(i, member_part::SKIN);
+        Ok(())
+    }
+
+    /// Gives the member behind `handle` these effects (shell, fullbright,
+    /// minlight, shadow). Uploads 4 bytes.
+    pub fn set_effects(&mut self, handle: CrowdHandle, effects: Effects) -> Result<(), CrowdError> {
+        let i = self.slots.dense(handle)?;
+        self.members[i].effects = effects;
+        self.records[i].effects = self.members[i].effects_word();
+        self.rebucket(i);
+        self.uploads.mark(i, member_part::EFFECTS);
+        Ok(())
+    }
+
+    /// Crossfades the member behind `handle` into `next`, from `at` over
+    /// `duration` seconds (0 is a cut), starting from whichever of its
+    /// current clips weighs more at `at` (see [`Playback::then`]). Uploads
+    /// its clocks and bounds (144 bytes).
+    pub fn play(
+        &mut self,
+        handle: CrowdHandle,
+        next: ClipClock,
+        at: f64,
+        duration: f64,
+    ) -> Result<(), CrowdError> {
+        let i = self.slots.dense(handle)?;
+        let playback = self.members[i]
+            .member(&self.clips)
+            .playback
+            .then(next, at, duration);
+        check_playback(&playback, &self.facts)?;
+        self.capture_motion(i, MOTION_POSE as u8);
+        let state = self.enter(&playback);
+        self.release(i);
+        self.members[i].playback = state;
+        write_playback(&mut self.records[i], &self.members[i], &self.clips);
+        self.uploads.mark(i, member_part::PLAYBACK);
+        Ok(())
+    }
+
+    /// Removes the member behind `handle`: the last member moves into its
+    /// place (one record rewritten), and the handle goes stale.
+    pub fn remove(&mut self, handle: CrowdHandle) -> Result<CrowdMember, CrowdError> {
+        let i = self.slots.dense(handle)?;
+        let member = self.members[i].member(&self.clips);
+        self.release(i);
+        self.count(self.buckets[i], -1);
+        self.slots.swap_remove(handle, i);
+        self.members.swap_remove(i);
+        self.records.swap_remove(i);
+        self.buckets.swap_remove(i);
+        self.uploads.swap_remove(i);
+        self.motion.swap_remove(i);
+        Ok(member)
+    }
+
+    /// Marks the member behind `handle` as teleported: the next frame shows
+    /// no motion for it (its previous transform and pose are taken to be its
+    /// current ones), as for a member just added.
+    pub fn mark_teleported(&mut self, handle: CrowdHandle) -> Result<(), CrowdError> {
+        let i = self.slots.dense(handle)?;
+        self.capture_motion(i, MOTION_NEW as u8);
+        Ok(())
+    }
+
+    /// Removes every member (their handles go stale).
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.clips.clear();
+        self.members.clear();
+        self.records.clear();
+        self.buckets.clear();
+        self.uploads.clear();
+        self.motion.clear();
+        self.counts = [0; BUCKETS];
+    }
+
+    /// Every member with its handle, in the crowd's order: the order its
+    /// translucent members blend in (with [`TranslucentOrder::AsGiven`](crate::TranslucentOrder::AsGiven)).
+    /// Members are added at the end; a removal moves the last member into
+    /// the hole.
+    pub fn iter(&self) -> impl Iterator<Item = (CrowdHandle, CrowdMember)> + '_ {
+        self.members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (self.slots.handle(i), m.member(&self.clips)))
+    }
+
+    /// Checks `member` and enters its clips: its state. Nothing is changed
+    /// on an error.
+    fn admit(&mut self, member: &CrowdMember) -> Result<MemberState, CrowdError> {
+        check_transform(&member.transform)?;
+        check_tint(&member.tint)?;
+        check_skin(member.skin, &self.facts)?;
+        check_playback(&member.playback, &self.facts)?;
+        Ok(MemberState {
+            transform: member.transform,
+            playback: self.enter(&member.playback),
+            skin: member.skin,
+            tint: member.tint,
+            effects: member.effects,
+        })
+    }
+
+    /// A checked playback with its clips entered in the table.
+    fn enter(&mut self, playback: &Playback) -> PlaybackState {
+        let mut clock = |c: &ClipClock| ClockState {
+            clip: self.clips.acquire(&c.clip, &self.frame_bounds),
+            start: c.start,
+            speed: c.speed,
+        };
+        PlaybackState {
+            clock: clock(&playback.clock),
+            fade: playback
+                .fade
+                .as_ref()
+                .map(|f| (clock(&f.to), f.start, f.duration)),
+        }
+    }
+
+    /// Lets go of the clips member `i` plays.
+    fn release(&mut self, i: usize) {
+        for clip in self.members[i].playback.clips() {
+            self.clips.release(clip);
+        }
+    }
+
+    /// Moves member `i` to the buckets its record's effects say.
+    fn rebucket(&mut self, i: usize) {
+        let buckets = Buckets::of(self.records[i].effects);
+        if buckets != self.buckets[i] {
+            self.count(self.buckets[i], -1);
+            self.count(buckets, 1);
+            self.buckets[i] = buckets;
+        }
+    }
+
+    fn count(&mut self, buckets: Buckets, delta: i32) {
+        let add = |c: &mut u32| *c = c.wrapping_add_signed(delta);
+        add(&mut self.counts[buckets.main]);
+        if let Some(shell) = buckets.shell {
+            add(&mut self.counts[shell]);
+        }
+    }
+
+    /// Keeps what member `i` showed before a change of the kinds in `bits`.
+    fn capture_motion(&mut self, i: usize, bits: u8) {
+        let (members, clips) = (&self.members, &self.clips);
+        self.motion.capture(i, bits, self.records[i].rows, |then| {
+            members[i].member(clips).playback.pose(then)
+        });
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.slots.crowd()
+    }
+
+    /// Counts the flushes that uploaded motion.
+    pub(crate) fn generation(&self) -> u32 {
+        self.motion.generation()
+    }
+
+    pub(crate) fn draw_model(&self) -> &DrawModel {
+        &self.model
+    }
+
+    /// Where the crowd's visible records and work words lie.
+    pub(crate) fn layout(&self) -> CrowdLayout {
+        CrowdLayout::of(
+            self.counts,
+            self.records.len() as u32,
+            self.model.levels.count,
+        )
+    }
+
+    pub(crate) fn group(&self) -> &wgpu::BindGroup {
+        self.uploads.group()
+    }
+
+    /// Uploads what changed since the last flush (see [`Uploads::flush`]);
+    /// returns the bytes written. `now` is the frame's time; `motion` says
+    /// the view draws motion, so the members' motion records must be on the
+    /// GPU.
+    pub(crate) fn flush(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        now: f64,
+        motion: bool,
+    ) -> Result<u64, PrepareError> {
+        let flags = if self.culling { CROWD_CULL } else { 0 };
+        let layout = self.layout();
+        let model = &self.model;
+        self.uploads.flush(
+            device,
+            queue,
+            &self.cache,
+            &self.records,
+            &mut self.motion,
+            motion,
+            now,
+            |generation| layout.params(model, flags, generation),
+        )
+    }
+}

@@ -1,0 +1,194 @@
+//! The crowd's compute pipelines (classify, scan, emit, sort, gather), the
+//! table of sort steps their dynamic offsets pick from, and the bind groups
+//! they read. Built once per device, on first use, from the cache's crowd
+//! module.
+
+use wgpu::util::DeviceExt;
+
+use crate::contract::crowd::{SORT_BLOCK, SortStep};
+use crate::contract::entry;
+use crate::gpu::device::layouts::Layouts;
+
+/// The crowd's compute pipelines, and the table of sort steps their
+/// dynamic offsets pick from.
+#[derive(Debug)]
+pub(crate) struct CrowdPipelines {
+    pub classify: wgpu::ComputePipeline,
+    pub scan: wgpu::ComputePipeline,
+    pub emit: wgpu::ComputePipeline,
+    pub sort_block: wgpu::ComputePipeline,
+    pub sort_step: wgpu::ComputePipeline,
+    pub gather: wgpu::ComputePipeline,
+    pub steps: SortSteps,
+}
+
+/// Every step of a bitonic sort of up to 2^[`SortSteps::MAX_LOG`] keys, for
+/// both sorted buckets, one [`SortStep`] per `stride` bytes (the device's
+/// uniform offset alignment), so a dispatch picks its step with a dynamic
+/// offset: WebGPU has no push constants.
+#[derive(Debug)]
+pub(crate) struct SortSteps {
+    pub buffer: wgpu::Buffer,
+    stride: u64,
+    /// Steps of one region in the table.
+    per_region: u64,
+}
+
+impl SortSteps {
+    /// The largest sorted bucket: 2^31 keys.
+    const MAX_LOG: u32 = 31;
+
+    /// The steps of one bucket's sort, in table order: the block sort
+    /// (`k == 0`), then for each sequence length `k` from 2 × SORT_BLOCK up
+    /// to the size, the global steps `j = k/2 .. SORT_BLOCK` and the block
+    /// merge (`j == 0`).
+    fn table(region: u32, log_size: u32) -> impl Iterator<Item = SortStep> {
+        let first = SORT_BLOCK.trailing_zeros() + 1;
+        let block = std::iter::once(SortStep {
+            region,
+            ..SortStep::default()
+        });
+        let merges = (first..=log_size).flat_map(move |log_k| {
+            let k = 1u32 << log_k;
+            let global = (SORT_BLOCK.trailing_zeros()..log_k)
+                .rev()
+                .map(move |log_j| SortStep {
+                    k,
+                    j: 1 << log_j,
+                    region,
+                    _pad: 0,
+                });
+            global.chain(std::iter::once(SortStep {
+                k,
+                j: 0,
+                region,
+                _pad: 0,
+            }))
+        });
+        block.chain(merges)
+    }
+
+    fn new(device: &wgpu::Device) -> SortSteps {
+        let stride = u64::from(device.limits().min_uniform_buffer_offset_alignment)
+            .max(size_of::<SortStep>() as u64);
+        let steps: Vec<SortStep> = (0..2)
+            .flat_map(|region| SortSteps::table(region, SortSteps::MAX_LOG))
+            .collect();
+        let mut bytes = vec![0u8; steps.len() * stride as usize];
+        for (i, step) in steps.iter().enumerate() {
+            let at = i * stride as usize;
+            bytes[at..at + size_of::<SortStep>()].copy_from_slice(bytemuck::bytes_of(step));
+        }
+        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("md2-wgpu crowd sort steps"),
+            contents: &bytes,
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        SortSteps {
+            buffer,
+            stride,
+            per_region: (steps.len() / 2) as u64,
+        }
+    }
+
+    /// The steps that sort `region`'s `size` keys (a power of two, at least
+    /// SORT_BLOCK), each with its dynamic offset.
+    pub fn sort(&self, region: u32, size: u32) -> impl Iterator<Item = (SortStep, u32)> + '_ {
+        let log_size = size.trailing_zeros();
+        SortSteps::table(region, log_size)
+            .enumerate()
+            .map(move |(i, step)| {
+                let index = u64::from(region) * self.per_region + i as u64;
+                (step, (index * self.stride) as u32)
+            })
+    }
+
+    /// The dynamic offset of `region`'s first step, for the passes that
+    /// read only its region (and offset 0 for those that read nothing).
+    pub fn region(&self, region: u32) -> u32 {
+        self.sort(region, SORT_BLOCK).next().map_or(0, |(_, at)| at)
+    }
+}
+
+impl CrowdPipelines {
+    /// Every pipeline of the crowd `module`, with `layouts`' crowd layout.
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        module: &wgpu::ShaderModule,
+        layouts: &Layouts,
+    ) -> CrowdPipelines {
+        let pipeline = |label: &str, entry_point: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layouts.crowd_pipeline),
+                module,
+                entry_point: Some(entry_point),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        CrowdPipelines {
+            classify: pipeline("md2-wgpu crowd classify pipeline", entry::CS_CLASSIFY),
+            scan: pipeline("md2-wgpu crowd scan pipeline", entry::CS_SCAN),
+            emit: pipeline("md2-wgpu crowd emit pipeline", entry::CS_EMIT),
+            sort_block: pipeline("md2-wgpu crowd sort block pipeline", entry::CS_SORT_BLOCK),
+            sort_step: pipeline("md2-wgpu crowd sort step pipeline", entry::CS_SORT_STEP),
+            gather: pipeline("md2-wgpu crowd gather pipeline", entry::CS_GATHER),
+            steps: SortSteps::new(device),
+        }
+    }
+}
+
+/// Group 0 of the crowd's compute passes for a view whose uniform is
+/// `view`.
+pub(crate) fn camera_group(
+    device: &wgpu::Device,
+    layouts: &Layouts,
+    view: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("md2-wgpu crowd camera bind group"),
+        layout: &layouts.crowd_camera,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: view.as_entire_binding(),
+        }],
+    })
+}
+
+/// Group 2 of the crowd's compute passes for one view of one crowd.
+pub(crate) fn view_group(
+    device: &wgpu::Device,
+    layouts: &Layouts,
+    frame: &wgpu::Buffer,
+    records: &wgpu::Buffer,
+    work: &wgpu::Buffer,
+    steps: &SortSteps,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("md2-wgpu crowd view bind group"),
+        layout: &layouts.crowd_view,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: frame.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: records.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: work.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &steps.buffer,
+                    offset: 0,
+                    size: std::num::NonZeroU64::new(size_of::<SortStep>() as u64),
+                }),
+            },
+        ],
+    })
+}

@@ -1,0 +1,469 @@
+//! A model uploaded once: its [`ModelData`] (the frames as the file's
+//! bytes, the corners and triangles with every level of detail) and its
+//! skins, in wgpu buffers and one texture array.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use glam::Mat4;
+use image::RgbaImage;
+use wgpu::util::DeviceExt;
+
+use super::draw::DrawModel;
+use super::skins::upload_skins;
+use crate::contract::{
+    GpuModelOptions, IndexFormat, LevelView, ModelData, ModelDataError, ModelLevels, choose,
+    model_levels, rows,
+};
+use crate::format::Md2Model;
+use crate::gpu::device::buffers::{check_size, ready_error};
+use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::error::SetupError;
+use crate::mesh::{Level, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
+use crate::scene::Camera;
+
+/// How many GPU bytes a [`GpuModel`] holds, buffer by buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GpuModelBytes {
+    /// The frames' packed vertices: exactly 4 × vertices × frames.
+    pub vertex_data: u64,
+    /// Per-frame scale and translate: 32 bytes a frame.
+    pub frame_params: u64,
+    /// The welded corners (xyz index and uv): 12 bytes each.
+    pub corners: u64,
+    /// The triangle lists, with the model's winding and reversed for
+    /// mirrored instances (u16 or u32 indices, each buffer padded to 4
+    /// bytes): full detail and, where built, the coarser levels.
+    pub indices: u64,
+    /// The part of [`indices`](Self::indices) the coarser levels of detail
+    /// take (0 without them): the only memory levels cost, since they draw
+    /// the same corners and frames.
+    pub level_indices: u64,
+    /// The skin texture array with its mipmaps.
+    pub skins: u64,
+    /// The small uniform with the model's counts.
+    pub info: u64,
+}
+
+impl GpuModelBytes {
+    /// All of it ([`level_indices`](Self::level_indices) is part of
+    /// [`indices`](Self::indices), counted once).
+    pub fn total(&self) -> u64 {
+        self.vertex_data + self.frame_params + self.corners + self.indices + self.skins + self.info
+    }
+}
+
+/// A [`GpuModel`]'s buffers, for an app that draws the model with a vertex
+/// stage of its own around [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL): what
+/// [`ModelData`] describes, on the GPU.
+#[derive(Clone, Copy, Debug)]
+pub struct GpuModelBuffers<'a> {
+    /// `md2_model`: the counts (uniform, 16 bytes).
+    pub info: &'a wgpu::Buffer,
+    /// `md2_verts`: the frames' packed vertices (storage).
+    pub vertex_data: &'a wgpu::Buffer,
+    /// `md2_frame_params`: per frame, scale and translate (storage).
+    pub frame_params: &'a wgpu::Buffer,
+    /// The welded corners (vertex buffer: `Uint32` at location 0,
+    /// `Float32x2` at location 1, 12-byte stride).
+    pub corners: &'a wgpu::Buffer,
+    /// Every level's triangles, full detail first (index buffer).
+    pub indices: &'a wgpu::Buffer,
+    /// The same ranges wound the other way, for mirrored instances.
+    pub mirrored_indices: &'a wgpu::Buffer,
+    /// The width of both index buffers.
+    pub index_format: wgpu::IndexFormat,
+}
+
+/// An [`Md2Model`] on the GPU, ready to draw any number of instances of.
+///
+/// Everything is uploaded once and never written again while the model
+/// animates: the frames stay in the file's packed 4-byte form and the vertex
+/// shader decodes them. The bytes are a [`ModelData`]'s; another host that
+/// wants the same data with its own wgpu uploads a `ModelData` itself.
+#[derive(Debug)]
+pub struct GpuModel {
+    bind_group: wgpu::BindGroup,
+    info: wgpu::Buffer,
+    vertex_data: wgpu::Buffer,
+    frame_params: wgpu::Buffer,
+    corners: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    /// The same triangles wound the other way, for mirrored instances: every
+    /// level at the same range as in `indices`.
+    mirrored: wgpu::Buffer,
+    index_format: wgpu::IndexFormat,
+    /// Every level's range of both index buffers, full detail first.
+    levels: Arc<[Level]>,
+    facts: ModelFacts,
+    /// The corners and triangles as uploaded, for the cache statistics.
+    mesh: RenderMesh,
+    bytes: GpuModelBytes,
+}
+
+/// What a model is, beside its buffers.
+#[derive(Clone, Debug)]
+struct ModelFacts {
+    frame_count: u32,
+    vertex_count: u32,
+    skin_count: u32,
+    skin_size: (u32, u32),
+    uses_default_skin: bool,
+    /// Per frame, the box of its vertices in model space (Quake axes): what
+    /// the crowd's culling bounds are made of.
+    frame_bounds: Arc<[([f32; 3], [f32; 3])]>,
+    /// A sphere around every frame (model space, Quake axes): where levels
+    /// of detail measure an instance's distance from.
+    sphere: [f32; 4],
+    level_build_time: Duration,
+}
+
+impl GpuModel {
+    /// Uploads `model` and its decoded `skins` for drawing by every renderer
+    /// of `cache` (pass the cache, or a renderer, which has one), at full
+    /// detail in the vertex-cache order ([`GpuModelOptions::DEFAULT`]).
+    ///
+    /// Skins of different sizes are scaled to the largest width and height
+    /// among them. With no skins (or an empty image) the model gets a
+    /// magenta-and-grey checker instead, and [`GpuModel::uses_default_skin`]
+    /// says so. Texture coordinates are `(st + 0.5) / header skin size`, as
+    /// Quake II's GL commands have them, so a skin image of another size than
+    /// the header's still maps right.
+    ///
+    /// Sizes are checked against the device's limits first: a model too big
+    /// for this device is a [`SetupError::ModelTooLarge`], never a wgpu
+    /// validation error.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cache: &impl AsRef<Md2Cache>,
+        model: &Md2Model,
+        skins: &[RgbaImage],
+    ) -> Result<GpuModel, SetupError> {
+        GpuModel::with_options(device, queue, cache, model, skins, GpuModelOptions::DEFAULT)
+    }
+
+    /// [`GpuModel::new`] with upload options (the triangle order, levels of
+    /// detail, built here on this thread: see [`GpuModel::from_data`] to
+    /// build them elsewhere).
+    pub fn with_options(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cache: &impl AsRef<Md2Cache>,
+        model: &Md2Model,
+        skins: &[RgbaImage],
+        options: GpuModelOptions,
+    ) -> Result<GpuModel, SetupError> {
+        let data = ModelData::new(model, options).map_err(too_many_frames)?;
+        GpuModel::from_data(device, queue, cache, &data, skins)
+    }
+
+    /// Uploads `data` (a model's GPU data, built on any thread) and `skins`.
+    pub fn from_data(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cache: &impl AsRef<Md2Cache>,
+        data: &ModelData,
+        skins: &[RgbaImage],
+    ) -> Result<GpuModel, SetupError> {
+        let cache = cache.as_ref();
+        let index_bytes = data.index_bytes();
+        let mirrored_bytes = data.mirrored_index_bytes();
+        let limits = device.limits();
+        check_size(
+            "vertex data",
+            data.vertex_bytes().len() as u64,
+            &limits,
+            true,
+        )?;
+        check_size(
+            "frame parameters",
+            data.frame_param_bytes().len() as u64,
+            &limits,
+            true,
+        )?;
+        check_size("corners", data.corner_bytes().len() as u64, &limits, false)?;
+        check_size("indices", index_bytes.len() as u64, &limits, false)?;
+
+        // The checks above cover the limits wgpu validates; the scope turns
+        // anything left (out of memory) into an error instead of a panic.
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let buffer = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        use wgpu::BufferUsages as U;
+        let info = buffer("md2-wgpu model info", data.info_bytes(), U::UNIFORM);
+        let vertex_data = buffer("md2-wgpu vertex data", data.vertex_bytes(), U::STORAGE);
+        let frame_params = buffer(
+            "md2-wgpu frame parameters",
+            data.frame_param_bytes(),
+            U::STORAGE,
+        );
+        let corners = buffer("md2-wgpu corners", data.corner_bytes(), U::VERTEX);
+        // COPY_SRC lets tests read back what a level draws.
+        let indices = buffer("md2-wgpu indices", &index_bytes, U::INDEX | U::COPY_SRC);
+        let mirrored = buffer(
+            "md2-wgpu mirrored indices",
+            &mirrored_bytes,
+            U::INDEX | U::COPY_SRC,
+        );
+        let skin = upload_skins(device, queue, skins);
+        let bind_group = skin.as_ref().ok().map(|skin| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("md2-wgpu model bind group"),
+                layout: cache.model_layout(),
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: info.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: vertex_data.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: frame_params.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: cache.anorms().as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: wgpu::BindingResource::TextureView(&skin.view),
+                    },
+                ],
+            })
+        });
+        let validation_error = ready_error(validation.pop());
+        let oom_error = ready_error(oom.pop());
+        if let Some(message) = oom_error.or(validation_error) {
+            return Err(SetupError::Device {
+                operation: "uploading a model",
+                message,
+            });
+        }
+        let skin = skin?;
+        let bind_group = bind_group.expect("made with the skins");
+
+        let format = data.index_format();
+        let full_detail = data.mesh().indices().len() as u64 * format.size();
+        let bytes = GpuModelBytes {
+            vertex_data: vertex_data.size(),
+            frame_params: frame_params.size(),
+            corners: corners.size(),
+            indices: indices.size() + mirrored.size(),
+            level_indices: indices.size() + mirrored.size()
+                - 2 * full_detail.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+            skins: skin.bytes,
+            info: info.size(),
+        };
+        let model_info = data.info();
+        Ok(GpuModel {
+            bind_group,
+            info,
+            vertex_data,
+            frame_params,
+            corners,
+            indices,
+            mirrored,
+            index_format: match format {
+                IndexFormat::Uint16 => wgpu::IndexFormat::Uint16,
+                IndexFormat::Uint32 => wgpu::IndexFormat::Uint32,
+            },
+            levels: data.levels().into(),
+            facts: ModelFacts {
+                frame_count: model_info.num_frames,
+                vertex_count: model_info.num_xyz,
+                skin_count: skin.layers,
+                skin_size: skin.size,
+                uses_default_skin: skin.uses_default,
+                frame_bounds: data.shared_frame_bounds(),
+                sphere: data.bounding_sphere(),
+                level_build_time: data.level_build_time(),
+            },
+            mesh: data.mesh().clone(),
+            bytes,
+        })
+    }
+
+    /// How many frames the model has.
+    pub fn frame_count(&self) -> u32 {
+        self.facts.frame_count
+    }
+
+    /// How many vertices each frame has (`num_xyz`).
+    pub fn vertex_count(&self) -> u32 {
+        self.facts.vertex_count
+    }
+
+    /// How many skins an instance can choose from (1 with the default
+    /// texture).
+    pub fn skin_count(&self) -> u32 {
+        self.facts.skin_count
+    }
+
+    /// The size every skin was scaled to, in texels.
+    pub fn skin_size(&self) -> (u32, u32) {
+        self.facts.skin_size
+    }
+
+    /// True when the model was given no skin and draws with the default
+    /// checker texture.
+    pub fn uses_default_skin(&self) -> bool {
+        self.facts.uses_default_skin
+    }
+
+    /// The welded (xyz, st) corners the triangles draw.
+    pub fn corner_count(&self) -> u32 {
+        self.mesh.corners().len() as u32
+    }
+
+    /// The order the index buffer holds the triangles in.
+    pub fn triangle_order(&self) -> TriangleOrder {
+        self.mesh.order()
+    }
+
+    /// What a first-in-first-out post-transform cache of `cache_size`
+    /// corners makes of the uploaded index buffer: misses per triangle
+    /// (ACMR) and vertex-shader runs per corner (ATVR). See
+    /// [`VertexCacheStats`].
+    pub fn vertex_cache_stats(&self, cache_size: u32) -> Result<VertexCacheStats, MeshError> {
+        self.mesh.vertex_cache_stats(cache_size)
+    }
+
+    /// How many triangles one instance draws at full detail.
+    pub fn triangle_count(&self) -> u32 {
+        self.mesh.triangle_count() as u32
+    }
+
+    /// The levels of detail, full detail first (the only one where none
+    /// were built), each with fewer triangles and no smaller an error than
+    /// the one before: per level, its index range, triangles and error in
+    /// model units (see [`Level`]).
+    ///
+    /// Level `l` is indices `first_index..first_index + index_count` of the
+    /// model's index buffer (the model's winding) and of its mirrored one
+    /// (reversed winding, same ranges), over the same corners and frames
+    /// as full detail: a draw of a level binds what a full-detail draw
+    /// binds and draws another range. [`Md2Batch::at_level`](crate::Md2Batch::at_level)
+    /// draws a batch at a level.
+    pub fn levels(&self) -> &[Level] {
+        &self.levels
+    }
+
+    /// The coarsest level whose error is at most `max_error` model units
+    /// (0, full detail, where none is): the level to draw an instance at
+    /// when an error of `max_error` units covers at most the pixels the
+    /// app tolerates (at distance `d` with a vertical field of view `fov`
+    /// and a viewport `h` pixels high, one pixel is `2 d tan(fov / 2) / h`
+    /// units, times the instance's scale).
+    pub fn coarsest_level_within(&self, max_error: f32) -> usize {
+        // Errors grow with the level, so the last one within is the one.
+        self.levels
+            .iter()
+            .rposition(|l| l.error <= max_error)
+            .unwrap_or(0)
+    }
+
+    /// The level of detail an instance placed by `transform` is drawn at,
+    /// seen by `camera` by a renderer whose
+    /// [`level_error_pixels`](crate::Md2RendererOptions::level_error_pixels)
+    /// is `level_error_pixels`: the coarsest level whose error, scaled by the
+    /// transform's largest stretch along a model axis and projected where
+    /// the sphere around every frame comes nearest the camera, is at most
+    /// that many pixels. Both paths choose by this very arithmetic (the
+    /// crowd's on the GPU), so an app can tell which members get which
+    /// detail. 0 without levels or without a viewport
+    /// ([`Camera::with_viewport`](crate::Camera::with_viewport)).
+    pub fn level_for(&self, camera: &Camera, level_error_pixels: f32, transform: Mat4) -> usize {
+        let view = LevelView {
+            w_row: camera.view_proj.row(3).to_array(),
+            scale: camera.level_scale(level_error_pixels),
+        };
+        choose(&view, &self.model_levels(), &rows(&transform))
+    }
+
+    /// How long building the levels of detail took at upload (zero where
+    /// none were asked for, or they were built before [`GpuModel::from_data`]
+    /// was given them).
+    pub fn level_build_time(&self) -> Duration {
+        self.facts.level_build_time
+    }
+
+    /// GPU bytes held, in all.
+    pub fn gpu_bytes(&self) -> u64 {
+        self.bytes.total()
+    }
+
+    /// GPU bytes held, buffer by buffer.
+    pub fn gpu_bytes_breakdown(&self) -> GpuModelBytes {
+        self.bytes
+    }
+
+    /// The model's bind group, group 1 of the render module: the pose's
+    /// four bindings as [`PoseBindings::CRATE`](crate::contract::PoseBindings::CRATE)
+    /// lists them, and the skins (`texture_2d_array<f32>`) at binding 4;
+    /// its layout is [`Md2Cache::model_layout`]. Bind it where a shader of
+    /// the app's reads [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL) (moved with
+    /// [`pose_wgsl`](crate::pose_wgsl) to the group the app binds it at).
+    pub fn bind_group(&self) -> &wgpu::BindGroup {
+        &self.bind_group
+    }
+
+    /// The model's buffers: the pose's data, the corners and both index
+    /// buffers, for an app's own pipelines (they need no copy of their
+    /// own).
+    pub fn buffers(&self) -> GpuModelBuffers<'_> {
+        GpuModelBuffers {
+            info: &self.info,
+            vertex_data: &self.vertex_data,
+            frame_params: &self.frame_params,
+            corners: &self.corners,
+            indices: &self.indices,
+            mirrored_indices: &self.mirrored,
+            index_format: self.index_format,
+        }
+    }
+
+    /// What a draw of this model binds, and where its levels lie.
+    pub(crate) fn draw_model(&self) -> DrawModel {
+        let range = |level: usize| {
+            let level = self.levels.get(level).or(self.levels.last());
+            level.map_or((0, 0), |l| (l.first_index, l.index_count))
+        };
+        DrawModel {
+            bind_group: self.bind_group.clone(),
+            corners: self.corners.clone(),
+            indices: self.indices.clone(),
+            mirrored: self.mirrored.clone(),
+            index_format: self.index_format,
+            ranges: std::array::from_fn(range),
+            levels: self.model_levels(),
+        }
+    }
+
+    /// The levels as choosing one needs them.
+    pub(crate) fn model_levels(&self) -> ModelLevels {
+        model_levels(&self.levels, self.facts.sphere)
+    }
+
+    /// Per frame, its box in model space.
+    pub(crate) fn frame_bounds(&self) -> &Arc<[([f32; 3], [f32; 3])]> {
+        &self.facts.frame_bounds
+    }
+}
+
+/// The one way [`ModelData::new`] fails, as a set-up error.
+fn too_many_frames(e: ModelDataError) -> SetupError {
+    match e {
+        ModelDataError::TooManyFrames { frames, max } => SetupError::TooManyFrames { frames, max },
+        other => SetupError::ModelData(other),
+    }
+}

@@ -1,0 +1,552 @@
+//! A renderer is one view: a camera, the instances it draws this frame and
+//! the resident crowds it culls, drawn into a pass the caller owns with
+//! pipelines shared through an [`Md2Cache`].
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use glam::Vec3;
+
+use super::batch::Md2Batch;
+use super::immediate::Immediate;
+use super::look::{Look, Pipelines};
+use super::options::{ColorOutput, Md2RendererOptions};
+use super::packing::PackOptions;
+use super::phase::Md2Phase;
+use super::view_buffer::ViewBuffer;
+use crate::contract::LevelView;
+use crate::gpu::crowd::Md2Crowd;
+use crate::gpu::crowd::counts::VisibleMembers;
+use crate::gpu::crowd::views::{CrowdViews, ViewKind};
+use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::device::material::Md2Material;
+use crate::gpu::error::{PrepareError, PrepareReport, SetupError};
+use crate::scene::{Camera, PlanarShadow, TranslucentOrder, depth_row, view_depth};
+
+/// Draws MD2 models, each with any number of independently animated
+/// instances, into a render pass you own: one view (a camera and what it
+/// draws).
+///
+/// Per frame: [`prepare`](Md2Renderer::prepare) uploads the camera and the
+/// instances (80 bytes an instance; the camera only when it changed),
+/// [`prepare_crowds`](Md2Renderer::prepare_crowds) records the resident
+/// crowds' compute passes, then [`render`](Md2Renderer::render) records the
+/// draws into your pass: per model one instanced draw, and one more for each
+/// effect in use (mirrored opaque instances, shadows, translucency, shells).
+///
+/// Several views in one frame (split screen, a minimap, shadow cascades)
+/// are several renderers sharing one [`Md2Cache`]: each has its own camera
+/// and instances, so all of them can be prepared before a single submit.
+///
+/// The same inputs give the same pixels: every draw's order is fixed by
+/// the inputs (see [`Md2Phase`] and [`TranslucentOrder`]), on both paths.
+///
+/// ```no_run
+/// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, view: &wgpu::TextureView,
+/// #          model: &md2_wgpu::Md2Model) -> Result<(), Box<dyn std::error::Error>> {
+/// use md2_wgpu::{Camera, FrameLerp, GpuModel, Md2Batch, Md2Instance, Md2Renderer, Md2RendererOptions};
+/// let format = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// let mut renderer = Md2Renderer::new(device, format, Md2RendererOptions::DEFAULT)?;
+/// let gpu_model = GpuModel::new(device, queue, &renderer, model, &[])?;
+/// let instances = [Md2Instance::new(glam::Mat4::IDENTITY, FrameLerp::still(0))];
+/// let camera = Camera::framing_model(model, 1.0);
+/// renderer.prepare(device, queue, &camera, &[Md2Batch::new(&gpu_model, &instances)])?;
+/// let mut encoder = device.create_command_encoder(&Default::default());
+/// {
+///     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+///         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+///             view,
+///             depth_slice: None,
+///             resolve_target: None,
+///             ops: wgpu::Operations::default(),
+///         })],
+///         ..Default::default()
+///     });
+///     renderer.render(&mut pass);
+/// }
+/// queue.submit([encoder.finish()]);
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Md2Renderer {
+    cache: Md2Cache,
+    look: Look,
+    options: Md2RendererOptions,
+    output: ColorOutput,
+    pipelines: Pipelines,
+    view: ViewBuffer,
+    shadow: Option<PlanarShadow>,
+    immediate: Immediate,
+    crowds: CrowdViews,
+    /// Bytes the last `prepare` and `prepare_crowds` wrote.
+    uploaded: u64,
+    /// Draw calls recorded by `render`/`render_phase` since the last
+    /// `prepare`, for tests that count them.
+    recorded: AtomicU64,
+}
+
+// The renderer lives wherever the application's render state lives,
+// including other threads. (wgpu's web types are not Send: the browser
+// build, which has one thread, goes without the promise.)
+#[cfg(not(target_arch = "wasm32"))]
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Md2Renderer>();
+    send_sync::<Md2Cache>();
+    send_sync::<crate::GpuModel>();
+    send_sync::<Md2Crowd>();
+};
+
+impl AsRef<Md2Cache> for Md2Renderer {
+    fn as_ref(&self) -> &Md2Cache {
+        &self.cache
+    }
+}
+
+impl Md2Renderer {
+    /// A renderer for passes with this colour format and `options`, with a
+    /// cache of its own. Use [`Md2Renderer::with_cache`] for a second view,
+    /// [`Md2Renderer::depth_only`] for a pass without colour.
+    ///
+    /// Fails if the device lacks what [`required_limits`](crate::required_limits)
+    /// lists, or the options contradict the format.
+    pub fn new(
+        device: &wgpu::Device,
+        color_format: wgpu::TextureFormat,
+        options: Md2RendererOptions,
+    ) -> Result<Md2Renderer, SetupError> {
+        Md2Renderer::with_cache(device, &Md2Cache::new(device)?, color_format, options)
+    }
+
+    /// A renderer sharing `cache`'s shaders and pipelines (pass the cache,
+    /// or a renderer, which has one): a new view costs a uniform and an
+    /// instance buffer, not a shader compile.
+    pub fn with_cache(
+        device: &wgpu::Device,
+        cache: &impl AsRef<Md2Cache>,
+        color_format: wgpu::TextureFormat,
+        options: Md2RendererOptions,
+    ) -> Result<Md2Renderer, SetupError> {
+        let output = options.output.resolve(color_format);
+        if output == ColorOutput::SrgbEncoded && color_format.is_srgb() {
+            return Err(SetupError::EncodedTwice {
+                format: color_format,
+            });
+        }
+        let look = Look::Builtin {
+            format: color_format,
+            encode: output == ColorOutput::SrgbEncoded,
+            motion: options.motion_target,
+        };
+        Md2Renderer::build(device, cache.as_ref(), look, output, options)
+    }
+
+    /// A renderer whose colour passes run the app's `material` (see
+    /// [`Md2Material`]): its fragment code, colour targets and bind group
+    /// (set with [`Md2Renderer::set_material_bind_group`]), with the
+    /// crate's vertex stage, depth state, multisampling and culling from
+    /// `options` (`output` and `motion_target` are the material's business
+    /// and ignored). Every pass draws the animated pose: opaque,
+    /// translucent, shells, planar shadows.
+    pub fn with_material(
+        device: &wgpu::Device,
+        cache: &impl AsRef<Md2Cache>,
+        material: &Md2Material,
+        options: Md2RendererOptions,
+    ) -> Result<Md2Renderer, SetupError> {
+        let look = Look::Material {
+            material: material.clone(),
+            group: None,
+        };
+        Md2Renderer::build(device, cache.as_ref(), look, ColorOutput::Linear, options)
+    }
+
+    /// A renderer for a pass without colour (a shadow map, a depth
+    /// pre-pass), sharing `cache`: it draws only opaque instances, positions
+    /// only, and `options.depth` is required.
+    pub fn depth_only(
+        device: &wgpu::Device,
+        cache: &impl AsRef<Md2Cache>,
+        options: Md2RendererOptions,
+    ) -> Result<Md2Renderer, SetupError> {
+        if options.depth.is_none() {
+            return Err(SetupError::NothingToDraw);
+        }
+        Md2Renderer::build(
+            device,
+            cache.as_ref(),
+            Look::DepthOnly,
+            ColorOutput::Linear,
+            options,
+        )
+    }
+
+    fn build(
+        device: &wgpu::Device,
+        cache: &Md2Cache,
+        look: Look,
+        output: ColorOutput,
+        options: Md2RendererOptions,
+    ) -> Result<Md2Renderer, SetupError> {
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let pipelines = Pipelines::new(device, cache, &look, &options)?;
+        let view = ViewBuffer::new(device, cache);
+        if let Some(message) = crate::gpu::device::buffers::ready_error(scope.pop()) {
+            return Err(SetupError::Device {
+                operation: "building the renderer's pipelines",
+                message,
+            });
+        }
+        Ok(Md2Renderer {
+            cache: cache.clone(),
+            look,
+            options,
+            output,
+            pipelines,
+            view,
+            shadow: None,
+            immediate: Immediate::default(),
+            crowds: CrowdViews::default(),
+            uploaded: 0,
+            recorded: AtomicU64::new(0),
+        })
+    }
+
+    /// The cache this renderer draws with (share it with the next view).
+    pub fn cache(&self) -> &Md2Cache {
+        &self.cache
+    }
+
+    /// The (first) colour format the pipelines were built for; `None` for a
+    /// depth-only renderer.
+    pub fn color_format(&self) -> Option<wgpu::TextureFormat> {
+        self.look.color_format()
+    }
+
+    /// Every colour target the passes write, in location order: the
+    /// built-in look's (and its motion target), or the material's.
+    pub fn color_targets(&self) -> Vec<wgpu::TextureFormat> {
+        self.look.color_targets()
+    }
+
+    /// The material the colour passes run, if any.
+    pub fn material(&self) -> Option<&Md2Material> {
+        match &self.look {
+            Look::Material { material, .. } => Some(material),
+            _ => None,
+        }
+    }
+
+    /// The material's own bind group (group [`Md2Material::GROUP`]), bound
+    /// by every draw. Required before `prepare` where the material has a
+    /// bind group layout; ignored by a renderer without a material.
+    pub fn set_material_bind_group(&mut self, bind_group: Option<wgpu::BindGroup>) {
+        if let Look::Material { group, .. } = &mut self.look {
+            *group = bind_group;
+        }
+    }
+
+    /// The options the pipelines were built with.
+    pub fn options(&self) -> Md2RendererOptions {
+        self.options
+    }
+
+    /// What the colour output means, `Auto` resolved for the format.
+    pub fn output(&self) -> ColorOutput {
+        self.output
+    }
+
+    /// How many instance records the instance buffer holds before it must
+    /// grow.
+    pub fn instance_capacity(&self) -> u64 {
+        self.immediate.capacity()
+    }
+
+    /// Bytes the last [`prepare`](Md2Renderer::prepare) and
+    /// [`prepare_crowds`](Md2Renderer::prepare_crowds) wrote to the GPU (the
+    /// camera when it changed, instance records, crowd changes, the crowds'
+    /// clock).
+    pub fn uploaded_bytes(&self) -> u64 {
+        self.uploaded
+    }
+
+    /// Planar shadows for this view's opaque instances (Quake II's
+    /// `gl_shadows`), or none. They need a depth format with a stencil
+    /// aspect; see [`ShadowStencil`](crate::ShadowStencil) for how they use
+    /// it. Takes effect at the next `prepare`. A depth-only renderer draws
+    /// no shadows, and accepts any.
+    pub fn set_shadow(&mut self, shadow: Option<PlanarShadow>) -> Result<(), SetupError> {
+        let stencil = self.options.depth.is_some_and(|d| d.has_stencil());
+        if shadow.is_some() && !stencil && self.color_format().is_some() {
+            return Err(SetupError::ShadowsNeedStencil {
+                depth_format: self.options.depth.map(|d| d.format),
+            });
+        }
+        self.shadow = shadow;
+        Ok(())
+    }
+
+    /// The planar shadow this view draws, if any.
+    pub fn shadow(&self) -> Option<PlanarShadow> {
+        self.shadow
+    }
+
+    /// The view depth of the world point `point` as this renderer sorts by
+    /// it ([`TranslucentOrder::BackToFront`]), larger farther: for a
+    /// perspective camera the distance along the line of sight (clip-space
+    /// `w`), for an orthographic one the clip-space depth (negated for a
+    /// reverse-Z [`DepthState`](crate::DepthState)).
+    pub fn view_depth(&self, camera: &Camera, point: Vec3) -> f32 {
+        view_depth(depth_row(&camera.view_proj, self.reverse_z()), point)
+    }
+
+    /// Whether nearer is greater in this renderer's depth test.
+    fn reverse_z(&self) -> bool {
+        self.options.depth.is_some_and(|d| {
+            matches!(
+                d.compare,
+                wgpu::CompareFunction::Greater | wgpu::CompareFunction::GreaterEqual
+            )
+        })
+    }
+
+    /// Uploads what the next [`render`](Md2Renderer::render) draws: the
+    /// camera, and every batch's instances.
+    ///
+    /// Every instance is checked first. A frame or skin the model does not
+    /// have, or a value that is not finite, is handled as the renderer's
+    /// [`InstancePolicy`](crate::InstancePolicy) says: under `Strict` it is
+    /// an error naming the batch, the instance and the value, and nothing is
+    /// drawn until the next successful `prepare`; under `Skip` and `Clamp`
+    /// the returned report counts the bad instances and names the first
+    /// few. The instance buffer grows geometrically and is reused; with a
+    /// stable instance count no memory is allocated, on the CPU or the GPU.
+    ///
+    /// Call it once per view per queue submission. The camera is a uniform
+    /// that every draw of the submission reads as the queue last wrote it,
+    /// so a second `prepare` of the same renderer before the submit gives
+    /// every draw the second camera: the draws the first `render` recorded
+    /// then show the second camera with the second batches' instances, or,
+    /// where the second call had to grow the instance buffer, with the first
+    /// batches' instances (they read the old buffer). Use one renderer per
+    /// view (they share a cache); other renderers are independent.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        camera: &Camera,
+        batches: &[Md2Batch<'_>],
+    ) -> Result<PrepareReport, PrepareError> {
+        self.uploaded = 0;
+        self.recorded.store(0, Ordering::Relaxed);
+        self.pipelines.fit_shadow(
+            device,
+            &self.cache,
+            &self.look,
+            &self.options,
+            self.shadow.as_ref(),
+        )?;
+        self.look.check_bind_group()?;
+        let mut report = PrepareReport::default();
+        let options = PackOptions {
+            policy: self.options.policy,
+            back_to_front: (self.options.translucent_order == TranslucentOrder::BackToFront)
+                .then(|| depth_row(&camera.view_proj, self.reverse_z())),
+            extras: self.look.extra(),
+            levels: LevelView {
+                w_row: camera.view_proj.row(3).to_array(),
+                scale: camera.level_scale(self.options.level_error_pixels),
+            },
+        };
+        self.uploaded += self
+            .immediate
+            .prepare(device, queue, batches, options, &mut report)?;
+        let shadow = self.shadow.filter(|_| self.shadow_draw().is_some());
+        self.uploaded += self.view.write(
+            queue,
+            camera,
+            shadow.as_ref(),
+            self.reverse_z(),
+            self.options.level_error_pixels,
+        );
+        Ok(report)
+    }
+
+    /// The shadow pipeline and stencil reference to draw shadows with, if
+    /// this view draws them.
+    fn shadow_draw(&self) -> Option<(&wgpu::RenderPipeline, u32)> {
+        let shadow = self.shadow?;
+        let (_, pipeline) = self.pipelines.shadow.as_ref()?;
+        Some((pipeline, shadow.stencil.reference))
+    }
+
+    /// Forgets the previous frame: the next frame takes its camera, and its
+    /// crowds' members, to have been where they are now, so the motion
+    /// vectors show no motion (after a cut, or a jump of the clock).
+    pub fn reset_motion(&mut self) {
+        self.view.reset_motion();
+        self.crowds.reset_motion();
+    }
+
+    /// Records the resident crowds' compute passes into `encoder`: for each
+    /// crowd, every member's clocks at `time` (seconds on the crowds' clock)
+    /// and its culling against this view's camera, laying the visible ones
+    /// out in member order (or sorted, for
+    /// [`TranslucentOrder::BackToFront`]) for what
+    /// [`render`](Md2Renderer::render) draws with one indirect draw per
+    /// model and bucket. Changes to the crowds (adds, removes, edits) are
+    /// uploaded first, only the bytes that changed.
+    ///
+    /// `crowds` is any collection of them: `[&mut crowd]`, or
+    /// `crowds.iter_mut()` over the app's own `Vec<Md2Crowd>` (nothing is
+    /// allocated per frame). They replace those of the previous call, and
+    /// are drawn in the order given.
+    ///
+    /// Call it before the render pass, with the encoder whose pass draws
+    /// this view (or any encoder submitted before it). It may come before
+    /// or after [`prepare`](Md2Renderer::prepare): the compute passes read
+    /// the camera when the GPU runs them, so both orders draw the same
+    /// picture. Per frame the CPU writes the time (4 bytes: the low word of
+    /// the tick count, when the high word did not change) and whatever
+    /// changed, however large the crowds.
+    pub fn prepare_crowds<'c>(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        time: f64,
+        crowds: impl IntoIterator<Item = &'c mut Md2Crowd>,
+    ) -> Result<(), PrepareError> {
+        let kind = ViewKind {
+            sort: self.options.translucent_order == TranslucentOrder::BackToFront,
+            extra: self.look.extra(),
+        };
+        self.uploaded += self.crowds.prepare(
+            device,
+            queue,
+            encoder,
+            &self.cache,
+            self.view.crowd_group(),
+            kind,
+            time,
+            crowds,
+        )?;
+        Ok(())
+    }
+
+    /// Records every phase of the last `prepare` (and `prepare_crowds`):
+    /// opaque instances, shadows, translucent instances, shells. Records
+    /// nothing when there is nothing to draw. The pass must match the colour
+    /// format and options the renderer was built with.
+    pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
+        for phase in Md2Phase::ALL {
+            self.render_phase(pass, phase);
+        }
+    }
+
+    /// Records one phase: for apps that draw their own geometry between
+    /// ours (their translucent surfaces between our opaque and translucent
+    /// instances, say). Each phase is one draw per model and crowd (two for
+    /// opaque instances and shadows where some are mirrored), whatever the
+    /// number of instances. The shadow phase sets the pass's stencil
+    /// reference (see [`ShadowStencil`](crate::ShadowStencil)).
+    pub fn render_phase(&self, pass: &mut wgpu::RenderPass<'_>, phase: Md2Phase) {
+        let mut reference = None;
+        let pipeline = match phase {
+            Md2Phase::Opaque => Some(&self.pipelines.opaque),
+            Md2Phase::Shadows => self.shadow_draw().map(|(pipeline, r)| {
+                reference = Some(r);
+                pipeline
+            }),
+            Md2Phase::Translucent => self.pipelines.translucent.as_ref(),
+            Md2Phase::Shells => self.pipelines.shell.as_ref(),
+        };
+        let Some(pipeline) = pipeline else {
+            return;
+        };
+        let buckets = phase.draws();
+        if !self.immediate.draws_any(buckets) && !self.crowds.draws_any(buckets) {
+            return;
+        }
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, self.view.group(), &[]);
+        if let Look::Material {
+            group: Some(group), ..
+        } = &self.look
+        {
+            pass.set_bind_group(Md2Material::GROUP, group, &[]);
+        }
+        if let Some(reference) = reference {
+            pass.set_stencil_reference(reference);
+        }
+        let shadows = phase == Md2Phase::Shadows;
+        let draws = self.immediate.draw(pass, buckets, shadows) + self.crowds.draw(pass, buckets);
+        self.recorded.fetch_add(draws, Ordering::Relaxed);
+    }
+
+    /// How many crowd members the last submitted
+    /// [`prepare_crowds`](Md2Renderer::prepare_crowds) found in view, crowd
+    /// by crowd (in the order given), and how many of them at each level of
+    /// detail.
+    ///
+    /// It copies the crowds' draw arguments and submits the copy; the
+    /// returned future resolves once the GPU has done it (natively, when the
+    /// device is next polled: `device.poll(wgpu::PollType::wait_indefinitely())`
+    /// waits for it). Nothing blocks. An app that wants the counts every
+    /// frame uses [`Md2Renderer::recent_visible_members`], which needs no
+    /// submission of its own.
+    pub fn visible_members(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> impl Future<Output = Result<VisibleMembers, PrepareError>> + use<> {
+        let read = self.crowds.read_visible(device, queue);
+        async move {
+            read.await.map_err(|message| PrepareError::Device {
+                operation: "reading the crowds' draw arguments back",
+                message,
+            })
+        }
+    }
+
+    /// The visible-member counts of a recent frame, without waiting for the
+    /// GPU: `None` until one is ready.
+    ///
+    /// The first call starts the counting: from then on every
+    /// [`prepare_crowds`](Md2Renderer::prepare_crowds) copies its crowds'
+    /// draw arguments (80 bytes a crowd) into one of a few small read-back
+    /// buffers, maps the copy of an earlier, submitted frame, and this call
+    /// returns the newest one mapped so far (typically two or three frames
+    /// old). Mapping completes as the device is polled; native wgpu polls
+    /// at every submit, an app that submits every frame need do nothing.
+    /// Each count comes with the number of the `prepare_crowds` call it is
+    /// from (counted from 1), so the app sees how old it is.
+    pub fn recent_visible_members(&mut self, device: &wgpu::Device) -> Option<VisibleMembers> {
+        self.crowds.recent(device)
+    }
+
+    /// The view's uniform and its bind groups.
+    pub(crate) fn view(&self) -> &ViewBuffer {
+        &self.view
+    }
+
+    /// The immediate path's records.
+    pub(crate) fn immediate(&self) -> &Immediate {
+        &self.immediate
+    }
+
+    /// The crowds' views of the last `prepare_crowds`.
+    pub(crate) fn crowd_views(&self) -> &CrowdViews {
+        &self.crowds
+    }
+
+    /// Draw calls recorded since the last `prepare`.
+    pub(crate) fn recorded_draws(&self) -> u64 {
+        self.recorded.load(Ordering::Relaxed)
+    }
+
+    /// Whether the draws read the extra records.
+    pub(crate) fn keeps_extras(&self) -> bool {
+        self.look.extra()
+    }
+}

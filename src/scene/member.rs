@@ -1,0 +1,151 @@
+//! One member of a resident crowd as the app describes it, and the checks
+//! a crowd makes of it before taking it.
+
+use glam::Mat4;
+
+use super::effects::Effects;
+use super::error::CrowdError;
+use crate::anim::clock::{fade_ticks, to_ticks};
+use crate::anim::{Clip, ClipClock, MAX_FADE_SECONDS, Playback};
+
+/// One instance of a resident crowd: where it stands, what it plays, its
+/// skin, tint and effects. The input to [`Md2Crowd::add`](crate::Md2Crowd::add)
+/// and [`Md2Crowd::set`](crate::Md2Crowd::set), and what
+/// [`Md2Crowd::get`](crate::Md2Crowd::get) gives back.
+///
+/// Every value must be finite (see [`InstancePolicy`](crate::InstancePolicy)
+/// for the rule both paths share): a crowd refuses the change with
+/// [`CrowdError::NotFinite`] naming the value, and changes nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrowdMember {
+    /// Model to world, as [`Md2Instance::transform`](crate::Md2Instance::transform).
+    pub transform: Mat4,
+    /// What it plays, from when, how fast, and any crossfade. Times within
+    /// ±2⁴³ s, a fade at most [`MAX_FADE_SECONDS`](crate::MAX_FADE_SECONDS)
+    /// long (0 or negative is a cut). Speed 0 holds the clip at its start;
+    /// negative plays a looping clip backwards and holds a one-shot one at
+    /// its first frame.
+    pub playback: Playback,
+    /// Layer of the model's skin array.
+    pub skin: u32,
+    /// As [`Md2Instance::tint`](crate::Md2Instance::tint): HDR colour, alpha
+    /// below 1 draws translucent.
+    pub tint: [f32; 4],
+    /// Shell, fullbright, minlight, shadow.
+    pub effects: Effects,
+}
+
+impl CrowdMember {
+    /// A member placed by `transform` playing `playback` (a [`Playback`] or
+    /// a [`ClipClock`]), skin 0, no tint, no effects.
+    pub fn new(transform: Mat4, playback: impl Into<Playback>) -> CrowdMember {
+        CrowdMember {
+            transform,
+            playback: playback.into(),
+            skin: 0,
+            tint: [1.0; 4],
+            effects: Effects::NONE,
+        }
+    }
+
+    /// The same member with another skin layer.
+    pub fn with_skin(self, skin: u32) -> CrowdMember {
+        CrowdMember { skin, ..self }
+    }
+
+    /// The same member with another tint.
+    pub fn with_tint(self, tint: [f32; 4]) -> CrowdMember {
+        CrowdMember { tint, ..self }
+    }
+
+    /// The same member with these effects.
+    pub fn with_effects(self, effects: Effects) -> CrowdMember {
+        CrowdMember { effects, ..self }
+    }
+}
+
+/// What checking a member needs to know of the model.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ModelFacts {
+    pub frame_count: u32,
+    pub skin_count: u32,
+}
+
+pub(crate) fn check_transform(transform: &Mat4) -> Result<(), CrowdError> {
+    if transform.is_finite() {
+        Ok(())
+    } else {
+        Err(CrowdError::NotFinite { what: "transform" })
+    }
+}
+
+pub(crate) fn check_tint(tint: &[f32; 4]) -> Result<(), CrowdError> {
+    if tint.iter().all(|c| c.is_finite()) {
+        Ok(())
+    } else {
+        Err(CrowdError::NotFinite { what: "tint" })
+    }
+}
+
+pub(crate) fn check_skin(skin: u32, model: &ModelFacts) -> Result<(), CrowdError> {
+    if skin < model.skin_count {
+        Ok(())
+    } else {
+        Err(CrowdError::SkinOutOfRange {
+            skin,
+            skin_count: model.skin_count,
+        })
+    }
+}
+
+/// Checks everything of `playback` a crowd needs: frames in the model,
+/// finite times on the clock, finite speeds, a fade that fits.
+pub(crate) fn check_playback(playback: &Playback, model: &ModelFacts) -> Result<(), CrowdError> {
+    check_clock(&playback.clock, "clip", "start", "speed", model)?;
+    if let Some(fade) = &playback.fade {
+        check_clock(&fade.to, "fade", "fade clip start", "fade speed", model)?;
+        if to_ticks(fade.start).is_none() {
+            return Err(CrowdError::NotFinite { what: "fade start" });
+        }
+        if fade_ticks(fade.duration).is_none() {
+            return Err(CrowdError::NotFinite {
+                what: "fade duration",
+            });
+        }
+        if fade.duration > MAX_FADE_SECONDS {
+            return Err(CrowdError::FadeTooLong {
+                seconds: fade.duration,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_clock(
+    clock: &ClipClock,
+    clip: &'static str,
+    start: &'static str,
+    speed: &'static str,
+    model: &ModelFacts,
+) -> Result<(), CrowdError> {
+    check_frames(&clock.clip, clip, model.frame_count)?;
+    if to_ticks(clock.start).is_none() {
+        return Err(CrowdError::NotFinite { what: start });
+    }
+    if !clock.speed.is_finite() {
+        return Err(CrowdError::NotFinite { what: speed });
+    }
+    Ok(())
+}
+
+fn check_frames(clip: &Clip, which: &'static str, frame_count: u32) -> Result<(), CrowdError> {
+    let last = *clip.frames().end();
+    if last >= frame_count {
+        return Err(CrowdError::FrameOutOfRange {
+            clip: which,
+            frame: last,
+            frame_count,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,553 @@
+//! The house rules, checked on the source itself: no file of `src/` imports
+//! (through `use`, a `crate::`/`super::`/`self::` path, or a re-export) a
+//! file that imports it back, however long the way round; only `src/gpu/`
+//! names wgpu; no `#[path]` includes in tests, examples or benches; and the
+//! few hidden items each say why they are hidden.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The workspace's root, where the library's `src/` is.
+fn root() -> PathBuf {
+    md2_wgpu_tests::workspace_dir()
+}
+
+/// A file of the crate and the modules it declares.
+struct Module {
+    file: PathBuf,
+    /// The module's path from the crate root (`[]` for lib.rs).
+    path: Vec<String>,
+    /// Child modules by name.
+    children: BTreeMap<String, usize>,
+    /// Re-exported names (`pub use ...::Name` or `as Name`), with the path
+    /// they name.
+    reexports: BTreeMap<String, Vec<String>>,
+    /// Every path the file names, with whether it is a glob.
+    uses: Vec<Vec<String>>,
+}
+
+/// The source with comments, string and character literals blanked out
+/// (so braces and paths inside them are not read as code), lengths kept.
+fn code_only(text: &str) -> String {
+    let bytes: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let next = bytes.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < bytes.len() && bytes[i] != '\n' {
+                out.push(' ');
+                i += 1;
+            }
+            continue;
+        }
+        if c == '/' && next == Some('*') {
+            while i < bytes.len() && !(bytes[i] == '*' && bytes.get(i + 1) == Some(&'/')) {
+                out.push(if bytes[i] == '\n' { '\n' } else { ' ' });
+                i += 1;
+            }
+            out.push_str("  ");
+            i += 2;
+            continue;
+        }
+        if c == 'r' && (next == Some('#') || next == Some('"')) {
+            // A raw string: r#"..."#, any number of hashes.
+            let mut j = i + 1;
+            while bytes.get(j) == Some(&'#') {
+                j += 1;
+            }
+            if bytes.get(j) == Some(&'"') {
+                let hashes = j - i - 1;
+                let mut k = j + 1;
+                loop {
+                    if k >= bytes.len() {
+                        break;
+                    }
+                    if bytes[k] == '"' && (0..hashes).all(|h| bytes.get(k + 1 + h) == Some(&'#')) {
+                        k += 1 + hashes;
+                        break;
+                    }
+                    k += 1;
+                }
+                for &ch in &bytes[i..k.min(bytes.len())] {
+                    out.push(if ch == '\n' { '\n' } else { ' ' });
+                }
+                i = k;
+                continue;
+            }
+        }
+        if c == '"' {
+            out.push(' ');
+            i += 1;
+            while i < bytes.len() && bytes[i] != '"' {
+                if bytes[i] == '\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                out.push(if bytes.get(i) == Some(&'\n') {
+                    '\n'
+                } else {
+                    ' '
+                });
+                i += 1;
+            }
+            out.push(' ');
+            i += 1;
+            continue;
+        }
+        if c == '\'' && bytes.get(i + 2) == Some(&'\'') {
+            out.push_str("   ");
+            i += 3;
+            continue;
+        }
+        if c == '\'' && next == Some('\\') {
+            // '\n', '\'', '\u{..}'
+            let mut j = i + 2;
+            while j < bytes.len() && bytes[j] != '\'' {
+                j += 1;
+            }
+            for _ in i..=j.min(bytes.len() - 1) {
+                out.push(' ');
+            }
+            i = j + 1;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// The paths of one `use` tree (`a::{b, c::{self, d}}`), each a list of
+/// segments; a glob ends in `*`; `x as y` is kept as `x` with the alias
+/// reported.
+fn expand_use(tree: &str) -> Vec<(Vec<String>, Option<String>)> {
+    fn split_top(s: &str) -> Vec<&str> {
+        let mut parts = Vec::new();
+        let (mut depth, mut start) = (0, 0);
+        for (i, c) in s.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(&s[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        parts.push(&s[start..]);
+        parts
+            .into_iter()
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect()
+    }
+    fn walk(prefix: &[String], tree: &str, out: &mut Vec<(Vec<String>, Option<String>)>) {
+        let tree = tree.trim();
+        if let Some(open) = tree.find('{') {
+            let head = tree[..open].trim().trim_end_matches("::");
+            let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+            let mut base = prefix.to_vec();
+            base.extend(head.split("::").filter(|s| !s.is_empty()).map(String::from));
+            for part in split_top(inner) {
+                walk(&base, part, out);
+            }
+            return;
+        }
+        let (path, alias) = match tree.split_once(" as ") {
+            Some((p, a)) => (p.trim(), Some(a.trim().to_string())),
+            None => (tree, None),
+        };
+        let mut full = prefix.to_vec();
+        for segment in path.split("::").map(str::trim).filter(|s| !s.is_empty()) {
+            if segment == "self" && !full.is_empty() {
+                continue;
+            }
+            full.push(segment.to_string());
+        }
+        out.push((full, alias));
+    }
+    let mut out = Vec::new();
+    walk(&[], tree, &mut out);
+    out
+}
+
+/// The module of `file` declared at `path`, and every module under it.
+fn load(modules: &mut Vec<Module>, file: PathBuf, path: Vec<String>) -> usize {
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let code = code_only(&text);
+    let index = modules.len();
+    modules.push(Module {
+        file: file.clone(),
+        path: path.clone(),
+        children: BTreeMap::new(),
+        reexports: BTreeMap::new(),
+        uses: Vec::new(),
+    });
+    let dir = match file.file_name().and_then(|n| n.to_str()) {
+        Some("lib.rs") | Some("mod.rs") => file.parent().expect("a folder").to_path_buf(),
+        _ => file.with_extension(""),
+    };
+    // Inline modules (`mod tests { .. }`) shift what `super` means inside
+    // them: track the braces.
+    let mut inline_depths: Vec<i32> = Vec::new();
+    let mut depth = 0i32;
+    let mut statement = String::new();
+    let mut statement_public = false;
+    for line in code.lines() {
+        let trimmed = line.trim();
+        let declares = trimmed
+            .trim_start_matches("pub(crate) ")
+            .trim_start_matches("pub(super) ")
+            .trim_start_matches("pub ");
+        if let Some(rest) = declares.strip_prefix("mod ") {
+            let name = rest.trim_end_matches(';').trim_end_matches('{').trim();
+            if rest.trim_end().ends_with(';') && inline_depths.is_empty() {
+                let candidates = [
+                    dir.join(format!("{name}.rs")),
+                    dir.join(name).join("mod.rs"),
+                ];
+                let child = candidates
+                    .iter()
+                    .find(|c| c.exists())
+                    .unwrap_or_else(|| panic!("{}: mod {name} has no file", file.display()))
+                    .clone();
+                let mut child_path = path.clone();
+                child_path.push(name.to_string());
+                let child_index = load(modules, child, child_path);
+                modules[index]
+                    .children
+                    .insert(name.to_string(), child_index);
+            } else if rest.contains('{') {
+                inline_depths.push(depth);
+            }
+        }
+        // `use` statements may span lines.
+        let in_use = !statement.is_empty() || declares.starts_with("use ");
+        if statement.is_empty() && declares.starts_with("use ") {
+            statement.push_str(declares);
+            statement_public = trimmed.starts_with("pub");
+        } else if !statement.is_empty() {
+            statement.push(' ');
+            statement.push_str(trimmed);
+        }
+        if !statement.is_empty() && statement.contains(';') {
+            let public = statement_public;
+            let tree = statement
+                .trim_start_matches("use ")
+                .trim_end_matches(';')
+                .to_string();
+            let in_inline = !inline_depths.is_empty();
+            for (mut p, alias) in expand_use(&tree) {
+                if in_inline && p.first().is_some_and(|s| s == "super") {
+                    p[0] = "self".into();
+                }
+                if public && !in_inline && p.last().is_some_and(|s| s != "*") {
+                    let name = alias.unwrap_or_else(|| p.last().cloned().unwrap_or_default());
+                    modules[index].reexports.insert(name, p.clone());
+                }
+                modules[index].uses.push(p);
+            }
+            statement.clear();
+        }
+        // Paths in code: crate::a::B, super::a::B, self::a::B (the code is
+        // ASCII once comments and literals are blanked).
+        let b = line.as_bytes();
+        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b':';
+        let mut i = 0;
+        while i < b.len() {
+            let starts = ["crate::", "super::", "self::"]
+                .iter()
+                .any(|p| b[i..].starts_with(p.as_bytes()));
+            if starts && (i == 0 || !word(b[i - 1])) {
+                let mut j = i;
+                while j < b.len() && word(b[j]) {
+                    j += 1;
+                }
+                let mut p: Vec<String> = line[i..j]
+                    .split("::")
+                    .filter(|s| !s.is_empty())
+                    .map(String::from)
+                    .collect();
+                if !inline_depths.is_empty() && p.first().is_some_and(|s| s == "super") {
+                    p[0] = "self".into();
+                }
+                if !in_use {
+                    modules[index].uses.push(p);
+                }
+                i = j;
+                continue;
+            }
+            i += 1;
+        }
+        for c in line.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if inline_depths.last() == Some(&depth) {
+                        inline_depths.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    index
+}
+
+/// The file that defines what `path` names, seen from module `from`:
+/// through child modules as far as they go, then through re-exports.
+fn resolve(modules: &[Module], from: usize, path: &[String], hops: usize) -> Option<usize> {
+    if hops > 32 {
+        return None;
+    }
+    let by_path = |p: &[String]| modules.iter().position(|m| m.path == p);
+    let mut at = match path.first().map(String::as_str) {
+        Some("crate") => by_path(&[])?,
+        Some("self") => from,
+        Some("super") => {
+            let mut p = modules[from].path.clone();
+            let mut k = 0;
+            while path.get(k).map(String::as_str) == Some("super") {
+                p.pop();
+                k += 1;
+            }
+            let base = by_path(&p)?;
+            return resolve(
+                modules,
+                base,
+                &std::iter::once("self".to_string())
+                    .chain(path[k..].iter().cloned())
+                    .collect::<Vec<_>>(),
+                hops + 1,
+            );
+        }
+        Some(first) if modules[from].children.contains_key(first) => {
+            let mut p = vec!["self".to_string()];
+            p.extend(path.iter().cloned());
+            return resolve(modules, from, &p, hops + 1);
+        }
+        // Another crate, or a name in scope (a glob's or the prelude's).
+        _ => return None,
+    };
+    let mut rest = &path[1..];
+    while let Some(segment) = rest.first() {
+        match modules[at].children.get(segment) {
+            Some(&child) => {
+                at = child;
+                rest = &rest[1..];
+            }
+            None => break,
+        }
+    }
+    match rest.first().map(String::as_str) {
+        None | Some("*") => Some(at),
+        Some(item) => match modules[at].reexports.get(item) {
+            Some(target) => resolve(modules, at, &target.clone(), hops + 1).or(Some(at)),
+            None => Some(at),
+        },
+    }
+}
+
+#[test]
+fn no_file_of_src_imports_a_file_that_imports_it_back() {
+    let mut modules = Vec::new();
+    load(&mut modules, root().join("src/lib.rs"), Vec::new());
+    let mut edges: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); modules.len()];
+    for (i, m) in modules.iter().enumerate() {
+        for path in &m.uses {
+            if let Some(target) = resolve(&modules, i, path, 0)
+                && target != i
+            {
+                edges[i].insert(target);
+            }
+        }
+    }
+    // Declaring a module is not importing it; a parent that re-exports its
+    // children and defines nothing they use cannot close a circle.
+    // Tarjan's strongly connected components.
+    struct Tarjan<'a> {
+        edges: &'a [BTreeSet<usize>],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        components: Vec<Vec<usize>>,
+    }
+    impl Tarjan<'_> {
+        fn visit(&mut self, v: usize) {
+            self.index[v] = Some(self.next);
+            self.low[v] = self.next;
+            self.next += 1;
+            self.stack.push(v);
+            self.on_stack[v] = true;
+            for &w in &self.edges[v].clone() {
+                match self.index[w] {
+                    None => {
+                        self.visit(w);
+                        self.low[v] = self.low[v].min(self.low[w]);
+                    }
+                    Some(iw) if self.on_stack[w] => self.low[v] = self.low[v].min(iw),
+                    _ => {}
+                }
+            }
+            if Some(self.low[v]) == self.index[v] {
+                let mut component = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    self.components.push(component);
+                }
+            }
+        }
+    }
+    let n = modules.len();
+    let mut t = Tarjan {
+        edges: &edges,
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        components: Vec::new(),
+    };
+    for v in 0..n {
+        if t.index[v].is_none() {
+            t.visit(v);
+        }
+    }
+    let name = |i: usize| {
+        modules[i]
+            .file
+            .strip_prefix(root())
+            .unwrap_or(&modules[i].file)
+            .display()
+            .to_string()
+    };
+    let circles: Vec<String> = t
+        .components
+        .iter()
+        .map(|c| {
+            let mut files: Vec<String> = c
+                .iter()
+                .map(|&i| {
+                    let within: Vec<String> = edges[i]
+                        .iter()
+                        .filter(|j| c.contains(j))
+                        .map(|&j| name(j))
+                        .collect();
+                    format!("  {} imports {}", name(i), within.join(", "))
+                })
+                .collect();
+            files.sort();
+            files.join("\n")
+        })
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "import circles:\n{}",
+        circles.join("\n")
+    );
+    // The check sees the house: it found the rooms and their imports.
+    assert!(modules.len() > 60, "{} files", modules.len());
+    let renderer = modules
+        .iter()
+        .position(|m| m.path == ["gpu", "view", "renderer"])
+        .expect("the renderer's file");
+    assert!(edges[renderer].len() > 5, "the renderer imports its rooms");
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn only_the_gpu_half_names_wgpu() {
+    let src = root().join("src");
+    let mut named = Vec::new();
+    for file in rust_files(&src) {
+        if file.starts_with(src.join("gpu")) || file == src.join("lib.rs") {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(&file).expect("a source file"));
+        if code.contains("wgpu::")
+            || code.contains("use wgpu")
+            || code.contains("naga::") && !file.ends_with("contract/mirrors.rs")
+        {
+            named.push(
+                file.strip_prefix(root())
+                    .unwrap_or(&file)
+                    .display()
+                    .to_string(),
+            );
+        }
+    }
+    assert!(named.is_empty(), "wgpu or naga outside src/gpu: {named:?}");
+}
+
+#[test]
+fn no_path_includes_in_tests_examples_or_benches() {
+    let mut found = Vec::new();
+    for dir in ["tests", "examples", "benches"] {
+        for file in rust_files(&root().join(dir)) {
+            let code = code_only(&std::fs::read_to_string(&file).expect("a source file"));
+            if code.contains("#[path") {
+                found.push(
+                    file.strip_prefix(root())
+                        .unwrap_or(&file)
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    assert!(found.is_empty(), "#[path] includes: {found:?}");
+}
+
+#[test]
+fn each_hidden_item_says_why() {
+    let mut hidden = Vec::new();
+    for file in rust_files(&root().join("src")) {
+        let text = std::fs::read_to_string(&file).expect("a source file");
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim() == "#[doc(hidden)]" {
+                let above = i.checked_sub(1).map(|k| lines[k].trim()).unwrap_or("");
+                assert!(
+                    above.starts_with("///") || above.starts_with("//"),
+                    "{}:{}: a hidden item without a word on why",
+                    file.display(),
+                    i + 1
+                );
+                hidden.push(format!("{}:{}", file.display(), i + 1));
+            }
+        }
+    }
+    assert!(hidden.len() <= 3, "hidden items: {hidden:?}");
+}
