@@ -89,7 +89,7 @@ pub struct InstanceRecord {
     pub skin_intensity: u32,
     /// Linear RGBA, unorm8.
     pub tint: [u8; 4],
-    /// [`EFFECT_*` and `MEMBER_*`](crate::contract::bits) bits.
+    /// [`EFFECT_*`](crate::contract::EFFECT_SHELL_RGB) and [`MEMBER_*`](crate::contract::MEMBER_SHELL) bits.
     pub effects: u32,
 }
 

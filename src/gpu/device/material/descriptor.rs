@@ -9,7 +9,7 @@ pub(crate) const MATERIAL_GROUP: u32 = 2;
 pub struct Md2MaterialDescriptor<'a> {
     /// A name for messages and labels.
     pub label: &'a str,
-    /// The material's WGSL (see [`Md2Material`]).
+    /// The material's WGSL (see [`Md2Material`](crate::Md2Material)).
     pub source: &'a str,
     /// The name of its function `fn(Md2Fragment) -> ...`.
     pub fragment: &'a str,
