@@ -40,6 +40,7 @@ pub use format::{
 pub use mesh::{
     Corner, Level, LevelOptions, Levels, MeshError, RenderMesh, TriangleOrder, VertexCacheStats,
 };
+pub use scene::fields;
 pub use scene::{
     Camera, CrowdError, CrowdMember, Effects, InstanceError, InstancePolicy, Light, MIN_LIGHT,
     Md2Instance, Md2Previous, PlanarShadow, QUAKE_TO_Y_UP, SHELL_ALPHA, SHELL_OFFSET,

@@ -725,7 +725,7 @@ fn bad_frames_and_lengths_are_typed_errors_and_touch_nothing() {
                 secondary: good,
                 weight: 0.0,
             },
-            "primary.frame_a",
+            "pose.primary.frame_a",
         ),
         (
             Pose {
@@ -733,7 +733,7 @@ fn bad_frames_and_lengths_are_typed_errors_and_touch_nothing() {
                 secondary: good,
                 weight: 0.0,
             },
-            "primary.frame_b",
+            "pose.primary.frame_b",
         ),
         (
             Pose {
@@ -741,7 +741,7 @@ fn bad_frames_and_lengths_are_typed_errors_and_touch_nothing() {
                 secondary: lerp(999, 1, 0.0),
                 weight: 0.5,
             },
-            "secondary.frame_a",
+            "pose.secondary.frame_a",
         ),
         (
             // Checked even at weight 0, where secondary is not used.
@@ -750,7 +750,7 @@ fn bad_frames_and_lengths_are_typed_errors_and_touch_nothing() {
                 secondary: bad,
                 weight: 0.0,
             },
-            "secondary.frame_b",
+            "pose.secondary.frame_b",
         ),
     ] {
         let err = blend(&model, &pose, &mut p, &mut n).unwrap_err();

@@ -195,7 +195,7 @@ pub struct Immediate {
     /// kept by the application as it sets the new poses.
     previous: Option<Vec<Md2Previous>>,
     /// Instances per level of detail in the last `prepare`.
-    levels: [usize; MAX_LEVELS],
+    levels: [u32; MAX_LEVELS],
 }
 
 impl Immediate {
@@ -278,7 +278,7 @@ impl Strategy for Immediate {
     }
 
     fn drawn_per_level(&self, _gpu: &Gpu) -> Option<[u32; MAX_LEVELS]> {
-        Some(self.levels.map(|n| n as u32))
+        Some(self.levels)
     }
 }
 

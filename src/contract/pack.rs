@@ -10,7 +10,7 @@ use super::bits::{MEMBER_MIRRORED, MEMBER_TRANSLUCENT};
 use super::records::{ExtraRecord, InstanceRecord};
 use super::words::{F16_MAX, F16_ONE, f16_bits, f16_value, unorm8};
 use crate::anim::Pose;
-use crate::scene::{InstanceError, InstancePolicy, Md2Instance, Md2Previous};
+use crate::scene::{InstanceError, InstancePolicy, Md2Instance, Md2Previous, fields};
 
 /// A pose as `md2_pose_vertex(vertex, frames, lerp, push)` takes it: the
 /// four frames (primary a and b, secondary a and b) and (t, secondary t,
@@ -111,16 +111,8 @@ pub(crate) fn tint_words(tint: [f32; 4]) -> ([u8; 4], u16) {
     )
 }
 
-/// The names [`InstanceError::FrameOutOfRange`] gives the four frames.
-const POSE_FIELDS: [&str; 4] = [
-    "primary.frame_a",
-    "primary.frame_b",
-    "secondary.frame_a",
-    "secondary.frame_b",
-];
-
 /// The names [`InstanceError::NotFinite`] gives the blend factors.
-const BLEND_FIELDS: [&str; 3] = ["pose.primary.t", "pose.secondary.t", "pose.weight"];
+const BLEND_FIELDS: [&str; 3] = [fields::POSE_T, fields::POSE_T2, fields::POSE_WEIGHT];
 
 /// A pose as the shader receives it: the four frames, and (t, secondary t,
 /// weight) clamped to `[0, 1]` with NaN as 0, as the contract with the CPU
@@ -179,26 +171,20 @@ pub(crate) fn pack_previous(
         field,
     };
     if !previous.transform.is_finite() {
-        return Err(not_finite("previous.transform"));
+        return Err(not_finite(fields::PREVIOUS_TRANSFORM));
     }
     let p = &previous.pose;
     for (value, field) in [p.primary.t, p.secondary.t, p.weight].into_iter().zip([
-        "previous.pose.primary.t",
-        "previous.pose.secondary.t",
-        "previous.pose.weight",
+        fields::PREVIOUS_POSE_T,
+        fields::PREVIOUS_POSE_T2,
+        fields::PREVIOUS_POSE_WEIGHT,
     ]) {
         if !value.is_finite() {
             return Err(not_finite(field));
         }
     }
     let (frames, lerp) = pose_words(p);
-    let fields = [
-        "previous.primary.frame_a",
-        "previous.primary.frame_b",
-        "previous.secondary.frame_a",
-        "previous.secondary.frame_b",
-    ];
-    for (frame, field) in frames.into_iter().zip(fields) {
+    for (frame, field) in frames.into_iter().zip(fields::PREVIOUS_POSE_FRAMES) {
         if frame >= frame_count {
             return Err(InstanceError::FrameOutOfRange {
                 batch,
@@ -246,12 +232,12 @@ pub(crate) fn pack(
     };
     // Nothing to clamp a transform to: refused under every policy.
     if !instance.transform.is_finite() {
-        return Packed::Refused(not_finite("transform"));
+        return Packed::Refused(not_finite(fields::TRANSFORM));
     }
     let (mut frames, lerp) = pose_words(&instance.pose);
     let mut skin = instance.skin;
     let mut problem = None;
-    for (frame, field) in frames.iter_mut().zip(POSE_FIELDS) {
+    for (frame, field) in frames.iter_mut().zip(fields::POSE_FRAMES) {
         if *frame >= frame_count {
             problem.get_or_insert(InstanceError::FrameOutOfRange {
                 batch,
@@ -273,7 +259,7 @@ pub(crate) fn pack(
         skin = skin_count.saturating_sub(1);
     }
     if instance.tint.iter().any(|c| !c.is_finite()) {
-        problem.get_or_insert(not_finite("tint"));
+        problem.get_or_insert(not_finite(fields::TINT));
     }
     let p = &instance.pose;
     for (value, field) in [p.primary.t, p.secondary.t, p.weight]
@@ -393,7 +379,7 @@ mod tests {
         let want = InstanceError::FrameOutOfRange {
             batch: 4,
             instance: 7,
-            field: "secondary.frame_b",
+            field: "pose.secondary.frame_b",
             frame: 9,
             frame_count: 3,
         };

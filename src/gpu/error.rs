@@ -280,7 +280,7 @@ pub struct PrepareReport {
     /// [`Md2RendererOptions::level_error_pixels`](crate::Md2RendererOptions::level_error_pixels)),
     /// full detail first; a translucent instance counts at the level its
     /// bucket was drawn at.
-    pub levels: [usize; crate::MAX_LEVELS],
+    pub levels: [u32; crate::MAX_LEVELS],
 }
 
 impl PrepareReport {

@@ -15,8 +15,9 @@ pub enum InstanceError {
         batch: usize,
         /// Index of the instance in its batch.
         instance: usize,
-        /// Which frame of the pose: `"primary.frame_a"`, `"primary.frame_b"`,
-        /// `"secondary.frame_a"` or `"secondary.frame_b"`.
+        /// Which frame, as [`fields`](crate::fields) names it:
+        /// `"pose.primary.frame_a"`, ..., or `"previous.pose.primary.frame_a"`,
+        /// ....
         field: &'static str,
         /// The frame asked for.
         frame: u32,
@@ -42,8 +43,9 @@ pub enum InstanceError {
         batch: usize,
         /// Index of the instance in its batch.
         instance: usize,
-        /// Which value: `"transform"`, `"tint"`, `"pose.primary.t"`,
-        /// `"pose.secondary.t"` or `"pose.weight"`.
+        /// Which value, as [`fields`](crate::fields) names it:
+        /// `"transform"`, `"tint"`, `"pose.primary.t"`, ..., or the same
+        /// under `"previous."` for a [`Md2Previous`](crate::Md2Previous).
         field: &'static str,
     },
 }
@@ -93,8 +95,10 @@ impl std::error::Error for InstanceError {}
 pub enum CrowdError {
     /// A clip names a frame the crowd's model does not have.
     FrameOutOfRange {
-        /// `"clip"` or `"fade"`.
-        clip: &'static str,
+        /// Which clip, as [`fields`](crate::fields) names it:
+        /// `"playback.clock.clip"`, `"playback.fade.to.clip"` or
+        /// `"next.clip"`.
+        field: &'static str,
         /// The frame asked for.
         frame: u32,
         /// How many frames the model has.
@@ -112,10 +116,10 @@ pub enum CrowdError {
     /// A value that must be finite is not (NaN or infinite), or a time lies
     /// beyond the clock's ±2⁴³ s.
     NotFinite {
-        /// Which: `"transform"`, `"tint"`, `"start"`, `"speed"`,
-        /// `"fade start"`, `"fade speed"`, `"fade clip start"` or
-        /// `"fade duration"`.
-        what: &'static str,
+        /// Which value, as [`fields`](crate::fields) names it:
+        /// `"transform"`, `"tint"`, `"playback.clock.speed"`, `"next.start"`,
+        /// `"duration"`, ....
+        field: &'static str,
     },
     /// A crossfade longer than the clock carries
     /// ([`MAX_FADE_SECONDS`](crate::MAX_FADE_SECONDS)).
@@ -138,12 +142,12 @@ impl fmt::Display for CrowdError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CrowdError::FrameOutOfRange {
-                clip,
+                field,
                 frame,
                 frame_count,
             } => write!(
                 f,
-                "the {clip} plays frame {frame}, but the model has {frame_count} frames (0..={})",
+                "{field} plays frame {frame}, but the model has {frame_count} frames (0..={})",
                 frame_count.saturating_sub(1)
             ),
             CrowdError::SkinOutOfRange { skin, skin_count } => write!(
@@ -154,9 +158,9 @@ impl fmt::Display for CrowdError {
                 f,
                 "the handle's member was removed (or belongs to another crowd)"
             ),
-            CrowdError::NotFinite { what } => write!(
+            CrowdError::NotFinite { field } => write!(
                 f,
-                "the {what} is not finite (or beyond the clock's range of ±2^43 s)"
+                "{field} is not finite (or beyond the clock's range of ±2^43 s)"
             ),
             CrowdError::FadeTooLong { seconds } => write!(
                 f,

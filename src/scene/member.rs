@@ -5,6 +5,7 @@ use glam::Mat4;
 
 use super::effects::Effects;
 use super::error::CrowdError;
+use super::fields;
 use crate::anim::clock::{fade_ticks, to_ticks};
 use crate::anim::{Clip, ClipClock, MAX_FADE_SECONDS, Playback};
 
@@ -75,7 +76,9 @@ pub(crate) fn check_transform(transform: &Mat4) -> Result<(), CrowdError> {
     if transform.is_finite() {
         Ok(())
     } else {
-        Err(CrowdError::NotFinite { what: "transform" })
+        Err(CrowdError::NotFinite {
+            field: fields::TRANSFORM,
+        })
     }
 }
 
@@ -83,7 +86,9 @@ pub(crate) fn check_tint(tint: &[f32; 4]) -> Result<(), CrowdError> {
     if tint.iter().all(|c| c.is_finite()) {
         Ok(())
     } else {
-        Err(CrowdError::NotFinite { what: "tint" })
+        Err(CrowdError::NotFinite {
+            field: fields::TINT,
+        })
     }
 }
 
@@ -98,51 +103,89 @@ pub(crate) fn check_skin(skin: u32, model: &ModelFacts) -> Result<(), CrowdError
     }
 }
 
-/// Checks everything of `playback` a crowd needs: frames in the model,
-/// finite times on the clock, finite speeds, a fade that fits.
-pub(crate) fn check_playback(playback: &Playback, model: &ModelFacts) -> Result<(), CrowdError> {
-    check_clock(&playback.clock, "clip", "start", "speed", model)?;
-    if let Some(fade) = &playback.fade {
-        check_clock(&fade.to, "fade", "fade clip start", "fade speed", model)?;
-        if to_ticks(fade.start).is_none() {
-            return Err(CrowdError::NotFinite { what: "fade start" });
-        }
-        if fade_ticks(fade.duration).is_none() {
-            return Err(CrowdError::NotFinite {
-                what: "fade duration",
-            });
-        }
-        if fade.duration > MAX_FADE_SECONDS {
-            return Err(CrowdError::FadeTooLong {
-                seconds: fade.duration,
-            });
-        }
-    }
-    Ok(())
-}
-
-fn check_clock(
-    clock: &ClipClock,
+/// The names of a clock's values in an error: its clip, start and speed.
+struct ClockFields {
     clip: &'static str,
     start: &'static str,
     speed: &'static str,
-    model: &ModelFacts,
-) -> Result<(), CrowdError> {
-    check_frames(&clock.clip, clip, model.frame_count)?;
-    if to_ticks(clock.start).is_none() {
-        return Err(CrowdError::NotFinite { what: start });
-    }
-    if !clock.speed.is_finite() {
-        return Err(CrowdError::NotFinite { what: speed });
+}
+
+/// Checks everything of `playback` a crowd needs: frames in the model,
+/// finite times on the clock, finite speeds, a fade that fits.
+pub(crate) fn check_playback(playback: &Playback, model: &ModelFacts) -> Result<(), CrowdError> {
+    let clock = ClockFields {
+        clip: fields::CLOCK_CLIP,
+        start: fields::CLOCK_START,
+        speed: fields::CLOCK_SPEED,
+    };
+    check_clock(&playback.clock, &clock, model)?;
+    if let Some(fade) = &playback.fade {
+        let to = ClockFields {
+            clip: fields::FADE_TO_CLIP,
+            start: fields::FADE_TO_START,
+            speed: fields::FADE_TO_SPEED,
+        };
+        check_clock(&fade.to, &to, model)?;
+        check_fade(fade.start, fade.duration, fields::FADE_START, fields::FADE_DURATION)?;
     }
     Ok(())
 }
 
-fn check_frames(clip: &Clip, which: &'static str, frame_count: u32) -> Result<(), CrowdError> {
+/// Checks what `Md2Crowd::play` is given, by the names it was given:
+/// `next`, `at` and `duration`.
+pub(crate) fn check_play(
+    next: &ClipClock,
+    at: f64,
+    duration: f64,
+    model: &ModelFacts,
+) -> Result<(), CrowdError> {
+    let names = ClockFields {
+        clip: fields::NEXT_CLIP,
+        start: fields::NEXT_START,
+        speed: fields::NEXT_SPEED,
+    };
+    check_clock(next, &names, model)?;
+    check_fade(at, duration, fields::AT, fields::DURATION)
+}
+
+/// A crossfade from `start` over `duration`: both on the clock, the
+/// duration within what it carries (0 or negative is a cut).
+fn check_fade(
+    start: f64,
+    duration: f64,
+    start_field: &'static str,
+    duration_field: &'static str,
+) -> Result<(), CrowdError> {
+    if to_ticks(start).is_none() {
+        return Err(CrowdError::NotFinite { field: start_field });
+    }
+    if fade_ticks(duration).is_none() {
+        return Err(CrowdError::NotFinite {
+            field: duration_field,
+        });
+    }
+    if duration > MAX_FADE_SECONDS {
+        return Err(CrowdError::FadeTooLong { seconds: duration });
+    }
+    Ok(())
+}
+
+fn check_clock(clock: &ClipClock, names: &ClockFields, model: &ModelFacts) -> Result<(), CrowdError> {
+    check_frames(&clock.clip, names.clip, model.frame_count)?;
+    if to_ticks(clock.start).is_none() {
+        return Err(CrowdError::NotFinite { field: names.start });
+    }
+    if !clock.speed.is_finite() {
+        return Err(CrowdError::NotFinite { field: names.speed });
+    }
+    Ok(())
+}
+
+fn check_frames(clip: &Clip, field: &'static str, frame_count: u32) -> Result<(), CrowdError> {
     let last = *clip.frames().end();
     if last >= frame_count {
         return Err(CrowdError::FrameOutOfRange {
-            clip: which,
+            field,
             frame: last,
             frame_count,
         });

@@ -10,6 +10,7 @@
 mod camera;
 mod effects;
 mod error;
+pub mod fields;
 mod instance;
 mod member;
 mod policy;
@@ -24,4 +25,6 @@ pub use member::CrowdMember;
 pub use policy::{InstancePolicy, TranslucentOrder};
 
 pub(crate) use camera::{depth_key, depth_row, view_depth};
-pub(crate) use member::{ModelFacts, check_playback, check_skin, check_tint, check_transform};
+pub(crate) use member::{
+    ModelFacts, check_play, check_playback, check_skin, check_tint, check_transform,
+};

@@ -17,8 +17,11 @@
 /// |---|---|---|---|---|
 /// | transform | error `"transform"` | left out | left out (nothing to clamp to) | `NotFinite("transform")` |
 /// | tint channel | error `"tint"` | left out | drawn: NaN as 0, ±∞ clamped to the range below | `NotFinite("tint")` |
-/// | time or speed (a pose's `t` or `weight` is NaN) | error `"pose.primary.t"`, ... | left out | drawn: NaN as 0, ±∞ clamped to `[0, 1]` | `NotFinite("start")`, `("speed")`, ...; a frame time: [`PrepareError::TimeNotFinite`](crate::PrepareError::TimeNotFinite) |
-/// | fade duration | as time | as time | as time | `NotFinite("fade duration")` |
+/// | time or speed (a pose's `t` or `weight` is NaN) | error `"pose.primary.t"`, ... | left out | drawn: NaN as 0, ±∞ clamped to `[0, 1]` | `NotFinite("playback.clock.speed")`, `("next.start")`, ...; a frame time: [`PrepareError::TimeNotFinite`](crate::PrepareError::TimeNotFinite) |
+/// | fade duration | as time | as time | as time | `NotFinite("playback.fade.duration")`, `("duration")` |
+///
+/// Every name is the path from the argument to the value, one vocabulary
+/// on both paths: [`fields`](crate::fields) lists them all.
 ///
 /// The immediate path receives poses, not times: the CPU helpers that turn
 /// a time into a pose ([`Clip::sample`](crate::Clip::sample),

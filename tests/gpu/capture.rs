@@ -232,7 +232,7 @@ fn capture_rejects_frames_out_of_range() {
             PrepareError::Instance(InstanceError::FrameOutOfRange {
                 frame: 3,
                 frame_count: 3,
-                field: "primary.frame_b",
+                field: "pose.primary.frame_b",
                 ..
             })
         ),

@@ -463,7 +463,7 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
     assert_eq!(
         crowd.add(bad.clone()),
         Err(CrowdError::FrameOutOfRange {
-            clip: "clip",
+            field: md2_wgpu::fields::CLOCK_CLIP,
             frame: 10,
             frame_count: 10
         })
@@ -483,9 +483,9 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
     });
     assert!(matches!(
         crowd.add(fading.clone()),
-        Err(CrowdError::FrameOutOfRange { clip: "fade", .. })
+        Err(CrowdError::FrameOutOfRange { field: md2_wgpu::fields::FADE_TO_CLIP, .. })
     ));
-    for (what, member) in [
+    for (field, member) in [
         (
             "transform",
             CrowdMember {
@@ -500,22 +500,22 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
                 ..good.clone()
             },
         ),
-        ("speed", {
+        ("playback.clock.speed", {
             let mut m = good.clone();
             m.playback.clock.speed = f32::NAN;
             m
         }),
-        ("speed", {
+        ("playback.clock.speed", {
             let mut m = good.clone();
             m.playback.clock.speed = f32::INFINITY;
             m
         }),
-        ("start", {
+        ("playback.clock.start", {
             let mut m = good.clone();
             m.playback.clock.start = f64::NEG_INFINITY;
             m
         }),
-        ("start", {
+        ("playback.clock.start", {
             let mut m = good.clone();
             m.playback.clock.start = 1e300;
             m
@@ -523,7 +523,7 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
     ] {
         assert_eq!(
             crowd.add(member.clone()),
-            Err(CrowdError::NotFinite { what }),
+            Err(CrowdError::NotFinite { field }),
             "{member:?}"
         );
     }

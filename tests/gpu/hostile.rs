@@ -93,7 +93,7 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
         PrepareError::Instance(InstanceError::FrameOutOfRange {
             batch: 1,
             instance: 2,
-            field: "primary.frame_b",
+            field: "pose.primary.frame_b",
             frame: 1,
             frame_count: 1,
         })
@@ -123,7 +123,7 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
         matches!(
             err,
             PrepareError::Instance(InstanceError::FrameOutOfRange {
-                field: "secondary.frame_a",
+                field: "pose.secondary.frame_a",
                 frame: u32::MAX,
                 frame_count: 5,
                 ..

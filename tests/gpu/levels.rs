@@ -106,7 +106,7 @@ fn both_paths_choose_the_same_level_for_the_same_member_and_view() {
         let clock = ClipClock::new(clip, now - rng.unit_f64() * 5.0);
         members.push((CrowdMember::new(transform, clock), level));
     }
-    let mut expected = [0usize; MAX_LEVELS];
+    let mut expected = [0u32; MAX_LEVELS];
     for (_, level) in &members {
         expected[*level] += 1;
     }

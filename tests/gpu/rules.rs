@@ -6,6 +6,7 @@
 use crate::common::*;
 use glam::{Mat4, Vec3};
 use md2_wgpu::{
+    fields,
     Clip, ClipClock, CrowdError, CrowdMember, Fade, FrameLerp, GpuModel, InstanceError,
     InstancePolicy, Md2Batch, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions, Playback,
     PrepareError, Quake2Player,
@@ -119,8 +120,8 @@ impl Scene {
     }
 }
 
-fn not_finite(what: &'static str) -> Result<(), CrowdError> {
-    Err(CrowdError::NotFinite { what })
+fn not_finite(field: &'static str) -> Result<(), CrowdError> {
+    Err(CrowdError::NotFinite { field })
 }
 
 #[test]
@@ -215,9 +216,9 @@ fn resident_a_non_finite_transform_is_refused_and_changes_nothing() {
             transform,
             ..good.clone()
         };
-        assert_eq!(crowd.add(member.clone()).map(drop), not_finite("transform"));
-        assert_eq!(crowd.set(h, member), not_finite("transform"));
-        assert_eq!(crowd.set_transform(h, transform), not_finite("transform"));
+        assert_eq!(crowd.add(member.clone()).map(drop), not_finite(fields::TRANSFORM));
+        assert_eq!(crowd.set(h, member), not_finite(fields::TRANSFORM));
+        assert_eq!(crowd.set_transform(h, transform), not_finite(fields::TRANSFORM));
     }
     assert_eq!((crowd.len(), crowd.get(h)), (1, Some(good)));
 }
@@ -230,13 +231,13 @@ fn resident_a_non_finite_tint_is_refused_and_changes_nothing() {
         let tint = [1.0, 1.0, bad, 1.0];
         assert_eq!(
             crowd.add(good.clone().with_tint(tint)).map(drop),
-            not_finite("tint")
+            not_finite(fields::TINT)
         );
         assert_eq!(
             crowd.set(h, good.clone().with_tint(tint)),
-            not_finite("tint")
+            not_finite(fields::TINT)
         );
-        assert_eq!(crowd.set_tint(h, tint), not_finite("tint"));
+        assert_eq!(crowd.set_tint(h, tint), not_finite(fields::TINT));
     }
     assert_eq!((crowd.len(), crowd.get(h)), (1, Some(good)));
 }
@@ -249,13 +250,13 @@ fn resident_a_non_finite_time_is_refused_and_changes_nothing() {
     // 1e300 s is finite but off the tick clock (±2^43 s): refused alike.
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300] {
         let member = CrowdMember::new(Mat4::IDENTITY, ClipClock::new(run.clone(), bad));
-        assert_eq!(crowd.add(member).map(drop), not_finite("start"));
+        assert_eq!(crowd.add(member).map(drop), not_finite(fields::CLOCK_START));
         let next = ClipClock::new(Quake2Player::Attack.clip(), bad);
-        assert_eq!(crowd.play(h, next, 1.0, 0.2), not_finite("fade clip start"));
+        assert_eq!(crowd.play(h, next, 1.0, 0.2), not_finite(fields::NEXT_START));
         let next = ClipClock::new(Quake2Player::Attack.clip(), 1.0);
         assert_eq!(
             crowd.play(h, next.clone(), bad, 0.2),
-            not_finite("fade start")
+            not_finite(fields::AT)
         );
         if bad.is_finite() {
             // A finite duration past the clock's is too long, not infinite.
@@ -264,7 +265,7 @@ fn resident_a_non_finite_time_is_refused_and_changes_nothing() {
                 Err(CrowdError::FadeTooLong { .. })
             ));
         } else {
-            assert_eq!(crowd.play(h, next, 1.0, bad), not_finite("fade duration"));
+            assert_eq!(crowd.play(h, next, 1.0, bad), not_finite(fields::DURATION));
         }
         // The frame's time.
         let mut renderer = s.renderer(InstancePolicy::Strict);
@@ -287,9 +288,14 @@ fn resident_a_non_finite_speed_is_refused_and_changes_nothing() {
             crowd
                 .add(CrowdMember::new(Mat4::IDENTITY, clock.clone()))
                 .map(drop),
-            not_finite("speed")
+            not_finite(fields::CLOCK_SPEED)
         );
-        assert_eq!(crowd.play(h, clock, 1.0, 0.2), not_finite("fade speed"));
+        // The same speed, given to play, is named by where it was given.
+        assert_eq!(crowd.play(h, clock.clone(), 1.0, 0.2), not_finite(fields::NEXT_SPEED));
+        // ... and in a member's crossfade, by its place in the playback.
+        let mut fading = CrowdMember::new(Mat4::IDENTITY, ClipClock::new(Clip::looping("run", 40, 45), 0.0));
+        fading.playback.fade = Some(Fade { to: clock, start: 0.0, duration: 0.5 });
+        assert_eq!(crowd.add(fading).map(drop), not_finite(fields::FADE_TO_SPEED));
     }
     assert_eq!((crowd.len(), crowd.get(h)), (1, Some(good)));
 }

@@ -24,8 +24,8 @@ use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::{PrepareError, SetupError};
 use crate::gpu::model::{DrawModel, GpuModel};
 use crate::scene::{
-    CrowdError, CrowdMember, Effects, ModelFacts, check_playback, check_skin, check_tint,
-    check_transform,
+    CrowdError, CrowdMember, Effects, ModelFacts, check_play, check_playback, check_skin,
+    check_tint, check_transform,
 };
 
 const MEMBER: u64 = size_of::<MemberRecord>() as u64;
@@ -301,6 +301,9 @@ impl Md2Crowd {
         duration: f64,
     ) -> Result<(), CrowdError> {
         let i = self.slots.dense(handle)?;
+        // Checked by the names it was given (`next`, `at`, `duration`),
+        // before it becomes part of a playback.
+        check_play(&next, at, duration, &self.facts)?;
         let playback = self.members[i]
             .member(&self.clips)
             .playback

@@ -53,7 +53,7 @@ impl Immediate {
         let ranges = self.packing.pack(batches, options, report)?;
         for r in &ranges {
             for (bucket, &count) in r.count.iter().enumerate().take(crate::contract::SHELL) {
-                report.levels[r.level(bucket)] += count as usize;
+                report.levels[r.level(bucket)] += count;
             }
         }
         let records = self.packing.records.len() as u64;
