@@ -126,7 +126,12 @@ pub(crate) fn check_playback(playback: &Playback, model: &ModelFacts) -> Result<
             speed: fields::FADE_TO_SPEED,
         };
         check_clock(&fade.to, &to, model)?;
-        check_fade(fade.start, fade.duration, fields::FADE_START, fields::FADE_DURATION)?;
+        check_fade(
+            fade.start,
+            fade.duration,
+            fields::FADE_START,
+            fields::FADE_DURATION,
+        )?;
     }
     Ok(())
 }
@@ -170,7 +175,11 @@ fn check_fade(
     Ok(())
 }
 
-fn check_clock(clock: &ClipClock, names: &ClockFields, model: &ModelFacts) -> Result<(), CrowdError> {
+fn check_clock(
+    clock: &ClipClock,
+    names: &ClockFields,
+    model: &ModelFacts,
+) -> Result<(), CrowdError> {
     check_frames(&clock.clip, names.clip, model.frame_count)?;
     if to_ticks(clock.start).is_none() {
         return Err(CrowdError::NotFinite { field: names.start });

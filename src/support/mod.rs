@@ -4,6 +4,7 @@
 //! the supported API: nothing here is covered by semver.
 
 mod fuzz;
+mod limits;
 mod models;
 mod quake_again;
 #[cfg(feature = "wgpu")]
@@ -11,6 +12,7 @@ mod records;
 mod rng;
 
 pub use fuzz::check_from_bytes;
+pub use limits::{limits_model, limits_model_with};
 pub use models::{md2_files_in, shared_models_dir};
 pub use quake_again::QUAKE_AGAIN_WGSL;
 #[cfg(feature = "wgpu")]

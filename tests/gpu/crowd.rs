@@ -483,7 +483,10 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
     });
     assert!(matches!(
         crowd.add(fading.clone()),
-        Err(CrowdError::FrameOutOfRange { field: md2_wgpu::fields::FADE_TO_CLIP, .. })
+        Err(CrowdError::FrameOutOfRange {
+            field: md2_wgpu::fields::FADE_TO_CLIP,
+            ..
+        })
     ));
     for (field, member) in [
         (

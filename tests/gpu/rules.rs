@@ -6,10 +6,9 @@
 use crate::common::*;
 use glam::{Mat4, Vec3};
 use md2_wgpu::{
-    fields,
     Clip, ClipClock, CrowdError, CrowdMember, Fade, FrameLerp, GpuModel, InstanceError,
     InstancePolicy, Md2Batch, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions, Playback,
-    PrepareError, Quake2Player,
+    PrepareError, Quake2Player, fields,
 };
 
 const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -216,9 +215,15 @@ fn resident_a_non_finite_transform_is_refused_and_changes_nothing() {
             transform,
             ..good.clone()
         };
-        assert_eq!(crowd.add(member.clone()).map(drop), not_finite(fields::TRANSFORM));
+        assert_eq!(
+            crowd.add(member.clone()).map(drop),
+            not_finite(fields::TRANSFORM)
+        );
         assert_eq!(crowd.set(h, member), not_finite(fields::TRANSFORM));
-        assert_eq!(crowd.set_transform(h, transform), not_finite(fields::TRANSFORM));
+        assert_eq!(
+            crowd.set_transform(h, transform),
+            not_finite(fields::TRANSFORM)
+        );
     }
     assert_eq!((crowd.len(), crowd.get(h)), (1, Some(good)));
 }
@@ -252,7 +257,10 @@ fn resident_a_non_finite_time_is_refused_and_changes_nothing() {
         let member = CrowdMember::new(Mat4::IDENTITY, ClipClock::new(run.clone(), bad));
         assert_eq!(crowd.add(member).map(drop), not_finite(fields::CLOCK_START));
         let next = ClipClock::new(Quake2Player::Attack.clip(), bad);
-        assert_eq!(crowd.play(h, next, 1.0, 0.2), not_finite(fields::NEXT_START));
+        assert_eq!(
+            crowd.play(h, next, 1.0, 0.2),
+            not_finite(fields::NEXT_START)
+        );
         let next = ClipClock::new(Quake2Player::Attack.clip(), 1.0);
         assert_eq!(
             crowd.play(h, next.clone(), bad, 0.2),
@@ -291,11 +299,24 @@ fn resident_a_non_finite_speed_is_refused_and_changes_nothing() {
             not_finite(fields::CLOCK_SPEED)
         );
         // The same speed, given to play, is named by where it was given.
-        assert_eq!(crowd.play(h, clock.clone(), 1.0, 0.2), not_finite(fields::NEXT_SPEED));
+        assert_eq!(
+            crowd.play(h, clock.clone(), 1.0, 0.2),
+            not_finite(fields::NEXT_SPEED)
+        );
         // ... and in a member's crossfade, by its place in the playback.
-        let mut fading = CrowdMember::new(Mat4::IDENTITY, ClipClock::new(Clip::looping("run", 40, 45), 0.0));
-        fading.playback.fade = Some(Fade { to: clock, start: 0.0, duration: 0.5 });
-        assert_eq!(crowd.add(fading).map(drop), not_finite(fields::FADE_TO_SPEED));
+        let mut fading = CrowdMember::new(
+            Mat4::IDENTITY,
+            ClipClock::new(Clip::looping("run", 40, 45), 0.0),
+        );
+        fading.playback.fade = Some(Fade {
+            to: clock,
+            start: 0.0,
+            duration: 0.5,
+        });
+        assert_eq!(
+            crowd.add(fading).map(drop),
+            not_finite(fields::FADE_TO_SPEED)
+        );
     }
     assert_eq!((crowd.len(), crowd.get(h)), (1, Some(good)));
 }
