@@ -36,8 +36,8 @@ pub const MIN_NORMAL_LENGTH_SQUARED: f32 = 1e-12;
 pub enum ReferenceError {
     /// A frame index is past the model's frames.
     FrameOutOfRange {
-        /// Which input named it: `frame`, `frame_a`, `frame_b`,
-        /// `primary.frame_a`, ...
+        /// Which input named it: `frame`, `frame_a`, `frame_b`, or one of
+        /// [`fields::POSE_FRAMES`](crate::fields::POSE_FRAMES) for a pose.
         field: &'static str,
         /// The index given.
         frame: u32,
@@ -234,10 +234,11 @@ pub fn blend(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), ReferenceError> {
-    let a1 = frame(model, "primary.frame_a", pose.primary.frame_a)?;
-    let b1 = frame(model, "primary.frame_b", pose.primary.frame_b)?;
-    let a2 = frame(model, "secondary.frame_a", pose.secondary.frame_a)?;
-    let b2 = frame(model, "secondary.frame_b", pose.secondary.frame_b)?;
+    let [fa1, fb1, fa2, fb2] = crate::scene::fields::POSE_FRAMES;
+    let a1 = frame(model, fa1, pose.primary.frame_a)?;
+    let b1 = frame(model, fb1, pose.primary.frame_b)?;
+    let a2 = frame(model, fa2, pose.secondary.frame_a)?;
+    let b2 = frame(model, fb2, pose.secondary.frame_b)?;
     check_outputs(model, positions, normals)?;
     let (t1, t2, w) = (
         unit(pose.primary.t),

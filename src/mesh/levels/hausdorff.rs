@@ -63,6 +63,9 @@ const CANDIDATES: usize = 6;
 /// distances early, which lets the rest settle sooner.
 const SEED_FRAMES: usize = 6;
 
+/// Frames a first look samples, the most different poses.
+const LOOK_FRAMES: usize = 16;
+
 /// A triangle's corners as ids, rotated to start at the smallest: equal for
 /// two triangles with the same corners and winding.
 fn key(t: [u32; 3]) -> [u32; 3] {
@@ -136,7 +139,7 @@ struct Part {
     parent: [u32; 3],
     corners: [[f64; 3]; 3],
     /// Most useful first; the first bounded it last.
-    candidates: Vec<u32>,
+    candidates: Candidates,
     /// How often the parent was split to make this part.
     depth: u32,
     /// The bound by the triangles `by` when last measured, plus how far
@@ -144,6 +147,8 @@ struct Part {
     /// must be measured.
     bound: f64,
     by: [u32; 2],
+    /// The frame `bound` was measured in.
+    at: usize,
 }
 
 impl Part {
@@ -151,10 +156,11 @@ impl Part {
         Part {
             parent,
             corners: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
-            candidates: Vec::new(),
+            candidates: Candidates::default(),
             depth: 0,
             bound: f64::INFINITY,
             by: [0; 2],
+            at: 0,
         }
     }
 
@@ -166,10 +172,11 @@ impl Part {
         [[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]].map(|corners| Part {
             parent: self.parent,
             corners,
-            candidates: self.candidates.clone(),
+            candidates: self.candidates,
             depth: self.depth + 1,
             bound: f64::INFINITY,
             by: [0; 2],
+            at: 0,
         })
     }
 
@@ -182,12 +189,39 @@ impl Part {
     /// Adds `t` as the first candidate to try, forgetting the one tried
     /// last when there are too many.
     fn remember(&mut self, t: u32) {
-        if let Some(i) = self.candidates.iter().position(|&c| c == t) {
-            self.candidates[..=i].rotate_right(1);
-        } else {
-            self.candidates.truncate(CANDIDATES - 1);
-            self.candidates.insert(0, t);
-        }
+        self.candidates.remember(t);
+    }
+}
+
+/// A few triangles of the other surface, most useful first: held inline,
+/// since every part has them and they are copied with it.
+#[derive(Clone, Copy, Default)]
+struct Candidates {
+    ids: [u32; CANDIDATES],
+    len: u8,
+}
+
+impl Candidates {
+    fn as_slice(&self) -> &[u32] {
+        &self.ids[..usize::from(self.len)]
+    }
+
+    fn first(&self) -> Option<u32> {
+        self.as_slice().first().copied()
+    }
+
+    /// Puts `t` first, forgetting the last when full.
+    fn remember(&mut self, t: u32) {
+        let len = usize::from(self.len);
+        let end = match self.ids[..len].iter().position(|&c| c == t) {
+            Some(i) => i,
+            None => {
+                self.len = (len + 1).min(CANDIDATES) as u8;
+                usize::from(self.len) - 1
+            }
+        };
+        self.ids[..=end].rotate_right(1);
+        self.ids[0] = t;
     }
 }
 
@@ -200,6 +234,8 @@ pub(super) struct ErrorMeasure<'a> {
     size: f64,
     /// The most different frames, measured first.
     seeds: Vec<usize>,
+    /// The frames a first look samples.
+    looks: Vec<usize>,
 }
 
 /// What a measurement found.
@@ -224,6 +260,7 @@ impl<'a> ErrorMeasure<'a> {
             full_keys,
             poses,
             seeds: poses.spread_frames(SEED_FRAMES),
+            looks: poses.spread_frames(LOOK_FRAMES),
         }
     }
 
@@ -277,7 +314,7 @@ impl<'a> ErrorMeasure<'a> {
         }
         let mut nearest: Vec<Option<u32>> = vec![None; samples.len()];
         let mut over = vec![false; self.full.incident.len()];
-        for f in 0..self.poses.frame_count() {
+        for &f in &self.looks {
             let positions = self.poses.frame(f);
             level.pose(positions);
             full.pose(positions);
@@ -371,7 +408,7 @@ impl<'a> ErrorMeasure<'a> {
             for part in &mut level_parts {
                 let c = part.posed(positions);
                 let centre = std::array::from_fn(|k| (c[0][k] + c[1][k] + c[2][k]) / 3.0);
-                let hint = part.candidates.first().copied().or(full.hint(part.parent));
+                let hint = part.candidates.first().or(full.hint(part.parent));
                 let (d, t) = full.nearest(centre, hint);
                 part.remember(t);
                 seed.found(d, full.triangles[t as usize]);
@@ -389,14 +426,11 @@ impl<'a> ErrorMeasure<'a> {
             let mut state = seed.clone();
             let (mut full, mut level) = (full.clone(), level.clone());
             let (mut full_parts, mut level_parts) = (full_parts.clone(), level_parts.clone());
-            let mut before: Option<&[P3]> = None;
             for f in (c * chunk..(c + 1) * chunk).take_while(|&f| f < frames) {
-                let positions = self.poses.frame(f);
-                full.pose(positions);
-                level.pose(positions);
-                state.bound_parts(&mut full_parts, (positions, before), &level);
-                state.bound_parts(&mut level_parts, (positions, before), &full);
-                before = Some(positions);
+                full.pose(self.poses.frame(f));
+                level.pose(self.poses.frame(f));
+                state.bound_parts(&mut full_parts, (self.poses, f), &level);
+                state.bound_parts(&mut level_parts, (self.poses, f), &full);
             }
             state
         };
@@ -420,7 +454,7 @@ impl<'a> ErrorMeasure<'a> {
 
 /// The runs of consecutive frames a measurement is split into, whatever
 /// the machine: the result depends on the runs, never on the threads.
-const CHUNKS: usize = 8;
+const CHUNKS: usize = 2;
 
 /// `work(0..count)`, in order, spread over the threads the machine offers
 /// (on this thread where it offers none, as on the web).
@@ -511,38 +545,47 @@ impl Bound {
 
     /// Settles every part in the current pose, splitting those that
     /// need it (for good: the parts are what later frames start from).
-    /// `frames` are the positions now and in the frame measured before, if
-    /// there was one.
+    /// `other` is posed in `frame`.
     fn bound_parts(
         &mut self,
         parts: &mut Vec<Part>,
-        (positions, before): (&[P3], Option<&[P3]>),
+        (poses, frame): (&Poses, usize),
         other: &Surface,
     ) {
-        let mut settled = Vec::with_capacity(parts.len());
+        let positions = poses.frame(frame);
+        // Parts split in this pose, past the first piece of each (which
+        // takes its whole's place): in place, the parts are not moved.
+        let mut born = Vec::new();
         let mut stack = Vec::new();
-        for mut part in parts.drain(..) {
-            if let (true, Some(before)) = (part.bound.is_finite(), before) {
+        for part in parts.iter_mut() {
+            if part.bound.is_finite() {
                 // Where the room the last bound left is wider than the
-                // part and its triangles have moved apart, it still holds.
+                // part and its triangles have moved apart since, it still
+                // holds.
                 let [t1, t2] = part.by.map(|t| other.triangles[t as usize]);
-                part.bound += drift(part.parent, t1, t2, (positions, before));
-                if part.bound <= self.enough() {
-                    self.settle(part.bound);
-                    settled.push(part);
+                let moved = drift(part.parent, t1, t2, (positions, poses.frame(part.at)));
+                if part.bound + moved <= self.enough() {
+                    self.settle(part.bound + moved);
                     continue;
                 }
             }
-            stack.push(part);
-            while let Some(mut part) = stack.pop() {
-                if self.bound_part(&mut part, positions, other) {
-                    settled.push(part);
+            part.at = frame;
+            if self.bound_part(part, positions, other) {
+                continue;
+            }
+            let first = born.len();
+            stack.extend(part.split());
+            while let Some(mut piece) = stack.pop() {
+                piece.at = frame;
+                if self.bound_part(&mut piece, positions, other) {
+                    born.push(piece);
                 } else {
-                    stack.extend(part.split());
+                    stack.extend(piece.split());
                 }
             }
+            *part = born.swap_remove(first);
         }
-        *parts = settled;
+        parts.append(&mut born);
     }
 
     /// Settles `part` in the current pose: by remembered candidates if
@@ -552,12 +595,24 @@ impl Bound {
     fn bound_part(&mut self, part: &mut Part, positions: &[P3], other: &Surface) -> bool {
         let corners = part.posed(positions);
         let enough = self.enough();
-        let quick = bound_by_candidates(&corners, &part.candidates, other, enough);
+        // The triangles that bounded it last usually still do.
+        let last = part.bound.is_finite().then(|| {
+            let [t1, t2] = part.by;
+            let ub = if t1 == t2 {
+                single_bound(&corners, t1, &other.tree, f64::INFINITY)
+            } else {
+                pair_bound(&corners, part.by, other, f64::INFINITY)
+            };
+            (part.by, ub)
+        });
+        let quick = last
+            .filter(|&(_, ub)| ub <= enough)
+            .or_else(|| bound_by_candidates(&corners, part.candidates.as_slice(), other, enough));
         if let Some((by, ub)) = quick.filter(|&(_, ub)| ub <= enough) {
             self.settle_by(part, by, ub);
             return true;
         }
-        let hint = part.candidates.first().copied().or(other.hint(part.parent));
+        let hint = part.candidates.first().or(other.hint(part.parent));
         let mut worst = 0.0f64;
         for &p in &corners {
             let (d, t) = other.nearest(p, hint);
@@ -578,8 +633,9 @@ impl Bound {
             .fold(0.0, f64::max)
             .sqrt();
         let lipschitz = worst + longest / 3f64.sqrt();
-        let by_candidates = bound_by_candidates(&corners, &part.candidates, other, enough)
-            .filter(|&(_, ub)| ub < lipschitz);
+        let by_candidates =
+            bound_by_candidates(&corners, part.candidates.as_slice(), other, enough)
+                .filter(|&(_, ub)| ub < lipschitz);
         let ub = by_candidates.map_or(lipschitz, |(_, ub)| ub);
         // A part with a point past the limit has shown where to lock.
         let strays = worst > self.limit;
@@ -737,18 +793,21 @@ fn separating_plane(other: &Surface, t1: u32, t2: u32) -> Option<(P3, f64)> {
 
 /// How far any point of a triangle over `part`'s vertices and any point of
 /// triangle `t1` or `t2` can have moved apart between two frames (the
-/// positions now and before): the largest move of `part`'s vertices
-/// relative to its first vertex's, plus the largest of the triangles'.
+/// positions now and before): each point moves by a weighted average of its
+/// triangle's vertices' moves, so two points' moves differ by at most the
+/// largest difference between the move of a vertex of `part` and of one of
+/// `t1` or `t2`.
 fn drift(part: [u32; 3], t1: [u32; 3], t2: [u32; 3], (now, before): (&[P3], &[P3])) -> f64 {
     let step = |v: u32| sub(now[v as usize], before[v as usize]);
-    let origin = step(part[0]);
-    let farthest = |vs: [u32; 3]| {
-        vs.iter()
-            .map(|&v| distance_squared(step(v), origin))
-            .fold(0.0, f64::max)
-            .sqrt()
-    };
-    farthest(part) + farthest(t1).max(farthest(t2))
+    let ours = part.map(step);
+    let mut farthest = 0.0f64;
+    for v in t1.iter().chain(if t1 == t2 { &[][..] } else { &t2[..] }) {
+        let theirs = step(*v);
+        for &s in &ours {
+            farthest = farthest.max(distance_squared(s, theirs));
+        }
+    }
+    farthest.sqrt()
 }
 
 #[cfg(test)]
