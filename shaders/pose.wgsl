@@ -10,7 +10,9 @@
 //              {x, y, z, normal index} as one little-endian u32, at
 //              md2_verts[frame * num_xyz + i]
 //   binding 2: md2_frame_params, per frame (scale, 0) then (translate, 0)
-//   binding 3: md2_anorms, Quake II's 162 normals (md2_wgpu::ANORMS)
+//   binding 3: md2_anorms, Quake II's 162 normals (md2_wgpu::ANORMS) padded
+//              with the fallback normal to 256 entries, one per value of
+//              the index byte (md2_wgpu::contract::normal_table)
 //
 // The arithmetic follows the contract with the CPU reference
 // (src/anim/reference.rs): position = xyz * scale + translate; normal =
@@ -33,7 +35,7 @@ struct Md2ModelInfo {
 @group(1) @binding(0) var<uniform> md2_model: Md2ModelInfo;
 @group(1) @binding(1) var<storage, read> md2_verts: array<u32>;
 @group(1) @binding(2) var<storage, read> md2_frame_params: array<vec4<f32>>;
-@group(1) @binding(3) var<storage, read> md2_anorms: array<array<f32, 3>>;
+@group(1) @binding(3) var<uniform> md2_anorms: array<vec4<f32>, 256>;
 
 struct Md2Posed {
     // Quake axes (X forward, Y left, Z up), model units.
@@ -52,12 +54,10 @@ fn md2_decode(frame: u32, i: u32) -> Md2Posed {
     );
     let scale = md2_frame_params[2u * frame].xyz;
     let translate = md2_frame_params[2u * frame + 1u].xyz;
-    var index = word >> 24u;
-    if index >= arrayLength(&md2_anorms) {
-        index = MD2_FALLBACK_NORMAL_INDEX;
-    }
-    let n = md2_anorms[index];
-    return Md2Posed(q * scale + translate, vec3<f32>(n[0], n[1], n[2]));
+    // The index byte is < 256: always within the padded table, whose
+    // entries past Quake II's 162 hold the fallback normal.
+    let n = md2_anorms[word >> 24u].xyz;
+    return Md2Posed(q * scale + translate, n);
 }
 
 // Vertex `i` in the pose given by four frames (primary a, b; secondary a, b)

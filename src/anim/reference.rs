@@ -7,8 +7,10 @@
 //!
 //! - position of vertex `i` in frame `f`: `p = xyz · scale_f + translate_f`
 //!   per component (the packed bytes as `f32`; multiply, then add);
-//! - normal: [`ANORMS`]`[index]`, an index ≥ 162 read as
-//!   [`FALLBACK_NORMAL_INDEX`] (`[0, 0, 1]`);
+//! - normal: [`ANORMS`](crate::ANORMS)`[index]`, an index ≥ 162 read as
+//!   [`FALLBACK_NORMAL_INDEX`](crate::FALLBACK_NORMAL_INDEX) (`[0, 0, 1]`):
+//!   the padded [`normal_table`](crate::contract::normal_table) the GPU
+//!   reads too;
 //! - a [`FrameLerp`]: `p = pa + (pb − pa) · t`, `n = na + (nb − na) · t`;
 //! - a [`Pose`]: `p = p1 + (p2 − p1) · w`, `n = n1 + (n2 − n1) · w`, with
 //!   (p1, n1) from `primary` and (p2, n2) from `secondary`;
@@ -23,7 +25,7 @@
 use std::fmt;
 
 use super::playback::{FrameLerp, Pose};
-use crate::format::{ANORMS, FALLBACK_NORMAL_INDEX};
+use crate::contract::NORMALS;
 use crate::format::{Md2Model, PackedVertex};
 
 /// Below this squared length a blended normal is replaced by the table
@@ -79,18 +81,6 @@ impl fmt::Display for ReferenceError {
 }
 
 impl std::error::Error for ReferenceError {}
-
-/// The normal table padded to every `u8`, so a packed index reads it without
-/// a bounds check and an index ≥ 162 gets the fallback.
-const NORMALS: [[f32; 3]; 256] = {
-    let mut table = [ANORMS[FALLBACK_NORMAL_INDEX as usize]; 256];
-    let mut i = 0;
-    while i < ANORMS.len() {
-        table[i] = ANORMS[i];
-        i += 1;
-    }
-    table
-};
 
 /// One frame's vertices with its decode parameters.
 struct FrameRef<'a> {

@@ -10,7 +10,8 @@
 //!   group 1, bindings 0 to 3): the model's counts (a 16-byte uniform), its
 //!   frames' packed vertices (the file's 4 bytes per vertex per frame,
 //!   verbatim), its frames' scale and translate, and Quake II's normal
-//!   table ([`ANORMS`](crate::ANORMS), the same for every model);
+//!   table ([`normal_table`]: [`ANORMS`](crate::ANORMS) padded to 256
+//!   entries, the same for every model);
 //! - a vertex buffer of welded corners ([`Corner`](crate::Corner): the
 //!   vertex's xyz index, `u32` at location 0, and its uv, `vec2<f32>` at
 //!   location 1, 12 bytes a corner) and an index buffer (and a mirrored one,
@@ -52,6 +53,7 @@ mod buckets;
 pub(crate) mod crowd;
 mod level;
 mod model_data;
+mod normals;
 mod pack;
 mod records;
 mod skin_array;
@@ -67,6 +69,7 @@ pub use bits::{
 };
 pub use buckets::MAX_LEVELS;
 pub use model_data::{GpuModelOptions, IndexFormat, ModelData, ModelDataError};
+pub use normals::{NORMAL_TABLE_LEN, normal_table, normal_table_bytes};
 pub use pack::{PoseWords, transform_rows};
 pub use records::{ExtraRecord, InstanceRecord, ModelInfo, ViewUniform};
 pub use skin_array::{SkinArray, default_skin};
@@ -84,6 +87,7 @@ pub(crate) use buckets::{
 };
 pub(crate) use level::{LevelView, ModelLevels, choose};
 pub(crate) use model_data::model_levels;
+pub(crate) use normals::NORMALS;
 pub(crate) use pack::{
     Packed, mirrors, pack, pack_previous, pose_words, rows, tint_words, unmoved_extra,
 };

@@ -109,7 +109,7 @@ pub(crate) const CAPTURE_WGSL: &str = concat!(
 /// | `model` | `md2_model` | `var<uniform> Md2ModelInfo` | [`ModelData::info_bytes`](super::ModelData::info_bytes), 16 |
 /// | `vertices` | `md2_verts` | `var<storage, read> array<u32>` | [`ModelData::vertex_bytes`](super::ModelData::vertex_bytes): 4 per vertex per frame |
 /// | `frame_params` | `md2_frame_params` | `var<storage, read> array<vec4<f32>>` | [`ModelData::frame_param_bytes`](super::ModelData::frame_param_bytes): 32 per frame |
-/// | `normals` | `md2_anorms` | `var<storage, read> array<array<f32, 3>>` | [`ANORMS`](crate::ANORMS) as bytes: 1,944 |
+/// | `normals` | `md2_anorms` | `var<uniform> array<vec4<f32>, 256>` | [`normal_table_bytes`](super::normal_table_bytes): 4,096 |
 ///
 /// Every binding is read by the vertex (or compute) stage only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -258,6 +258,6 @@ mod tests {
         }
         .wgsl();
         assert!(swapped.contains("@group(1) @binding(3) var<uniform> md2_model"));
-        assert!(swapped.contains("@group(1) @binding(0) var<storage, read> md2_anorms"));
+        assert!(swapped.contains("@group(1) @binding(0) var<uniform> md2_anorms"));
     }
 }

@@ -11,8 +11,7 @@ use wgpu::util::DeviceExt;
 use super::layouts::Layouts;
 use super::limits::check_device;
 use super::pipeline::{self, PassKey, Shading};
-use crate::contract::{CROWD_WGSL, MD2_RENDERER_WGSL, entry};
-use crate::format::ANORMS;
+use crate::contract::{CROWD_WGSL, MD2_RENDERER_WGSL, entry, normal_table_bytes};
 use crate::gpu::crowd::pipelines::CrowdPipelines;
 use crate::gpu::error::SetupError;
 
@@ -71,8 +70,8 @@ impl Md2Cache {
         };
         let anorms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("md2-wgpu normal table"),
-            contents: bytemuck::cast_slice(&ANORMS),
-            usage: wgpu::BufferUsages::STORAGE,
+            contents: &normal_table_bytes(),
+            usage: wgpu::BufferUsages::UNIFORM,
         });
         // Repeat: real files have st outside the skin. Mipmaps keep crowds
         // seen from afar from shimmering.
