@@ -1,0 +1,124 @@
+//! A loaded MD2 model: the Bevy assets its entities draw with, its clips,
+//! and what it costs on the GPU.
+
+use std::sync::Arc;
+
+use bevy::asset::{Asset, Handle};
+use bevy::camera::primitives::Aabb;
+use bevy::mesh::Mesh;
+use bevy::reflect::TypePath;
+use bevy::render::storage::ShaderBuffer;
+use md2_wgpu::{Clip, Md2Model, Quake2Player};
+
+use crate::material::Md2Material;
+
+/// What a model keeps on the GPU, in bytes: each of the buffers and
+/// textures its entities draw from, once per model however many entities.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Md2GpuBytes {
+    /// Every frame's packed vertices: 4 bytes a vertex a frame.
+    pub vertices: u64,
+    /// Every frame's scale and translate: 32 bytes a frame.
+    pub frame_params: u64,
+    /// The model's counts: 16 bytes.
+    pub info: u64,
+    /// The mesh's vertex buffer: 12 bytes a welded corner.
+    pub corners: u64,
+    /// The mesh's index buffer.
+    pub indices: u64,
+    /// The skins, every layer and mip level.
+    pub skins: u64,
+}
+
+impl Md2GpuBytes {
+    /// The geometry: vertices, frame parameters, counts, corners, indices
+    /// (the skins apart, and the normal table, 4,096 bytes a model).
+    pub fn geometry(&self) -> u64 {
+        self.vertices + self.frame_params + self.info + self.corners + self.indices
+    }
+
+    /// Everything, skins included.
+    pub fn total(&self) -> u64 {
+        self.geometry() + self.skins
+    }
+}
+
+/// An MD2 model loaded by [`Md2Loader`](crate::Md2Loader): give its handle
+/// to an [`Md2`](crate::Md2) component to draw it.
+///
+/// Its labelled sub-assets are the mesh (`#mesh`), the material
+/// (`#material`), the GPU buffers (`#vertices`, `#frame_params`,
+/// `#poses`) and the skins (`#skins`).
+#[derive(Asset, TypePath, Debug, Clone)]
+pub struct Md2Asset {
+    pub(crate) model: Arc<Md2Model>,
+    pub(crate) mesh: Handle<Mesh>,
+    pub(crate) material: Handle<Md2Material>,
+    pub(crate) poses: Handle<ShaderBuffer>,
+    pub(crate) pose_capacity: u32,
+    pub(crate) aabb: Aabb,
+    pub(crate) clips: Vec<Clip>,
+    pub(crate) skin_count: u32,
+    pub(crate) skin_notes: Vec<String>,
+    pub(crate) gpu_bytes: Md2GpuBytes,
+}
+
+impl Md2Asset {
+    /// The model as md2-wgpu parsed it (frames, animations, warnings).
+    pub fn model(&self) -> &Md2Model {
+        &self.model
+    }
+
+    /// The mesh every entity of the model shares: welded corners (vertex
+    /// index and uv) and triangles, no positions.
+    pub fn mesh(&self) -> &Handle<Mesh> {
+        &self.mesh
+    }
+
+    /// The material every entity of the model shares.
+    pub fn material(&self) -> &Handle<Md2Material> {
+        &self.material
+    }
+
+    /// The box around every frame in the mesh's local space: the
+    /// [`Aabb`] each entity gets.
+    pub fn aabb(&self) -> Aabb {
+        self.aabb
+    }
+
+    /// The model's animations as clips, by the frame names
+    /// ([`Clip::for_model`]).
+    pub fn clips(&self) -> &[Clip] {
+        &self.clips
+    }
+
+    /// The clip named `name`: one of the model's animations (by the name
+    /// [`Md2Model::animations`] gives it), else, for a 198-frame player
+    /// model, the Quake II player animation of that name (`run`,
+    /// `crattack`, `death3`, ...) whatever its frames are named.
+    pub fn clip(&self, name: &str) -> Option<Clip> {
+        if let Some(clip) = self.clips.iter().find(|c| &*c.name == name) {
+            return Some(clip.clone());
+        }
+        Quake2Player::from_name(name)
+            .filter(|_| Quake2Player::fits(&self.model))
+            .map(Quake2Player::clip)
+    }
+
+    /// How many skin layers the material has (at least 1: a model without
+    /// skins has md2-wgpu's checker).
+    pub fn skin_count(&self) -> u32 {
+        self.skin_count
+    }
+
+    /// What the skin search found worth saying: header names that led
+    /// nowhere, images that did not decode, where the skins came from.
+    pub fn skin_notes(&self) -> &[String] {
+        &self.skin_notes
+    }
+
+    /// What the model keeps on the GPU.
+    pub fn gpu_bytes(&self) -> Md2GpuBytes {
+        self.gpu_bytes
+    }
+}

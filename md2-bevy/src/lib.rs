@@ -1,0 +1,81 @@
+//! Quake II MD2 models in [Bevy](https://bevyengine.org), drawn the way
+//! [md2-wgpu](md2_wgpu) draws them: every frame uploaded once in the file's
+//! packed 4-byte form, decoded and interpolated in the vertex shader by
+//! md2-wgpu's own `md2_pose_vertex`, in every pass Bevy draws a mesh in
+//! (the main pass under Bevy's PBR lights, the depth, normal and
+//! motion-vector prepasses, every shadow map, the deferred G-buffer), with
+//! every entity of a model in one draw per pass.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use md2_bevy::{Md2, Md2Animator, Md2Plugin};
+//! use md2_wgpu::Quake2Player;
+//!
+//! fn main() {
+//!     App::new()
+//!         .add_plugins((DefaultPlugins, Md2Plugin))
+//!         .add_systems(Startup, setup)
+//!         .run();
+//! }
+//!
+//! fn setup(mut commands: Commands, assets: Res<AssetServer>) {
+//!     let model = assets.load("players/male/tris.md2");
+//!     for i in 0..100 {
+//!         commands.spawn((
+//!             Md2(model.clone()),
+//!             Md2Animator::player(Quake2Player::Run).with_phase(i as f64 * 0.07),
+//!             Transform::from_xyz((i % 10) as f32 * 60.0, 0.0, (i / 10) as f32 * 60.0),
+//!         ));
+//!     }
+//!     commands.spawn((DirectionalLight { shadow_maps_enabled: true, ..default() },
+//!         Transform::from_xyz(1.0, 2.0, 1.0).looking_at(Vec3::ZERO, Vec3::Y)));
+//!     commands.spawn((Camera3d::default(),
+//!         Transform::from_xyz(300.0, 200.0, 700.0).looking_at(Vec3::ZERO, Vec3::Y)));
+//! }
+//! ```
+//!
+//! # The rooms
+//!
+//! - [`Md2Loader`] (`loader`): `.md2` bytes through Bevy's reader into an
+//!   [`Md2Asset`] (`asset`): md2-wgpu's [`ModelData`](md2_wgpu::ModelData)
+//!   as buffers, the mesh (`mesh`), the skins (`skins`, found the Quake II
+//!   way through Bevy's reader) as a [`SkinArray`](md2_wgpu::contract::SkinArray)
+//!   texture, and the [`Md2Material`] (`material`).
+//! - [`Md2`] and [`Md2Slot`] (`entity`): a model in the world, given its
+//!   shared mesh and material, a [`MeshTag`](bevy::mesh::MeshTag) and a box
+//!   around every frame once loaded.
+//! - [`Md2Animator`] (`animator`): md2-wgpu's [`Playback`](md2_wgpu::Playback)
+//!   (clips by name or Quake II preset, looping and one-shot, speed,
+//!   crossfades) on Bevy's [`Time`](bevy::time::Time), with skin and tint.
+//! - [`PoseRecord`] and [`Md2Poses`] (`poses`): each entity's pose (and its
+//!   previous pose, for motion vectors) in its model's storage buffer at
+//!   its `MeshTag`, rewritten in place every frame.
+//! - `shaders`: md2-wgpu's pose WGSL at the material's bind group, and the
+//!   vertex and fragment stages (`md2-bevy/shaders/`).
+//! - [`Md2Plugin`] (`plugin`): all of it registered.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod animator;
+mod asset;
+mod entity;
+mod loader;
+mod material;
+mod mesh;
+mod plugin;
+mod poses;
+pub mod shaders;
+mod skins;
+
+pub use animator::Md2Animator;
+pub use asset::{Md2Asset, Md2GpuBytes};
+pub use entity::{Md2, Md2Slot};
+pub use loader::{INITIAL_POSE_CAPACITY, MAX_SKIN_SIDE, Md2LoadError, Md2Loader};
+pub use material::{
+    INSTANCES_BINDING, Md2Material, Md2ModelInfo, POSE_FIRST_BINDING, SAMPLER_BINDING,
+    SKINS_BINDING,
+};
+pub use mesh::{ATTRIBUTE_MD2_VERTEX, every_frame_aabb, md2_mesh};
+pub use plugin::{Md2Plugin, Md2Systems};
+pub use poses::{Md2Poses, PoseRecord};
+pub use skins::decode_skin;

@@ -1,0 +1,235 @@
+//! The `.md2` asset loader: the file's bytes through Bevy's reader, the
+//! model's GPU data from md2-wgpu's contract, its skins found beside it.
+
+use std::fmt;
+use std::sync::Arc;
+
+use bevy::asset::io::Reader;
+use bevy::asset::{AssetLoader, AssetServer, LoadContext, RenderAssetUsages};
+use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
+use bevy::log::warn;
+use bevy::math::Vec4;
+use bevy::reflect::TypePath;
+use bevy::render::render_resource::{
+    Extent3d, TextureDataOrder, TextureDimension, TextureFormat, TextureViewDescriptor,
+    TextureViewDimension,
+};
+use bevy::render::storage::ShaderBuffer;
+use md2_wgpu::contract::{SkinArray, normal_table};
+use md2_wgpu::{Clip, GpuModelOptions, Md2Error, Md2Model, ModelData, ModelDataError};
+
+use crate::asset::{Md2Asset, Md2GpuBytes};
+use crate::material::{Md2Material, Md2ModelInfo};
+use crate::mesh::{every_frame_aabb, md2_mesh};
+use crate::poses::{PoseRecord, pose_buffer};
+use crate::skins::load_skins;
+
+/// The largest skin side uploaded: larger skins are scaled down (WebGPU's
+/// smallest `max_texture_dimension_2d` is 8192; MD2 skins are a few
+/// hundred texels).
+pub const MAX_SKIN_SIDE: u32 = 2048;
+
+/// How many entity records a model's pose buffer starts with; it doubles
+/// when more entities draw the model.
+pub const INITIAL_POSE_CAPACITY: u32 = 64;
+
+/// Why an `.md2` asset did not load. Bevy reports it (in the log, and to
+/// [`AssetServer::load_state`] as `LoadState::Failed`), and every other
+/// asset keeps loading.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Md2LoadError {
+    /// The asset reader could not give the file's bytes.
+    Read(std::io::Error),
+    /// The bytes are not a model md2-wgpu accepts: the crate's typed error
+    /// says what and where (a truncated header, a section past the end of
+    /// the file, an index out of range, ...).
+    Model(Md2Error),
+    /// The model is valid but cannot become GPU data (more frames than a
+    /// pose can address).
+    GpuData(ModelDataError),
+}
+
+impl fmt::Display for Md2LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Md2LoadError::Read(e) => write!(f, "cannot read the MD2 file: {e}"),
+            Md2LoadError::Model(e) => write!(f, "not a valid MD2 model: {e}"),
+            Md2LoadError::GpuData(e) => write!(f, "the MD2 model cannot be drawn: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Md2LoadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Md2LoadError::Read(e) => Some(e),
+            Md2LoadError::Model(e) => Some(e),
+            Md2LoadError::GpuData(e) => Some(e),
+        }
+    }
+}
+
+/// Loads `.md2` files as [`Md2Asset`]s: parses the bytes with md2-wgpu
+/// (validation as strict as Q2PRO's, never a panic), builds the model's
+/// GPU data ([`ModelData`]) and its skins' texture array ([`SkinArray`]),
+/// and makes the model's mesh, buffers, skins and material as labelled
+/// sub-assets.
+#[derive(TypePath)]
+pub struct Md2Loader {
+    server: AssetServer,
+}
+
+impl Md2Loader {
+    /// A loader that lists folders through `server`'s asset sources.
+    pub(crate) fn new(server: AssetServer) -> Md2Loader {
+        Md2Loader { server }
+    }
+}
+
+impl AssetLoader for Md2Loader {
+    type Asset = Md2Asset;
+    type Settings = ();
+    type Error = Md2LoadError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        ctx: &mut LoadContext<'_>,
+    ) -> Result<Md2Asset, Md2LoadError> {
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .await
+            .map_err(Md2LoadError::Read)?;
+        let model = Md2Model::from_bytes(&bytes).map_err(Md2LoadError::Model)?;
+        for warning in model.warnings() {
+            warn!("{}: {warning}", ctx.path());
+        }
+        let data =
+            ModelData::new(&model, GpuModelOptions::DEFAULT).map_err(Md2LoadError::GpuData)?;
+
+        let source = ctx.path().source().clone_owned();
+        let skins = match self.server.get_source(source) {
+            Ok(source) => load_skins(ctx, source.reader(), &model).await,
+            // The model came from this very source: it exists.
+            Err(_) => load_skins_without_source(),
+        };
+        let skin_notes = skins.notes();
+        for note in &skin_notes {
+            warn!("{}: {note}", ctx.path());
+        }
+        let skin_array = SkinArray::new(&skins.images, MAX_SKIN_SIDE);
+
+        let vertices = ctx.add_labeled_asset(
+            "vertices".to_owned(),
+            ShaderBuffer::new(data.vertex_bytes(), RenderAssetUsages::RENDER_WORLD),
+        );
+        let frame_params = ctx.add_labeled_asset(
+            "frame_params".to_owned(),
+            ShaderBuffer::new(data.frame_param_bytes(), RenderAssetUsages::RENDER_WORLD),
+        );
+        let poses = ctx.add_labeled_asset(
+            "poses".to_owned(),
+            pose_buffer(&vec![PoseRecord::default(); INITIAL_POSE_CAPACITY as usize]),
+        );
+        let skin_image = ctx.add_labeled_asset("skins".to_owned(), skin_image(&skin_array));
+        let mesh = ctx.add_labeled_asset("mesh".to_owned(), md2_mesh(&data));
+        let info = data.info();
+        let material = ctx.add_labeled_asset(
+            "material".to_owned(),
+            Md2Material {
+                info: Md2ModelInfo {
+                    num_xyz: info.num_xyz,
+                    num_frames: info.num_frames,
+                    pad0: 0,
+                    pad1: 0,
+                },
+                vertices,
+                frame_params,
+                normals: normal_table().map(Vec4::from_array),
+                poses: poses.clone(),
+                skins: skin_image,
+            },
+        );
+
+        let full = data.levels()[0];
+        let gpu_bytes = Md2GpuBytes {
+            vertices: data.vertex_bytes().len() as u64,
+            frame_params: data.frame_param_bytes().len() as u64,
+            info: data.info_bytes().len() as u64,
+            corners: data.corner_bytes().len() as u64,
+            indices: u64::from(full.index_count) * data.index_format().size(),
+            skins: skin_array.bytes(),
+        };
+        Ok(Md2Asset {
+            aabb: every_frame_aabb(&data),
+            clips: Clip::for_model(&model),
+            skin_count: skin_array.layer_count(),
+            model: Arc::new(model),
+            mesh,
+            material,
+            poses,
+            pose_capacity: INITIAL_POSE_CAPACITY,
+            skin_notes,
+            gpu_bytes,
+        })
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["md2", "MD2"]
+    }
+}
+
+/// No skins found (the model's source cannot list folders).
+fn load_skins_without_source() -> md2_wgpu::skins::LoadedSkins {
+    md2_wgpu::skins::LoadedSkins {
+        images: Vec::new(),
+        paths: Vec::new(),
+        source: md2_wgpu::skins::SkinSource::None,
+        unresolved: Vec::new(),
+        failed: Vec::new(),
+    }
+}
+
+/// The skins as one sRGB 2D-array texture, every layer with its mips
+/// (layer after layer, each largest first), sampled as md2-wgpu samples
+/// them: bilinear, mipmapped, repeating.
+fn skin_image(skins: &SkinArray) -> Image {
+    let (width, height) = skins.size();
+    let mut data = Vec::with_capacity(skins.bytes() as usize);
+    for layer in 0..skins.layer_count() {
+        for mip in skins.mips(layer) {
+            data.extend_from_slice(mip.as_raw());
+        }
+    }
+    let mut image = Image::new_uninit(
+        Extent3d {
+            width,
+            height,
+            depth_or_array_layers: skins.layer_count(),
+        },
+        TextureDimension::D2,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::RENDER_WORLD,
+    );
+    image.data = Some(data);
+    image.data_order = TextureDataOrder::LayerMajor;
+    image.texture_descriptor.mip_level_count = skins.mip_level_count();
+    // One skin is still an array of one layer: the view must say so.
+    image.texture_view_descriptor = Some(TextureViewDescriptor {
+        dimension: Some(TextureViewDimension::D2Array),
+        ..Default::default()
+    });
+    image.sampler = ImageSampler::Descriptor(ImageSamplerDescriptor {
+        label: Some("md2_bevy skins".to_owned()),
+        address_mode_u: ImageAddressMode::Repeat,
+        address_mode_v: ImageAddressMode::Repeat,
+        mag_filter: ImageFilterMode::Linear,
+        min_filter: ImageFilterMode::Linear,
+        mipmap_filter: ImageFilterMode::Linear,
+        ..Default::default()
+    });
+    image
+}

@@ -1,0 +1,141 @@
+//! The material every MD2 model draws with: the model's GPU data (the
+//! contract's bytes, uploaded once), its entities' poses and its skins, at
+//! Bevy's material bind group, and the shaders that pose the model in every
+//! pass Bevy draws a mesh in.
+
+use bevy::asset::Handle;
+use bevy::image::Image;
+use bevy::material::OpaqueRendererMethod;
+use bevy::math::Vec4;
+use bevy::mesh::{Mesh, MeshVertexBufferLayoutRef};
+use bevy::pbr::{Material, MaterialPipeline, MaterialPipelineKey};
+use bevy::reflect::TypePath;
+use bevy::render::render_resource::{
+    AsBindGroup, Face, RenderPipelineDescriptor, ShaderType, SpecializedMeshPipelineError,
+};
+use bevy::render::storage::ShaderBuffer;
+use bevy::shader::ShaderRef;
+
+use md2_wgpu::contract::NORMAL_TABLE_LEN;
+
+use crate::mesh::ATTRIBUTE_MD2_VERTEX;
+use crate::shaders::{FRAGMENT_SHADER, VERTEX_SHADER};
+
+/// The binding of the pose's first buffer (`md2_model`); the pose's four
+/// bindings follow it ([`md2_wgpu::contract::PoseBindings::starting_at`]).
+pub const POSE_FIRST_BINDING: u32 = 0;
+/// The binding of the entities' pose records (`md2_entity_poses`).
+pub const INSTANCES_BINDING: u32 = 4;
+/// The binding of the skins' texture array (`md2_skins`).
+pub const SKINS_BINDING: u32 = 5;
+/// The binding of the skins' sampler (`md2_skin_sampler`).
+pub const SAMPLER_BINDING: u32 = 6;
+
+/// `Md2ModelInfo`, the pose's uniform: the model's counts
+/// ([`md2_wgpu::contract::ModelInfo`], 16 bytes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ShaderType)]
+pub struct Md2ModelInfo {
+    /// Vertices per frame.
+    pub num_xyz: u32,
+    /// Frames.
+    pub num_frames: u32,
+    /// Padding to 16 bytes, as the contract's record has it.
+    pub pad0: u32,
+    /// Padding to 16 bytes.
+    pub pad1: u32,
+}
+
+/// One MD2 model's GPU data as a Bevy [`Material`]: the loader makes one
+/// per model ([`Md2Asset::material`](crate::Md2Asset::material)), and every
+/// entity of the model draws with it, so Bevy batches them into one draw
+/// per pass.
+///
+/// | binding (group 3) | WGSL | what |
+/// |---|---|---|
+/// | 0 | `md2_model` | [`Md2ModelInfo`], uniform |
+/// | 1 | `md2_verts` | every frame's packed vertices, the file's 4 bytes each |
+/// | 2 | `md2_frame_params` | per frame (scale, 0), (translate, 0) |
+/// | 3 | `md2_anorms` | Quake II's normals, padded to 256 ([`normal_table`](md2_wgpu::contract::normal_table)), uniform |
+/// | 4 | `md2_entity_poses` | a pose record per entity, at its [`MeshTag`](bevy::mesh::MeshTag) |
+/// | 5, 6 | `md2_skins`, `md2_skin_sampler` | the skins as one sRGB texture array with mips |
+///
+/// Bindings 0 to 3 are md2-wgpu's [`PoseBindings`](md2_wgpu::contract::PoseBindings)
+/// at the material's group, and the bytes are [`ModelData`](md2_wgpu::ModelData)'s.
+/// The shaders read nothing else of the mesh than the corner's vertex index
+/// and uv, so one vertex layout serves the main pass, the prepasses, the
+/// shadow maps and the deferred pass.
+#[derive(AsBindGroup, TypePath, Clone, Debug, bevy::asset::Asset)]
+pub struct Md2Material {
+    /// The model's counts.
+    #[uniform(0)]
+    pub info: Md2ModelInfo,
+    /// `md2_verts`: [`ModelData::vertex_bytes`](md2_wgpu::ModelData::vertex_bytes).
+    #[storage(1, read_only, visibility(vertex))]
+    pub vertices: Handle<ShaderBuffer>,
+    /// `md2_frame_params`: [`ModelData::frame_param_bytes`](md2_wgpu::ModelData::frame_param_bytes).
+    #[storage(2, read_only, visibility(vertex))]
+    pub frame_params: Handle<ShaderBuffer>,
+    /// `md2_anorms`: [`md2_wgpu::contract::normal_table`], what the pose's
+    /// normal index reads (every byte's value in range).
+    #[uniform(3)]
+    pub normals: [Vec4; NORMAL_TABLE_LEN],
+    /// `md2_entity_poses`: one 80-byte record per entity slot, rewritten in
+    /// place every frame.
+    #[storage(4, read_only, visibility(vertex, fragment))]
+    pub poses: Handle<ShaderBuffer>,
+    /// `md2_skins`: [`md2_wgpu::contract::SkinArray`]'s layers.
+    #[texture(5, dimension = "2d_array")]
+    #[sampler(6)]
+    pub skins: Handle<Image>,
+}
+
+impl Material for Md2Material {
+    fn vertex_shader() -> ShaderRef {
+        ShaderRef::Handle(VERTEX_SHADER)
+    }
+
+    fn fragment_shader() -> ShaderRef {
+        ShaderRef::Handle(FRAGMENT_SHADER)
+    }
+
+    // The depth, normal and motion-vector prepasses and every shadow map:
+    // the same vertex stage, with Bevy's prepass fragment.
+    fn prepass_vertex_shader() -> ShaderRef {
+        ShaderRef::Handle(VERTEX_SHADER)
+    }
+
+    fn deferred_vertex_shader() -> ShaderRef {
+        ShaderRef::Handle(VERTEX_SHADER)
+    }
+
+    fn deferred_fragment_shader() -> ShaderRef {
+        ShaderRef::Handle(FRAGMENT_SHADER)
+    }
+
+    // Forward or deferred as the app's DefaultOpaqueRendererMethod says.
+    fn opaque_render_method(&self) -> OpaqueRendererMethod {
+        OpaqueRendererMethod::Auto
+    }
+
+    // Bevy calls this for every pipeline it builds for the material: main,
+    // prepass, shadow and deferred. The mesh pipelines ask for the standard
+    // attributes they find (the uv, at location 2 in the main pass and 1 in
+    // the prepass); MD2 shaders take the corner's vertex index and uv at
+    // locations 0 and 1 in every pass.
+    fn specialize(
+        _pipeline: &MaterialPipeline,
+        descriptor: &mut RenderPipelineDescriptor,
+        layout: &MeshVertexBufferLayoutRef,
+        _key: MaterialPipelineKey<Self>,
+    ) -> Result<(), SpecializedMeshPipelineError> {
+        let corners = layout.0.get_layout(&[
+            ATTRIBUTE_MD2_VERTEX.at_shader_location(0),
+            Mesh::ATTRIBUTE_UV_0.at_shader_location(1),
+        ])?;
+        descriptor.vertex.buffers = vec![corners];
+        // The mesh's triangles face outwards counter-clockwise (the
+        // contract's mirrored list: MD2 files wind them the other way).
+        descriptor.primitive.cull_mode = Some(Face::Back);
+        Ok(())
+    }
+}

@@ -1,0 +1,144 @@
+//! The WGSL an MD2 material compiles: md2-wgpu's pose at the material's
+//! bind group (`md2_bevy::pose`), the entity records and skins beside it
+//! (`md2_bevy::instance`), the vertex stage of every pass and the lit
+//! fragment stage, registered as Bevy shader assets.
+
+use bevy::asset::{Assets, Handle, uuid_handle};
+use bevy::pbr::MATERIAL_BIND_GROUP_INDEX;
+use bevy::shader::Shader;
+use md2_wgpu::contract::PoseBindings;
+
+use crate::material::POSE_FIRST_BINDING;
+
+/// `md2_bevy::pose`: [`md2_wgpu::MD2_POSE_WGSL`] with its bindings at the
+/// material's group.
+pub const POSE_SHADER: Handle<Shader> = uuid_handle!("8d2b3f4e-6a71-4c0e-9f3d-2b8e1c5a7d01");
+/// `md2_bevy::instance`: the entity pose records, the skins, the rows.
+pub const INSTANCE_SHADER: Handle<Shader> = uuid_handle!("8d2b3f4e-6a71-4c0e-9f3d-2b8e1c5a7d02");
+/// The vertex stage of every pass.
+pub const VERTEX_SHADER: Handle<Shader> = uuid_handle!("8d2b3f4e-6a71-4c0e-9f3d-2b8e1c5a7d03");
+/// The fragment stage of the main and deferred passes.
+pub const FRAGMENT_SHADER: Handle<Shader> = uuid_handle!("8d2b3f4e-6a71-4c0e-9f3d-2b8e1c5a7d04");
+
+/// The import module of the pose: md2-wgpu's own text with its bindings
+/// moved to the material's group (its functions are the crate's, so
+/// whatever the core team changes inside `md2_pose_vertex` reaches Bevy
+/// unchanged), and its names that begin with `_` renamed (see
+/// [`without_leading_underscores`]).
+pub fn pose_module() -> String {
+    let bindings = PoseBindings::starting_at(MATERIAL_BIND_GROUP_INDEX as u32, POSE_FIRST_BINDING);
+    format!(
+        "#define_import_path md2_bevy::pose\n\n{}\n",
+        without_leading_underscores(&bindings.wgsl())
+    )
+}
+
+/// `wgsl` with every identifier that begins with `_` (the pose's padding
+/// fields, `_pad0` and `_pad1`) renamed to one Bevy's shader composer
+/// accepts in an import module: naga_oil checks that naga's WGSL writer
+/// would keep each struct member's name, and that writer appends `_` to a
+/// name ending in a digit ("Composable module identifiers must not
+/// require substitution according to naga writeback rules"). `_pad0`
+/// becomes `md2_bevy_pad0_`. Only names change; a struct's layout does not
+/// depend on them.
+pub fn without_leading_underscores(wgsl: &str) -> String {
+    let mut out = String::with_capacity(wgsl.len() + 64);
+    let bytes = wgsl.as_bytes();
+    let is_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts_name = bytes[i] == b'_'
+            && (i == 0 || !is_name(bytes[i - 1]))
+            && bytes.get(i + 1).is_some_and(|b| b.is_ascii_alphanumeric());
+        if !starts_name {
+            // Copy up to the next underscore in one piece (UTF-8 safe: `_`
+            // is ASCII).
+            let next = wgsl[i + 1..].find('_').map_or(bytes.len(), |k| i + 1 + k);
+            out.push_str(&wgsl[i..next]);
+            i = next;
+            continue;
+        }
+        let end = (i + 1..bytes.len())
+            .find(|&k| !is_name(bytes[k]))
+            .unwrap_or(bytes.len());
+        out.push_str("md2_bevy");
+        out.push_str(&wgsl[i..end]);
+        if bytes[end - 1].is_ascii_digit() {
+            out.push('_');
+        }
+        i = end;
+    }
+    out
+}
+
+/// `md2_bevy::instance`'s text.
+pub const INSTANCE_WGSL: &str = include_str!("../shaders/md2_instance.wgsl");
+/// The vertex stage's text.
+pub const VERTEX_WGSL: &str = include_str!("../shaders/md2_vertex.wgsl");
+/// The fragment stage's text.
+pub const FRAGMENT_WGSL: &str = include_str!("../shaders/md2_fragment.wgsl");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_names_with_a_leading_underscore_change() {
+        assert_eq!(
+            without_leading_underscores(
+                "struct A { _pad0: u32, _pad: u32, md2_x1: u32, a_b: vec4<f32> } // _ é_"
+            ),
+            "struct A { md2_bevy_pad0_: u32, md2_bevy_pad: u32, md2_x1: u32, a_b: vec4<f32> } // _ é_"
+        );
+        let module = pose_module();
+        assert!(module.contains("md2_bevy_pad0_: u32"));
+        assert!(module.contains("fn md2_pose_vertex("));
+        assert!(module.contains("@group(3) @binding(0) var<uniform> md2_model"));
+    }
+
+    #[test]
+    fn the_bindings_in_the_wgsl_are_the_rust_constants() {
+        for (binding, name) in [
+            (crate::material::INSTANCES_BINDING, "md2_entity_poses"),
+            (crate::material::SKINS_BINDING, "md2_skins"),
+            (crate::material::SAMPLER_BINDING, "md2_skin_sampler"),
+        ] {
+            let declaration = INSTANCE_WGSL
+                .lines()
+                .find(|l| l.contains(&format!(" {name}:")))
+                .unwrap_or_else(|| panic!("{name} is declared"));
+            assert!(
+                declaration.starts_with(&format!(
+                    "@group(#{{MATERIAL_BIND_GROUP}}) @binding({binding}) var"
+                )),
+                "{declaration}"
+            );
+        }
+    }
+}
+
+/// Puts the four shaders into `shaders` under their handles.
+pub(crate) fn register(shaders: &mut Assets<Shader>) {
+    let modules = [
+        (POSE_SHADER, pose_module(), "md2_bevy/pose.wgsl"),
+        (
+            INSTANCE_SHADER,
+            INSTANCE_WGSL.to_owned(),
+            "md2_bevy/md2_instance.wgsl",
+        ),
+        (
+            VERTEX_SHADER,
+            VERTEX_WGSL.to_owned(),
+            "md2_bevy/md2_vertex.wgsl",
+        ),
+        (
+            FRAGMENT_SHADER,
+            FRAGMENT_WGSL.to_owned(),
+            "md2_bevy/md2_fragment.wgsl",
+        ),
+    ];
+    for (handle, source, path) in modules {
+        // Uuid handles cannot fail to insert.
+        let _ = shaders.insert(handle.id(), Shader::from_wgsl(source, path));
+    }
+}

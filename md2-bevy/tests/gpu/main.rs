@@ -1,0 +1,15 @@
+//! md2-bevy's GPU tests: the plugin in a headless Bevy app on whatever
+//! adapter exists (lavapipe in CI), its pictures and prepass read back and
+//! held to md2-wgpu's CPU reference. Without an adapter every test skips,
+//! saying so; with `MD2_REQUIRE_GPU=1` it fails instead.
+
+mod draws;
+mod harness;
+mod probe;
+mod reference;
+
+mod instancing;
+mod loading;
+mod motion;
+mod pose;
+mod shadows;
