@@ -23,9 +23,10 @@ use md2_wgpu::{Clip, ClipClock, FrameLerp, Playback, Pose, Quake2Player};
 /// let mut animator = Md2Animator::new(Quake2Player::Run.clip())
 ///     .with_phase(0.3)
 ///     .with_speed(1.2);
-/// // At 5 s it starts attacking; the change takes a fifth of a second.
-/// animator.crossfade(Quake2Player::Attack.clip(), 5.0, 0.2);
-/// assert_eq!(animator.pose(5.1).weight, 0.5);
+/// // At 5 s it starts attacking; the change takes a quarter of a second.
+/// animator.crossfade(Quake2Player::Attack.clip(), 5.0, 0.25);
+/// assert_eq!(animator.pose(5.125).weight, 0.5);
+/// assert_eq!(animator.clip().name.as_ref(), "attack");
 /// ```
 #[derive(Component, Clone, Debug, PartialEq)]
 pub struct Md2Animator {

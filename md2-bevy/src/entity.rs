@@ -62,11 +62,15 @@ impl Md2Slot {
     }
 }
 
+/// MD2 entities without their model's components yet, or whose model
+/// changed.
+type Unattached = Or<(Without<Md2Slot>, Changed<Md2>)>;
+
 /// Gives every MD2 entity whose model has loaded (and every entity whose
 /// model changed) its mesh, material, slot and box.
 pub(crate) fn attach_models(
     mut commands: Commands,
-    entities: Query<(Entity, &Md2, Option<&Md2Slot>), Or<(Without<Md2Slot>, Changed<Md2>)>>,
+    entities: Query<(Entity, &Md2, Option<&Md2Slot>), Unattached>,
     models: Res<Assets<Md2Asset>>,
     mut poses: ResMut<Md2Poses>,
     mut buffers: ResMut<Assets<ShaderBuffer>>,

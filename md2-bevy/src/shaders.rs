@@ -78,6 +78,32 @@ pub const VERTEX_WGSL: &str = include_str!("../shaders/md2_vertex.wgsl");
 /// The fragment stage's text.
 pub const FRAGMENT_WGSL: &str = include_str!("../shaders/md2_fragment.wgsl");
 
+/// Puts the four shaders into `shaders` under their handles.
+pub(crate) fn register(shaders: &mut Assets<Shader>) {
+    let modules = [
+        (POSE_SHADER, pose_module(), "md2_bevy/pose.wgsl"),
+        (
+            INSTANCE_SHADER,
+            INSTANCE_WGSL.to_owned(),
+            "md2_bevy/md2_instance.wgsl",
+        ),
+        (
+            VERTEX_SHADER,
+            VERTEX_WGSL.to_owned(),
+            "md2_bevy/md2_vertex.wgsl",
+        ),
+        (
+            FRAGMENT_SHADER,
+            FRAGMENT_WGSL.to_owned(),
+            "md2_bevy/md2_fragment.wgsl",
+        ),
+    ];
+    for (handle, source, path) in modules {
+        // Uuid handles cannot fail to insert.
+        let _ = shaders.insert(handle.id(), Shader::from_wgsl(source, path));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,31 +140,5 @@ mod tests {
                 "{declaration}"
             );
         }
-    }
-}
-
-/// Puts the four shaders into `shaders` under their handles.
-pub(crate) fn register(shaders: &mut Assets<Shader>) {
-    let modules = [
-        (POSE_SHADER, pose_module(), "md2_bevy/pose.wgsl"),
-        (
-            INSTANCE_SHADER,
-            INSTANCE_WGSL.to_owned(),
-            "md2_bevy/md2_instance.wgsl",
-        ),
-        (
-            VERTEX_SHADER,
-            VERTEX_WGSL.to_owned(),
-            "md2_bevy/md2_vertex.wgsl",
-        ),
-        (
-            FRAGMENT_SHADER,
-            FRAGMENT_WGSL.to_owned(),
-            "md2_bevy/md2_fragment.wgsl",
-        ),
-    ];
-    for (handle, source, path) in modules {
-        // Uuid handles cannot fail to insert.
-        let _ = shaders.insert(handle.id(), Shader::from_wgsl(source, path));
     }
 }

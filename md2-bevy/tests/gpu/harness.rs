@@ -193,14 +193,6 @@ impl Harness {
             .expect("the device polls");
     }
 
-    /// Moves the clock `seconds` forward at each update from now on.
-    pub fn set_frame_time(&mut self, seconds: f64) {
-        self.app
-            .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-                seconds,
-            )));
-    }
-
     /// A `width` × `height` image a camera can draw into, in `format`.
     pub fn target(&mut self, width: u32, height: u32, format: TextureFormat) -> Handle<Image> {
         let mut image = Image::new_uninit(
@@ -307,11 +299,6 @@ fn half(bits: u16) -> f32 {
         31 => f32::NAN,
         e => (1.0 + mantissa / 1024.0) * 2f32.powi(e - 15),
     }
-}
-
-/// Bevy's glam to md2-wgpu's, through arrays.
-pub fn to_md2(m: Mat4) -> md2_wgpu::glam::Mat4 {
-    md2_wgpu::glam::Mat4::from_cols_array(&m.to_cols_array())
 }
 
 /// Writes `image` where a failing test can point to it:

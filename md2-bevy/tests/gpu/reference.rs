@@ -15,6 +15,15 @@ pub struct PosedModel {
 }
 
 impl PosedModel {
+    /// The model flattened onto the plane y = 0 along `direction` (the
+    /// way light travels): its shadow on that plane.
+    pub fn shadow(&self, direction: Vec3) -> PosedModel {
+        let flatten = |p: Vec3| p - direction * (p.y / direction.y);
+        PosedModel {
+            triangles: self.triangles.iter().map(|t| t.map(flatten)).collect(),
+        }
+    }
+
     /// `model` in `pose`, placed by `transform` (Bevy's world from the
     /// mesh's Y-up local space).
     pub fn new(model: &Md2Model, pose: &Pose, transform: Mat4) -> PosedModel {
@@ -145,6 +154,27 @@ pub struct Raster {
 /// `height` target, pixel centres sampled, back faces culled as Bevy's
 /// pipelines cull them (counter-clockwise in NDC is front).
 pub fn rasterize(posed: &PosedModel, clip_from_world: Mat4, width: u32, height: u32) -> Raster {
+    raster(posed, clip_from_world, width, height, true)
+}
+
+/// [`rasterize`] with both faces of every triangle: what a flattened model
+/// (a shadow) covers.
+pub fn rasterize_both_faces(
+    posed: &PosedModel,
+    clip_from_world: Mat4,
+    width: u32,
+    height: u32,
+) -> Raster {
+    raster(posed, clip_from_world, width, height, false)
+}
+
+fn raster(
+    posed: &PosedModel,
+    clip_from_world: Mat4,
+    width: u32,
+    height: u32,
+    cull: bool,
+) -> Raster {
     let mut depth = vec![f32::NEG_INFINITY; (width * height) as usize];
     let mut hits = vec![None; (width * height) as usize];
     for (index, tri) in posed.triangles.iter().enumerate() {
@@ -155,7 +185,7 @@ pub fn rasterize(posed: &PosedModel, clip_from_world: Mat4, width: u32, height: 
         let ndc = clip.map(|c| c.truncate() / c.w);
         let area = (ndc[1].x - ndc[0].x) * (ndc[2].y - ndc[0].y)
             - (ndc[2].x - ndc[0].x) * (ndc[1].y - ndc[0].y);
-        if area <= 0.0 {
+        if area == 0.0 || (cull && area < 0.0) {
             continue;
         }
         let screen = ndc.map(|n| {

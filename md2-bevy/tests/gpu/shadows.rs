@@ -1,1 +1,169 @@
-//! placeholder
+//! Shadows follow the pose: a directional light's shadow map is drawn with
+//! the plugin's vertex stage, so two different frames of the demo model cast
+//! two different shadows onto a Bevy `StandardMaterial` plane, and each
+//! matches the CPU pose of its frame flattened along the light onto the
+//! plane. The camera looks down on the shadow only (the model is out of its
+//! view), so what is dark is shadow.
+//!
+//! Tolerance: a shadow map is a sampled depth picture, filtered and biased
+//! (4,096 texels over the cascade here, about 0.1 of a pixel each; Bevy's
+//! default depth and normal biases; 2×2 hardware filtering), so the
+//! rendered shadow's edge may sit up to two pixels from the flattened
+//! pose's: no pixel of either farther than two pixels from the other, and
+//! intersection over union at least 0.85 (the normal bias erodes the
+//! shadow by about half a pixel all round, which thin limbs feel most);
+//! and each shadow at least 0.2 closer, by that measure, to its own
+//! frame's than to the other's.
+
+use bevy::light::{
+    CascadeShadowConfigBuilder, DirectionalLightShadowMap, GlobalAmbientLight,
+    ShadowFilteringMethod,
+};
+use bevy::prelude::*;
+use bevy::render::render_resource::TextureFormat;
+use md2_bevy::{Md2, Md2Animator};
+use md2_wgpu::{Clip, Quake2Player};
+
+use crate::harness::{Harness, gpu_or_skip, pixels, save_actual};
+use crate::reference::{Mask, PosedModel, rasterize_both_faces};
+
+const SIZE: u32 = 256;
+
+#[test]
+fn two_frames_cast_their_own_shadows_on_a_standard_material_plane() {
+    if !gpu_or_skip("shadows") {
+        return;
+    }
+    let mut h = Harness::new(|app| {
+        app.insert_resource(DirectionalLightShadowMap { size: 4096 })
+            .insert_resource(GlobalAmbientLight {
+                brightness: 200.0,
+                ..default()
+            });
+    });
+    let handle = h.load_demo();
+    let model = md2_wgpu::demo::demo_model();
+    let target = h.target(SIZE, SIZE, TextureFormat::Rgba8UnormSrgb);
+
+    // Light travels down, towards -x and a little +z.
+    let light = Vec3::new(-1.0, -1.3, 0.2).normalize();
+    h.app.world_mut().spawn((
+        DirectionalLight {
+            illuminance: 10_000.0,
+            shadow_maps_enabled: true,
+            ..default()
+        },
+        Transform::default().looking_to(light, Vec3::Y),
+        CascadeShadowConfigBuilder {
+            num_cascades: 1,
+            minimum_distance: 1.0,
+            first_cascade_far_bound: 800.0,
+            maximum_distance: 800.0,
+            ..default()
+        }
+        .build(),
+    ));
+    let plane = h
+        .app
+        .world_mut()
+        .resource_mut::<Assets<Mesh>>()
+        .add(Plane3d::default().mesh().size(800.0, 800.0));
+    let white = h
+        .app
+        .world_mut()
+        .resource_mut::<Assets<StandardMaterial>>()
+        .add(StandardMaterial {
+            base_color: Color::WHITE,
+            perceptual_roughness: 1.0,
+            ..default()
+        });
+    h.app
+        .world_mut()
+        .spawn((Mesh3d(plane), MeshMaterial3d(white), Transform::default()));
+
+    // The model floats well above the plane, so its shadow falls clear of
+    // it, where the camera looks straight down.
+    let place = Transform::from_xyz(0.0, 100.0, 0.0).with_rotation(Quat::from_rotation_y(0.7));
+    let entity = h
+        .app
+        .world_mut()
+        .spawn((Md2(handle), Md2Animator::default(), place))
+        .id();
+    let camera = h.camera(
+        &target,
+        Transform::from_xyz(-85.0, 400.0, 0.0).looking_at(Vec3::new(-85.0, 0.0, 0.0), Vec3::NEG_Z),
+        Projection::Perspective(PerspectiveProjection {
+            fov: 0.3,
+            near: 1.0,
+            ..default()
+        }),
+        ShadowFilteringMethod::Hardware2x2,
+    );
+    h.update();
+    let clip_from_world = h.clip_from_world(camera);
+
+    let frames = [
+        (
+            "standing (frame 0)",
+            Md2Animator::new(Clip::once("stand", 0, 0)),
+        ),
+        (
+            "fallen (death3's last frame)",
+            Md2Animator::player(Quake2Player::Death3).with_phase(10.0),
+        ),
+    ];
+    let mut rendered = Vec::new();
+    let mut expected = Vec::new();
+    for (name, animator) in &frames {
+        let pose = animator.pose(0.0);
+        h.app
+            .world_mut()
+            .entity_mut(entity)
+            .insert(animator.clone());
+        h.update();
+        let image = h.capture(&target);
+        let colour = pixels(&image);
+        let lit = colour
+            .iter()
+            .map(|p| p[0] + p[1] + p[2])
+            .fold(0.0f32, f32::max);
+        let shadow = Mask::from_fn(SIZE, SIZE, |x, y| {
+            let p = colour[(y * SIZE + x) as usize];
+            p[0] + p[1] + p[2] < lit * 0.5
+        });
+        let posed = PosedModel::new(&model, &pose, place.to_matrix());
+        let cpu = rasterize_both_faces(&posed.shadow(light), clip_from_world, SIZE, SIZE).mask;
+        let model_in_view = rasterize_both_faces(&posed, clip_from_world, SIZE, SIZE).mask;
+        assert_eq!(
+            model_in_view.count(),
+            0,
+            "{name}: the model itself is out of view"
+        );
+        assert!(cpu.count() > 1000, "{name}: the shadow is in view");
+        eprintln!(
+            "{name}: shadow {} pixels (CPU {}), {} differ, {} more than 2 pixels away, IoU {:.3}",
+            shadow.count(),
+            cpu.count(),
+            shadow.differing(&cpu),
+            shadow.beyond(&cpu, 2),
+            shadow.iou(&cpu)
+        );
+        if shadow.beyond(&cpu, 2) != 0 || shadow.iou(&cpu) < 0.85 {
+            panic!(
+                "{name}: the shadow is not the pose's: {}",
+                save_actual(&image, &format!("shadow-{}", rendered.len())).display()
+            );
+        }
+        rendered.push(shadow);
+        expected.push(cpu);
+    }
+    let own = [rendered[0].iou(&expected[0]), rendered[1].iou(&expected[1])];
+    let other = [rendered[0].iou(&expected[1]), rendered[1].iou(&expected[0])];
+    eprintln!(
+        "own frame IoU {own:.3?}, other frame IoU {other:.3?}, the two shadows differ at {} pixels",
+        rendered[0].differing(&rendered[1])
+    );
+    for k in 0..2 {
+        assert!(own[k] > other[k] + 0.2, "shadow {k} is its own frame's");
+    }
+}
