@@ -25,8 +25,10 @@ struct Md2CornerIn {
 // The per-instance record (md2_wgpu::InstanceRecord): the model -> world
 // affine as three rows (Quake -> Y-up already folded in), the four frames,
 // (t, secondary t, weight), the skin layer with the tint's intensity, the
-// tint and the effect bits. The crowd's compute pass writes the same record
-// (crowd/types.wgsl, InstanceOut), so one vertex shader serves both paths.
+// tint and the effect bits. The immediate path's draws read it as vertex
+// attributes; the resident crowd's draws assemble the same struct from the
+// crowd's members and visible records (crowd/draw.wgsl), so every other
+// line of the vertex stage is the same on both paths.
 struct Md2InstanceIn {
     @location(2) row0: vec4<f32>,
     @location(3) row1: vec4<f32>,
@@ -35,7 +37,8 @@ struct Md2InstanceIn {
     @location(6) lerp: vec3<f32>,
     // Low 16 bits: skin layer; high 16 bits: the tint's intensity as f16.
     @location(7) skin_intensity: u32,
-    @location(8) tint: vec4<f32>,
+    // Linear RGBA8, unpacked in the shader (unpack4x8unorm) on both paths.
+    @location(8) tint: u32,
     @location(9) effects: u32,
 };
 
@@ -165,7 +168,8 @@ fn md2_vertex_unmoved(
     out.uv = corner.uv;
     out.skin = inst.skin_intensity & 0xffffu;
     let intensity = md2_half_to_f32(inst.skin_intensity >> 16u);
-    out.tint = vec4<f32>(inst.tint.rgb * intensity, inst.tint.a);
+    let tint = unpack4x8unorm(inst.tint);
+    out.tint = vec4<f32>(tint.rgb * intensity, tint.a);
     out.effects = inst.effects;
     out.phase = phase;
     out.instance = 0u;
@@ -216,7 +220,7 @@ fn md2_vertex_now(corner: Md2CornerIn, inst: Md2InstanceIn, phase: u32, push: f3
 
 // Opaque and translucent instances: the phase is the tint's.
 fn md2_main_phase(inst: Md2InstanceIn) -> u32 {
-    return select(MD2_PHASE_OPAQUE, MD2_PHASE_TRANSLUCENT, inst.tint.a < 1.0);
+    return select(MD2_PHASE_OPAQUE, MD2_PHASE_TRANSLUCENT, (inst.tint >> 24u) < 255u);
 }
 
 @vertex
@@ -270,9 +274,13 @@ fn md2_vs_shadow_extra(corner: Md2CornerIn, inst: Md2InstanceIn, extra: Md2Extra
 }
 
 // Positions only, for depth-only passes (shadow maps, depth pre-passes).
-@vertex
-fn md2_vs_depth(corner: Md2CornerIn, inst: Md2InstanceIn) -> @builtin(position) vec4<f32> {
+fn md2_depth_vertex(corner: Md2CornerIn, inst: Md2InstanceIn) -> vec4<f32> {
     let v = md2_pose_vertex(corner.xyz, inst.frames, inst.lerp, 0.0);
     let clip = md2_view.view_proj * vec4<f32>(md2_world_position(md2_rows(inst), v.position), 1.0);
     return clip + vec4<f32>(md2_view.jitter.xy * clip.w, 0.0, 0.0);
+}
+
+@vertex
+fn md2_vs_depth(corner: Md2CornerIn, inst: Md2InstanceIn) -> @builtin(position) vec4<f32> {
+    return md2_depth_vertex(corner, inst);
 }

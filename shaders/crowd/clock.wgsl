@@ -114,14 +114,16 @@ fn sample(clock: Clock, now: vec2<u32>) -> Lerp {
 
 // Crossfade::weight on ticks: 0 before the start, smoothstep over the
 // duration, 1 after (and at once for a duration of 0).
-fn fade_weight(m: Member, now: vec2<u32>) -> f32 {
-    let since = sub64(now, m.fade_start);
+fn fade_weight(index: u32, now: vec2<u32>) -> f32 {
+    let fade = members[index * MEMBER_VEC4S + 7u];
+    let since = sub64(now, fade.xy);
     if is_negative(since) {
         return 0.0;
     }
-    if m.fade_ticks == 0u || since.y != 0u || since.x >= m.fade_ticks {
+    let ticks = fade.z;
+    if ticks == 0u || since.y != 0u || since.x >= ticks {
         return 1.0;
     }
-    let u = f32(since.x) / f32(m.fade_ticks);
+    let u = f32(since.x) / f32(ticks);
     return u * u * (3.0 - 2.0 * u);
 }

@@ -41,12 +41,13 @@ fn cs_classify(
     var shell = false;
     var level = 0u;
     if index < crowd.count {
-        let m = members[index];
-        if (crowd.flags & CROWD_CULL) == 0u || visible(m) {
-            level = member_level(m);
-            main = main_bucket(m.effects, level);
+        let rows = member_rows(index);
+        let effects = member_effects(index);
+        if (crowd.flags & CROWD_CULL) == 0u || visible(index, rows, effects) {
+            level = member_level(rows);
+            main = main_bucket(effects, level);
             mine[main] = 1u;
-            shell = (m.effects & MD2_MEMBER_SHELL) != 0u;
+            shell = (effects & MD2_MEMBER_SHELL) != 0u;
             if shell {
                 mine[SHELL] = 1u;
             }
@@ -107,9 +108,13 @@ fn sum_word(at: u32, bucket: u32) -> u32 {
     return select(0u, work[at + bucket], bucket < BUCKETS);
 }
 
+var<workgroup> totals: array<u32, BUCKETS>;
+
 // One workgroup: the workgroups' counts become where each workgroup's
-// members of each bucket start, the totals become the draw counts, and
-// each bucket's draw gets its level's index range.
+// members of each bucket start within the bucket, the buckets are laid out
+// one after another (each as long as its visible records), the totals
+// become the draw counts, and each bucket's draw gets its level's index
+// range and where its records start.
 @compute @workgroup_size(SCAN_WORKGROUP)
 fn cs_scan(@builtin(local_invocation_index) lid: u32) {
     // The finest level the translucent and shell buckets need.
@@ -125,7 +130,6 @@ fn cs_scan(@builtin(local_invocation_index) lid: u32) {
     workgroupBarrier();
     // Four buckets at a time.
     for (var quad = 0u; quad < BUCKETS; quad += 4u) {
-        let bases = vec4<u32>(base(quad), base(quad + 1u), base(quad + 2u), base(min(quad + 3u, BUCKETS - 1u)));
         var carry = vec4<u32>(0u);
         for (var first = 0u; first < crowd.groups; first += SCAN_WORKGROUP) {
             let group = first + lid;
@@ -151,7 +155,7 @@ fn cs_scan(@builtin(local_invocation_index) lid: u32) {
                 workgroupBarrier();
             }
             if group < crowd.groups {
-                let start = bases + carry + chunk[lid] - count;
+                let start = carry + chunk[lid] - count;
                 for (var k = 0u; k < 4u; k++) {
                     if quad + k < BUCKETS {
                         work[at + quad + k] = start[k];
@@ -162,22 +166,35 @@ fn cs_scan(@builtin(local_invocation_index) lid: u32) {
             workgroupBarrier();
         }
         if lid < 4u && quad + lid < BUCKETS {
-            let bucket = quad + lid;
-            var level = bucket / 2u;
-            if bucket >= TRANSLUCENT {
-                level = atomicLoad(&finest_scan[bucket - TRANSLUCENT]);
-                level = select(min(level, crowd.levels - 1u), 0u, level == NO_LEVEL);
-                work[SORTED_LEVELS + bucket - TRANSLUCENT] = level;
-            }
-            let drawn = level < crowd.levels;
-            let args = bucket * 5u;
-            work[args] = select(0u, level_count(min(level, MAX_LEVELS - 1u)), drawn);
-            work[args + 1u] = select(0u, carry[lid], drawn);
-            work[args + 2u] = select(0u, level_first(min(level, MAX_LEVELS - 1u)), drawn);
-            work[args + 3u] = 0u;
-            work[args + 4u] = 0u;
+            totals[quad + lid] = carry[lid];
         }
         workgroupBarrier();
+    }
+    // Each bucket's draw: its level's index range, its count, where its
+    // records start (after every earlier bucket's) and where the view's
+    // extra records start.
+    if lid < BUCKETS {
+        let bucket = lid;
+        var start = 0u;
+        for (var b = 0u; b < bucket; b++) {
+            start += totals[b];
+        }
+        var level = bucket / 2u;
+        if bucket >= TRANSLUCENT {
+            level = atomicLoad(&finest_scan[bucket - TRANSLUCENT]);
+            level = select(min(level, crowd.levels - 1u), 0u, level == NO_LEVEL);
+            work[SORTED_LEVELS + bucket - TRANSLUCENT] = level;
+        }
+        let drawn = level < crowd.levels;
+        let args = bucket * 5u;
+        work[args] = select(0u, level_count(min(level, MAX_LEVELS - 1u)), drawn);
+        work[args + 1u] = select(0u, totals[bucket], drawn);
+        work[args + 2u] = select(0u, level_first(min(level, MAX_LEVELS - 1u)), drawn);
+        work[args + 3u] = 0u;
+        work[args + 4u] = 0u;
+        let draw = DRAWS + DRAW_STRIDE * bucket;
+        work[draw] = start;
+        work[draw + 1u] = extra_base();
     }
 }
 
@@ -190,75 +207,89 @@ fn depth_key(rows: array<vec4<f32>, 3>) -> u32 {
     return ~ordered;
 }
 
-// Where a view's extra records start: one per record, scratch included.
-fn extra_base() -> u32 {
-    return select(crowd.extra_base.x, crowd.extra_base.y, (frame.flags & FRAME_SORT) != 0u);
-}
+// A record's pose: frames as u16 pairs (primary, secondary), then (t, t2,
+// weight).
+struct PoseOut {
+    frames: vec2<u32>,
+    lerp: vec3<f32>,
+};
 
-// Writes `record` (and in a view that wants it, `extra`) at `slot` of the
-// visible records. In a view that sorts, a translucent or shell record
-// waits at its rank in the bucket's scratch place with a sort key, and
-// cs_gather moves it.
-fn put(bucket: u32, slot: u32, record: InstanceOut, extra: InstanceOut, key: u32) {
-    var at = slot;
-    if (frame.flags & FRAME_SORT) != 0u && bucket >= TRANSLUCENT {
-        let r = bucket - TRANSLUCENT;
-        let rank = slot - base(bucket);
-        at = crowd.sort[2u + r] + rank;
-        let key_at = crowd.sort[r] + 2u * rank;
-        work[key_at] = key;
-        work[key_at + 1u] = rank;
-    }
-    out_records[at] = record;
-    if (frame.flags & FRAME_EXTRA) != 0u {
-        out_records[extra_base() + at] = extra;
-    }
-}
-
-// The extra record (vertex.wgsl's Md2ExtraIn, written as an InstanceOut: the
-// previous rows, frames and (t, t2, weight) where the current ones lie, the
-// index and id in the skin and tint words) of member `index`, whose record
-// now is `now`.
-fn previous_record(m: Member, index: u32, now: InstanceOut) -> InstanceOut {
-    var out = now;
-    out.skin_intensity = index;
-    out.effects = 0u;
-    let mm = motions[index];
-    out.tint = mm.flags_id >> MOTION_FLAG_BITS;
-    // The view's first frame, or the first of this crowd in it: nothing
-    // was shown before.
-    let seen = work[SEEN];
-    if (frame.flags & FRAME_FIRST) != 0u || seen == NOT_SEEN {
-        return out;
-    }
-    let fresh = mm.changed_at > seen;
-    if fresh && (mm.flags_id & MOTION_NEW) != 0u {
-        return out;
-    }
-    if fresh && (mm.flags_id & MOTION_MOVED) != 0u {
-        out.rows = mm.previous_rows;
-    }
-    if fresh && (mm.flags_id & MOTION_POSE) != 0u {
-        out.frames = mm.previous_frames;
-        out.t = mm.previous_lerp.x;
-        out.t2 = mm.previous_lerp.y;
-        out.weight = mm.previous_lerp.z;
-        return out;
-    }
-    // The playback did not change since: its pose at the previous frame's
-    // time, by the same clock rules.
-    let p = sample(m.primary, frame.previous);
+// Member `index`'s pose at `time` (ticks), by the clock rules.
+fn member_pose(index: u32, effects: u32, time: vec2<u32>) -> PoseOut {
+    let p = sample(member_clock(index, false), time);
     var s = p;
     var weight = 0.0;
-    if (m.effects & MD2_MEMBER_FADING) != 0u {
-        s = sample(m.secondary, frame.previous);
-        weight = fade_weight(m, frame.previous);
+    if (effects & MD2_MEMBER_FADING) != 0u {
+        s = sample(member_clock(index, true), time);
+        weight = fade_weight(index, time);
     }
-    out.frames = vec2<u32>(p.a | (p.b << 16u), s.a | (s.b << 16u));
-    out.t = p.t;
-    out.t2 = s.t;
-    out.weight = weight;
-    return out;
+    return PoseOut(vec2<u32>(p.a | (p.b << 16u), s.a | (s.b << 16u)), vec3<f32>(p.t, s.t, weight));
+}
+
+// The extra record of member `index`, whose pose now is `now`, into slot
+// `at`: the previous frame's rows and pose (where they differ from now's),
+// the index and the id (vertex.wgsl's Md2ExtraIn).
+fn put_extra(at: u32, index: u32, rows: array<vec4<f32>, 3>, effects: u32, now: PoseOut) {
+    var previous_rows = rows;
+    var pose = now;
+    let mm = motions[index];
+    let seen = work[SEEN];
+    // Nothing was shown before in the view's first frame, or the first of
+    // this crowd in it.
+    if (frame.flags & FRAME_FIRST) == 0u && seen != NOT_SEEN {
+        let fresh = mm.changed_at > seen;
+        if !(fresh && (mm.flags_id & MOTION_NEW) != 0u) {
+            if fresh && (mm.flags_id & MOTION_MOVED) != 0u {
+                previous_rows = mm.previous_rows;
+            }
+            if fresh && (mm.flags_id & MOTION_POSE) != 0u {
+                pose = PoseOut(mm.previous_frames, mm.previous_lerp);
+            } else {
+                // The playback did not change since: its pose at the
+                // previous frame's time, by the same clock rules.
+                pose = member_pose(index, effects, frame.previous);
+            }
+        }
+    }
+    let w = extra_base() + at * EXTRA_WORDS;
+    for (var k = 0u; k < 3u; k++) {
+        for (var c = 0u; c < 4u; c++) {
+            out_records[w + 4u * k + c] = bitcast<u32>(previous_rows[k][c]);
+        }
+    }
+    out_records[w + 12u] = pose.frames.x;
+    out_records[w + 13u] = pose.frames.y;
+    out_records[w + 14u] = bitcast<u32>(pose.lerp.x);
+    out_records[w + 15u] = bitcast<u32>(pose.lerp.y);
+    out_records[w + 16u] = bitcast<u32>(pose.lerp.z);
+    out_records[w + 17u] = index;
+    out_records[w + 18u] = mm.flags_id >> MOTION_FLAG_BITS;
+    out_records[w + 19u] = 0u;
+}
+
+// Writes member `index`'s record (and in a view that wants it, its extra
+// record) as the `rank`-th of `bucket`. In a view that sorts, a translucent
+// or shell record waits at its rank in the bucket's scratch place with a
+// sort key, and cs_gather moves it.
+fn put(bucket: u32, rank: u32, index: u32, rows: array<vec4<f32>, 3>, effects: u32, pose: PoseOut) {
+    var at = base(bucket) + rank;
+    if (frame.flags & FRAME_SORT) != 0u && bucket >= TRANSLUCENT {
+        let r = bucket - TRANSLUCENT;
+        at = sort_scratch(r) + rank;
+        let key_at = sort_keys(r) + 2u * rank;
+        work[key_at] = depth_key(rows);
+        work[key_at + 1u] = rank;
+    }
+    let w = at * RECORD_WORDS;
+    out_records[w] = index;
+    out_records[w + 1u] = pose.frames.x;
+    out_records[w + 2u] = pose.frames.y;
+    out_records[w + 3u] = bitcast<u32>(pose.lerp.x);
+    out_records[w + 4u] = bitcast<u32>(pose.lerp.y);
+    out_records[w + 5u] = bitcast<u32>(pose.lerp.z);
+    if (frame.flags & FRAME_EXTRA) != 0u {
+        put_extra(at, index, rows, effects, pose);
+    }
 }
 
 @compute @workgroup_size(64)
@@ -276,33 +307,14 @@ fn cs_emit(
     if (word & PLACED_MAIN) == 0u {
         return;
     }
-    let m = members[index];
-    let p = sample(m.primary, frame.now);
-    var s = p;
-    var weight = 0.0;
-    if (m.effects & MD2_MEMBER_FADING) != 0u {
-        s = sample(m.secondary, frame.now);
-        weight = fade_weight(m, frame.now);
-    }
-    var record: InstanceOut;
-    record.rows = m.rows;
-    record.frames = vec2<u32>(p.a | (p.b << 16u), s.a | (s.b << 16u));
-    record.t = p.t;
-    record.t2 = s.t;
-    record.weight = weight;
-    record.skin_intensity = m.skin_intensity;
-    record.tint = m.tint;
-    record.effects = m.effects;
-    var extra = record;
-    if (frame.flags & FRAME_EXTRA) != 0u {
-        extra = previous_record(m, index, record);
-    }
+    let rows = member_rows(index);
+    let effects = member_effects(index);
+    let pose = member_pose(index, effects, frame.now);
     let sums = sums_at(group);
-    let key = depth_key(m.rows);
     let bucket = word & 15u;
-    put(bucket, work[sums + bucket] + ((word >> 4u) & 63u), record, extra, key);
+    put(bucket, work[sums + bucket] + ((word >> 4u) & 63u), index, rows, effects, pose);
     if (word & PLACED_SHELL) != 0u {
-        put(SHELL, work[sums + SHELL] + ((word >> 12u) & 63u), record, extra, key);
+        put(SHELL, work[sums + SHELL] + ((word >> 12u) & 63u), index, rows, effects, pose);
     }
 }
 

@@ -35,12 +35,11 @@ fn box_in_view(center: vec3<f32>, extent: vec3<f32>) -> bool {
 // model's sphere comes nearest the camera, is within the view's budget.
 // The same arithmetic, in the same order, as src/contract/level.rs's `choose`
 // (the immediate path), so both paths choose alike.
-fn member_level(m: Member) -> u32 {
+fn member_level(r: array<vec4<f32>, 3>) -> u32 {
     let scale = view.level.x;
     if scale <= 0.0 || crowd.levels <= 1u {
         return 0u;
     }
-    let r = m.rows;
     let c0 = r[0].x * r[0].x + r[1].x * r[1].x + r[2].x * r[2].x;
     let c1 = r[0].y * r[0].y + r[1].y * r[1].y + r[2].y * r[2].y;
     let c2 = r[0].z * r[0].z + r[1].z * r[1].z + r[2].z * r[2].z;
@@ -65,26 +64,29 @@ fn member_level(m: Member) -> u32 {
     return level;
 }
 
-fn visible(m: Member) -> bool {
-    var lo = m.bounds_min;
-    var hi = m.bounds_max;
-    if (m.effects & MD2_MEMBER_SHELL) != 0u {
+// Whether member `index` (its rows `rows`, effects `effects`) may show in
+// the view.
+fn visible(index: u32, rows: array<vec4<f32>, 3>, effects: u32) -> bool {
+    let bounds = member_bounds(index);
+    var lo = bounds[0];
+    var hi = bounds[1];
+    if (effects & MD2_MEMBER_SHELL) != 0u {
         lo -= vec3<f32>(MD2_SHELL_OFFSET);
         hi += vec3<f32>(MD2_SHELL_OFFSET);
     }
     let c = vec4<f32>((lo + hi) * 0.5, 1.0);
     let e = (hi - lo) * 0.5;
-    let center = vec3<f32>(dot(m.rows[0], c), dot(m.rows[1], c), dot(m.rows[2], c));
+    let center = vec3<f32>(dot(rows[0], c), dot(rows[1], c), dot(rows[2], c));
     let extent = vec3<f32>(
-        dot(abs(m.rows[0].xyz), e),
-        dot(abs(m.rows[1].xyz), e),
-        dot(abs(m.rows[2].xyz), e),
+        dot(abs(rows[0].xyz), e),
+        dot(abs(rows[1].xyz), e),
+        dot(abs(rows[2].xyz), e),
     );
     if box_in_view(center, extent) {
         return true;
     }
     let casts = (view.flags.x & MD2_VIEW_SHADOWS) != 0u
-        && (m.effects & (MD2_EFFECT_NO_SHADOW | MD2_MEMBER_TRANSLUCENT)) == 0u;
+        && (effects & (MD2_EFFECT_NO_SHADOW | MD2_MEMBER_TRANSLUCENT)) == 0u;
     if !casts {
         return false;
     }

@@ -7,12 +7,12 @@ fn visible_in(r: u32) -> u32 {
 }
 
 fn load_key(r: u32, i: u32) -> vec2<u32> {
-    let at = crowd.sort[r] + 2u * i;
+    let at = sort_keys(r) + 2u * i;
     return vec2<u32>(work[at], work[at + 1u]);
 }
 
 fn store_key(r: u32, i: u32, key: vec2<u32>) {
-    let at = crowd.sort[r] + 2u * i;
+    let at = sort_keys(r) + 2u * i;
     work[at] = key.x;
     work[at + 1u] = key.y;
 }
@@ -55,7 +55,7 @@ fn cs_sort_block(
     let r = step.region;
     let first = (wid.y * groups.x + wid.x) * SORT_BLOCK;
     // Workgroup-uniform, so returning before the barriers is allowed.
-    if first >= crowd.sort_size[r] {
+    if first >= sort_size(r) {
         return;
     }
     let count = visible_in(r);
@@ -94,7 +94,7 @@ fn cs_sort_step(
 ) {
     let r = step.region;
     let t = (wid.y * groups.x + wid.x) * SORT_WORKGROUP + lid;
-    if t >= crowd.sort_size[r] / 2u {
+    if t >= sort_size(r) / 2u {
         return;
     }
     let a = pair_first(t, step.j);
@@ -121,9 +121,14 @@ fn cs_gather(
     }
     let rank = load_key(r, i).y;
     let to = base(TRANSLUCENT + r) + i;
-    let source = crowd.sort[2u + r] + rank;
-    out_records[to] = out_records[source];
+    let source = sort_scratch(r) + rank;
+    for (var w = 0u; w < RECORD_WORDS; w++) {
+        out_records[to * RECORD_WORDS + w] = out_records[source * RECORD_WORDS + w];
+    }
     if (frame.flags & FRAME_EXTRA) != 0u {
-        out_records[extra_base() + to] = out_records[extra_base() + source];
+        let extras = extra_base();
+        for (var w = 0u; w < EXTRA_WORDS; w++) {
+            out_records[extras + to * EXTRA_WORDS + w] = out_records[extras + source * EXTRA_WORDS + w];
+        }
     }
 }

@@ -30,7 +30,8 @@
 // Every struct here has a #[repr(C)] mirror in src/contract/crowd.rs, and a
 // test holds their sizes and offsets equal.
 
-// One clip's clock.
+// A clip clock, as the passes sample it: the member's own words (start,
+// step, rate) with its clip's (first, len, flags).
 struct Clock {
     // Position gained per tick, as a fraction of 2^96: of a loop for looping
     // clips, of a frame for one-shot ones.
@@ -44,9 +45,6 @@ struct Clock {
     len: u32,
     // Frames per second (fps × speed), for one-shot clips' coarse position.
     rate: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 };
 
 const CLOCK_LOOPING: u32 = 1u;
@@ -54,26 +52,89 @@ const CLOCK_LOOPING: u32 = 1u;
 // finite): it holds its first frame.
 const CLOCK_HOLD: u32 = 2u;
 
-// Laid out so that each of the crowd's setters rewrites one short run of
-// bytes: the transform is bytes 0..64 (with the effects word, whose
-// mirrored bit follows the transform), the look (effects, skin, tint) bytes
-// 60..84, the clocks bytes 48..192.
-struct Member {
-    // Model (Quake axes) to world, three rows.
-    rows: array<vec4<f32>, 3>,
-    // Model-space box of every frame either clip can show.
-    bounds_min: vec3<f32>,
-    // MD2_EFFECT_* and MD2_MEMBER_* bits (constants.wgsl).
-    effects: u32,
-    bounds_max: vec3<f32>,
-    skin_intensity: u32,
-    tint: u32,
-    // How long the crossfade into `secondary` takes, and when it starts.
-    fade_ticks: u32,
-    fade_start: vec2<u32>,
-    primary: Clock,
-    secondary: Clock,
-};
+// Every member lives on the GPU as MEMBER_VEC4S vec4<u32> of `members`
+// (md2_wgpu's contract/crowd.rs lays them out and names the setters' byte
+// ranges), 128 bytes:
+//   [0..3) rows: model (Quake axes) to world, three rows (f32 bits)
+//   [3]    skin | intensity << 16, tint (RGBA8), effects (MD2_EFFECT_* and
+//          MD2_MEMBER_* bits), primary clip
+//   [4]    primary clock: start (low, high), step.x, step.y
+//   [5]    primary step.z, primary rate (f32 bits), secondary start (low,
+//          high)
+//   [6]    secondary step.x, .y, .z, secondary rate
+//   [7]    fade start (low, high), fade ticks, secondary clip
+// The first four are all the vertex stage reads (vertex.wgsl's resident
+// draws); the compute passes read the first four of every member and the
+// clocks of the visible ones. The crowd's clip table follows the members in
+// the same buffer, at crowd.clips_at, CLIP_VEC4S each:
+//   [0]    bounds_min (f32 bits), first | CLOCK_* flags << 16
+//   [1]    bounds_max (f32 bits), len
+// bounds being the model-space box of every frame the clip plays.
+const MEMBER_VEC4S: u32 = 8u;
+const CLIP_VEC4S: u32 = 2u;
+
+fn member_rows(index: u32) -> array<vec4<f32>, 3> {
+    let at = index * MEMBER_VEC4S;
+    return array<vec4<f32>, 3>(
+        bitcast<vec4<f32>>(members[at]),
+        bitcast<vec4<f32>>(members[at + 1u]),
+        bitcast<vec4<f32>>(members[at + 2u]),
+    );
+}
+
+// (skin | intensity << 16, tint, effects, primary clip).
+fn member_look(index: u32) -> vec4<u32> {
+    return members[index * MEMBER_VEC4S + 3u];
+}
+
+fn member_effects(index: u32) -> u32 {
+    return member_look(index).z;
+}
+
+fn clip_of(id: u32) -> array<vec4<u32>, 2> {
+    let at = crowd.clips_at + id * CLIP_VEC4S;
+    return array<vec4<u32>, 2>(members[at], members[at + 1u]);
+}
+
+// The member's primary clock (or its secondary one).
+fn member_clock(index: u32, secondary: bool) -> Clock {
+    let at = index * MEMBER_VEC4S;
+    let w4 = members[at + 4u];
+    let w5 = members[at + 5u];
+    let w6 = members[at + 6u];
+    var clock: Clock;
+    var id: u32;
+    if secondary {
+        clock.start = w5.zw;
+        clock.step = w6.xyz;
+        clock.rate = bitcast<f32>(w6.w);
+        id = members[at + 7u].w;
+    } else {
+        clock.start = w4.xy;
+        clock.step = vec3<u32>(w4.zw, w5.x);
+        clock.rate = bitcast<f32>(w5.y);
+        id = members[at + 3u].w;
+    }
+    let clip = clip_of(id);
+    clock.first = clip[0].w & 0xffffu;
+    clock.flags = clip[0].w >> 16u;
+    clock.len = clip[1].w;
+    return clock;
+}
+
+// The model-space box of every frame the member's clips can show: (min,
+// max).
+fn member_bounds(index: u32) -> array<vec3<f32>, 2> {
+    let primary = clip_of(member_look(index).w);
+    var lo = bitcast<vec3<f32>>(primary[0].xyz);
+    var hi = bitcast<vec3<f32>>(primary[1].xyz);
+    if (member_effects(index) & MD2_MEMBER_FADING) != 0u {
+        let secondary = clip_of(members[index * MEMBER_VEC4S + 7u].w);
+        lo = min(lo, bitcast<vec3<f32>>(secondary[0].xyz));
+        hi = max(hi, bitcast<vec3<f32>>(secondary[1].xyz));
+    }
+    return array<vec3<f32>, 2>(lo, hi);
+}
 
 // What the previous frame showed of a member where it changed since (its
 // transform moved, its playback changed, it was added or teleported): kept
@@ -111,24 +172,12 @@ struct CrowdParams {
     flags: u32,
     // Workgroups of cs_classify and cs_emit: ceil(count / WORKGROUP).
     groups: u32,
-    // First record of each bucket in the visible records (`base(bucket)`):
-    // opaque and opaque mirrored at each level, translucent, shell.
-    bases: array<vec4<u32>, 3>,
-    // For views that sort, per sorted bucket (translucent, shell): where its
-    // keys start in `work` (x, y; `size` (key, rank) pairs each), where its
-    // records wait in member order before cs_gather (z, w).
-    sort: vec4<u32>,
-    // The sorted buckets' key counts: powers of two, at least SORT_BLOCK
-    // (0 for an empty bucket).
-    sort_size: vec2<u32>,
-    // Where the extra records start, in a view that does not sort (x) and
-    // in one that does (y): parallel to every record, scratch included.
-    extra_base: vec2<u32>,
+    // Where the clip table starts in `members`, in vec4s.
+    clips_at: u32,
     // Counts the flushes that uploaded motion (see MemberMotion.changed_at).
     generation: u32,
     _pad0: u32,
     _pad1: u32,
-    _pad2: u32,
     // Each level's range of the model's index buffers (both windings).
     level_first: array<vec4<u32>, 2>,
     level_count: array<vec4<u32>, 2>,
@@ -156,8 +205,11 @@ fn opaque_at(level: u32, mirrored: bool) -> u32 {
     return 2u * level + select(0u, 1u, mirrored);
 }
 
+// Where `bucket` starts among the visible records: cs_scan lays the
+// buckets out one after another, each as long as it has visible records,
+// and writes each start where the bucket's draw reads it (DRAWS).
 fn base(bucket: u32) -> u32 {
-    return crowd.bases[bucket / 4u][bucket % 4u];
+    return work[DRAWS + DRAW_STRIDE * bucket];
 }
 
 // Level `level`'s first index, index count and error (CrowdParams keeps
@@ -206,42 +258,52 @@ struct SortStep {
     _pad: u32,
 };
 
-// vertex.wgsl's Md2InstanceIn, as memory (md2_wgpu::InstanceRecord).
-struct InstanceOut {
-    rows: array<vec4<f32>, 3>,
-    // Frames as u16 pairs: (primary a | primary b << 16, secondary a | b << 16).
-    frames: vec2<u32>,
-    t: f32,
-    t2: f32,
-    weight: f32,
-    skin_intensity: u32,
-    tint: u32,
-    effects: u32,
-};
-
+// A visible record, RECORD_WORDS words of `out_records`: the member it
+// draws and its pose now (crowd/draw.wgsl reads it):
+//   member, frames (primary a | b << 16), frames (secondary a | b << 16),
+//   t, t2, weight (f32 bits)
+// and, in a view that draws them, its extra record (EXTRA_WORDS words at
+// extra_base() + EXTRA_WORDS × slot, vertex.wgsl's Md2ExtraIn as memory):
+// the previous frame's rows, frames and (t, t2, weight), the member's index
+// and its id.
+const RECORD_WORDS: u32 = 6u;
+const EXTRA_WORDS: u32 = 20u;
 
 @group(0) @binding(0) var<uniform> view: Md2View;
 
-@group(1) @binding(0) var<storage, read> members: array<Member>;
+@group(1) @binding(0) var<storage, read> members: array<vec4<u32>>;
 @group(1) @binding(1) var<uniform> crowd: CrowdParams;
 // Parallel to `members` where a view draws motion (else a stand-in).
 @group(1) @binding(2) var<storage, read> motions: array<MemberMotion>;
 
 @group(2) @binding(0) var<uniform> frame: CrowdFrame;
-@group(2) @binding(1) var<storage, read_write> out_records: array<InstanceOut>;
+@group(2) @binding(1) var<storage, read_write> out_records: array<u32>;
 // One buffer for everything else a view keeps of a crowd (a device may
 // offer only four storage buffers to a compute stage), in words:
 // - [0, 5 × BUCKETS): the buckets' DrawIndexedIndirectArgs, five words
 //   each;
 // - SEEN: the crowd's generation when this view last drew it (written by
 //   the CPU); SORTED_LEVELS, + 1: the levels the translucent and shell
-//   buckets are drawn at; one unused;
+//   buckets are drawn at; EXTRA_BASE: where the view's extra records start
+//   in `out_records`, in words (written by the CPU: one per record slot,
+//   scratch included);
+// - [DRAWS, DRAWS + DRAW_STRIDE × BUCKETS): per bucket, where its records
+//   start and where the view's extra records start (crowd/draw.wgsl's
+//   Md2CrowdDraw), 256 bytes apart: the draw of a bucket binds them as a
+//   uniform at its own dynamic offset;
+// - SORT_LAYOUT: in a view that sorts (written by the CPU where it
+//   changes), per sorted bucket (translucent, shell) where its keys start
+//   (two words; `sort_size` (key, rank) pairs each), where its records wait
+//   in member order before cs_gather (two words, record slots), and its key
+//   count (two words: a power of two, at least SORT_BLOCK; 0 for an empty
+//   bucket);
 // - [SUMS, SUMS + GROUP_WORDS × groups): per workgroup, its visible members
-//   per bucket, then (after cs_scan) where its first one goes; then the
-//   finest level its translucent members and its shells need;
+//   per bucket (after cs_scan: where its first one goes within the
+//   bucket); then the finest level its translucent members and its shells
+//   need;
 // - [SUMS + GROUP_WORDS × groups, + count): per member, where it goes
 //   within its workgroup (`placed`);
-// - then the sort keys of the sorted buckets (CrowdParams.sort).
+// - then the sort keys of the sorted buckets.
 @group(2) @binding(2) var<storage, read_write> work: array<u32>;
 @group(2) @binding(3) var<uniform> step: SortStep;
 
@@ -252,9 +314,33 @@ const SORT_WORKGROUP: u32 = 256u;
 const SORT_BLOCK: u32 = 512u;
 const SEEN: u32 = 60u;
 const SORTED_LEVELS: u32 = 61u;
+const EXTRA_BASE: u32 = 63u;
 // SEEN of a view that has not drawn the crowd yet.
 const NOT_SEEN: u32 = 0xffffffffu;
-const SUMS: u32 = 64u;
+const DRAWS: u32 = 64u;
+// 256 bytes: any device's uniform offset alignment divides it.
+const DRAW_STRIDE: u32 = 64u;
+const SORT_LAYOUT: u32 = 832u;
+const SUMS: u32 = 840u;
+
+fn extra_base() -> u32 {
+    return work[EXTRA_BASE];
+}
+
+// Where sorted bucket `r`'s keys start in `work`.
+fn sort_keys(r: u32) -> u32 {
+    return work[SORT_LAYOUT + r];
+}
+
+// Where sorted bucket `r`'s records wait before cs_gather, as a record slot.
+fn sort_scratch(r: u32) -> u32 {
+    return work[SORT_LAYOUT + 2u + r];
+}
+
+// Sorted bucket `r`'s key count.
+fn sort_size(r: u32) -> u32 {
+    return work[SORT_LAYOUT + 4u + r];
+}
 const GROUP_WORDS: u32 = 14u;
 // A finest level where no member needs one.
 const NO_LEVEL: u32 = 0xffffffffu;

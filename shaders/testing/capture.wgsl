@@ -49,7 +49,7 @@ fn md2_cs_capture_motion(@builtin(global_invocation_id) id: vec3<u32>) {
     inst.row2 = c.rows[2];
     inst.frames = c.frames;
     inst.lerp = c.lerp.xyz;
-    inst.tint = vec4<f32>(1.0);
+    inst.tint = 0xffffffffu;
     let previous = Md2Previous(c.previous_rows, c.previous_frames, c.previous_lerp.xyz, 0u, 0u);
     let v = md2_vertex(Md2CornerIn(i, vec2<f32>(0.0)), inst, previous, u32(c.previous_lerp.w), c.lerp.w);
     let clip = md2_view.view_proj * vec4<f32>(v.world_position, 1.0);

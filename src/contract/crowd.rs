@@ -21,86 +21,114 @@ pub(crate) const SEEN: u32 = 5 * BUCKETS as u32;
 /// bucket and the shell bucket were drawn at (the finest any of their
 /// visible members needs).
 pub(crate) const SORTED_LEVELS: u32 = SEEN + 1;
-/// Words at the start of a crowd view's work buffer: the buckets' draw
-/// arguments, [`SEEN`], [`SORTED_LEVELS`] and one unused.
-pub(crate) const SUMS: u32 = SEEN + 4;
+/// The word of a crowd view's work buffer that holds where the view's extra
+/// records start among its records, in words (written by the CPU).
+pub(crate) const EXTRA_BASE: u32 = SORTED_LEVELS + 2;
 /// Words of a crowd view's work buffer that the visible counts read: the
 /// draw arguments and the sorted buckets' levels.
 pub(crate) const COUNTED_WORDS: u32 = SORTED_LEVELS + 2;
+/// Where each bucket's draw (vertex.wgsl's `Md2CrowdDraw`: where its
+/// records start, where the extra records start) lies in a crowd view's
+/// work buffer, [`DRAW_STRIDE`] words apart.
+pub(crate) const DRAWS: u32 = 64;
+/// Words between two buckets' draws: 256 bytes, which every device's
+/// uniform offset alignment divides, so each draw binds its own at a
+/// dynamic offset.
+pub(crate) const DRAW_STRIDE: u32 = 64;
+/// Where a sorting view's layout of its sorted buckets lies in its work
+/// buffer (written by the CPU): per sorted bucket where its keys start
+/// (two words), where its records wait before the gather (two words), and
+/// its padded key count (two words).
+pub(crate) const SORT_LAYOUT: u32 = DRAWS + DRAW_STRIDE * BUCKETS as u32;
+/// Words at the start of a crowd view's work buffer before the workgroups'
+/// sums.
+pub(crate) const SUMS: u32 = SORT_LAYOUT + 8;
 /// Words per workgroup of the per-member passes in a crowd view's work
 /// buffer: its visible members per bucket (after `cs_scan`: where its
-/// first one goes), then the finest level its translucent members and its
-/// shells need.
+/// first one goes within the bucket), then the finest level its translucent
+/// members and its shells need.
 pub(crate) const GROUP_WORDS: u32 = BUCKETS as u32 + 2;
+/// Words of a visible record (the member and its pose).
+pub(crate) const RECORD_WORDS: u32 = 6;
+/// Words of an extra record (`vertex.wgsl`'s `Md2ExtraIn` as memory).
+pub(crate) const EXTRA_WORDS: u32 = 20;
+/// `vec4<u32>`s of a member in the member buffer.
+pub(crate) const MEMBER_VEC4S: u32 = 8;
+/// `vec4<u32>`s of a clip in the member buffer's clip table.
+pub(crate) const CLIP_VEC4S: u32 = 2;
 
-/// crowd/types.wgsl's `Clock`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-pub(crate) struct ClockRecord {
-    pub step: [u32; 3],
-    pub flags: u32,
-    pub start: [u32; 2],
-    pub first: u32,
-    pub len: u32,
-    pub rate: f32,
-    pub _pad0: u32,
-    pub _pad1: u32,
-    pub _pad2: u32,
-}
-
-/// crowd/types.wgsl's `Member`: one resident instance.
+/// One resident member as the member buffer holds it, 128 bytes (see
+/// crowd/types.wgsl, which reads it as eight `vec4<u32>`): what the vertex
+/// stage reads first (rows, skin, tint, effects), then the clocks the
+/// compute passes sample.
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub(crate) struct MemberRecord {
+    /// Model (Quake axes) to world, three rows.
     pub rows: [[f32; 4]; 3],
-    pub bounds_min: [f32; 3],
-    pub effects: u32,
-    pub bounds_max: [f32; 3],
+    /// Skin layer, and the tint's intensity (f16) above it.
     pub skin_intensity: u32,
+    /// Linear RGBA8.
     pub tint: u32,
-    pub fade_ticks: u32,
+    /// `EFFECT_*` and `MEMBER_*` bits.
+    pub effects: u32,
+    /// The primary clock's clip, in the crowd's clip table.
+    pub primary_clip: u32,
+    /// When the primary clip started, in ticks (low, high word).
+    pub primary_start: [u32; 2],
+    /// Its position gained per tick (see crowd/clock.wgsl).
+    pub primary_step: [u32; 3],
+    /// Its frames per second (fps × speed).
+    pub primary_rate: f32,
+    pub secondary_start: [u32; 2],
+    pub secondary_step: [u32; 3],
+    pub secondary_rate: f32,
+    /// When the crossfade into the secondary clock starts, in ticks.
     pub fade_start: [u32; 2],
-    pub primary: ClockRecord,
-    pub secondary: ClockRecord,
+    /// How long it takes, in ticks.
+    pub fade_ticks: u32,
+    pub secondary_clip: u32,
+}
+
+/// One clip of a crowd's clip table, 32 bytes, after the members in the
+/// member buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct ClipRecord {
+    /// The model-space box of every frame the clip plays.
+    pub bounds_min: [f32; 3],
+    /// The first frame, and the `CLOCK_*` bits above it.
+    pub first_flags: u32,
+    pub bounds_max: [f32; 3],
+    /// Frames in the clip.
+    pub len: u32,
 }
 
 /// The byte ranges of a [`MemberRecord`] each of the crowd's setters
-/// rewrites (see crowd/types.wgsl's `Member`).
+/// rewrites.
 pub(crate) mod member_part {
+    use std::mem::offset_of;
     use std::ops::Range;
 
     use super::MemberRecord;
 
-    const fn at(offset: usize, end: usize) -> Range<usize> {
-        offset..end
-    }
-
     /// The transform, and the effects word whose mirrored bit follows it.
-    pub const TRANSFORM: Range<usize> = at(0, std::mem::offset_of!(MemberRecord, bounds_max));
+    pub const TRANSFORM: Range<usize> = 0..offset_of!(MemberRecord, primary_clip);
     /// The effects word alone (shell, fullbright, minlight, shadow).
-    pub const EFFECTS: Range<usize> = at(
-        std::mem::offset_of!(MemberRecord, effects),
-        std::mem::offset_of!(MemberRecord, bounds_max),
-    );
+    pub const EFFECTS: Range<usize> =
+        offset_of!(MemberRecord, effects)..offset_of!(MemberRecord, primary_clip);
     /// The skin layer (with the tint's intensity beside it).
-    pub const SKIN: Range<usize> = at(
-        std::mem::offset_of!(MemberRecord, skin_intensity),
-        std::mem::offset_of!(MemberRecord, tint),
-    );
+    pub const SKIN: Range<usize> =
+        offset_of!(MemberRecord, skin_intensity)..offset_of!(MemberRecord, tint);
     /// The tint: its intensity, its colour, and the translucency bit in the
     /// effects word.
-    pub const TINT: Range<usize> = at(
-        std::mem::offset_of!(MemberRecord, effects),
-        std::mem::offset_of!(MemberRecord, fade_ticks),
-    );
-    /// What plays: the clocks, the fade, the bounds of every frame they
-    /// show, and the fading bit in the effects word.
-    pub const PLAYBACK: Range<usize> = at(
-        std::mem::offset_of!(MemberRecord, bounds_min),
-        size_of::<MemberRecord>(),
-    );
+    pub const TINT: Range<usize> =
+        offset_of!(MemberRecord, skin_intensity)..offset_of!(MemberRecord, primary_clip);
+    /// What plays: the clips, the clocks, the fade, and the fading bit in
+    /// the effects word.
+    pub const PLAYBACK: Range<usize> = offset_of!(MemberRecord, effects)..size_of::<MemberRecord>();
     /// The whole record.
-    pub const ALL: Range<usize> = at(0, size_of::<MemberRecord>());
+    pub const ALL: Range<usize> = 0..size_of::<MemberRecord>();
 }
 
 /// crowd/types.wgsl's `CrowdParams`.
@@ -111,14 +139,10 @@ pub(crate) struct CrowdParams {
     pub levels: u32,
     pub flags: u32,
     pub groups: u32,
-    pub bases: [[u32; 4]; 3],
-    pub sort: [u32; 4],
-    pub sort_size: [u32; 2],
-    pub extra_base: [u32; 2],
+    pub clips_at: u32,
     pub generation: u32,
     pub _pad0: u32,
     pub _pad1: u32,
-    pub _pad2: u32,
     pub level_first: [[u32; 4]; 2],
     pub level_count: [[u32; 4]; 2],
     pub level_error: [[f32; 4]; 2],
@@ -157,4 +181,38 @@ pub(crate) struct CrowdFrame {
     pub previous: [u32; 2],
     pub _pad1: u32,
     pub _pad2: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::mem::offset_of;
+
+    use super::*;
+
+    /// crowd/types.wgsl reads a member as vec4s by position: these are the
+    /// positions it reads (word = byte / 4).
+    #[test]
+    fn the_member_record_is_where_the_shaders_read_it() {
+        assert_eq!(size_of::<MemberRecord>(), MEMBER_VEC4S as usize * 16);
+        assert_eq!(size_of::<ClipRecord>(), CLIP_VEC4S as usize * 16);
+        let word = |bytes: usize| bytes / 4;
+        // [3]: skin | intensity, tint, effects, primary clip.
+        assert_eq!(word(offset_of!(MemberRecord, skin_intensity)), 12);
+        assert_eq!(word(offset_of!(MemberRecord, tint)), 13);
+        assert_eq!(word(offset_of!(MemberRecord, effects)), 14);
+        assert_eq!(word(offset_of!(MemberRecord, primary_clip)), 15);
+        // [4], [5]: primary start, step, rate; secondary start.
+        assert_eq!(word(offset_of!(MemberRecord, primary_start)), 16);
+        assert_eq!(word(offset_of!(MemberRecord, primary_step)), 18);
+        assert_eq!(word(offset_of!(MemberRecord, primary_rate)), 21);
+        assert_eq!(word(offset_of!(MemberRecord, secondary_start)), 22);
+        // [6]: secondary step, rate; [7]: fade start, ticks, secondary clip.
+        assert_eq!(word(offset_of!(MemberRecord, secondary_step)), 24);
+        assert_eq!(word(offset_of!(MemberRecord, secondary_rate)), 27);
+        assert_eq!(word(offset_of!(MemberRecord, fade_start)), 28);
+        assert_eq!(word(offset_of!(MemberRecord, fade_ticks)), 30);
+        assert_eq!(word(offset_of!(MemberRecord, secondary_clip)), 31);
+        assert_eq!(word(offset_of!(ClipRecord, first_flags)), 3);
+        assert_eq!(word(offset_of!(ClipRecord, len)), 7);
+    }
 }

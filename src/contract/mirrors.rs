@@ -8,7 +8,7 @@
 use super::bits::*;
 use super::buckets::{BUCKETS, MAX_LEVELS, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT};
 use super::crowd::*;
-use super::records::{InstanceRecord, ModelInfo, ViewUniform};
+use super::records::{ModelInfo, ViewUniform};
 use super::wgsl::{CROWD_WGSL, MD2_POSE_WGSL, MD2_RENDERER_WGSL, entry};
 
 /// `source` parsed and validated with default capabilities: nothing beyond
@@ -187,41 +187,6 @@ fn every_wgsl_struct_the_cpu_touches_matches_its_mirror() {
     check(
         &crowd,
         &mirror!(
-            InstanceRecord,
-            "InstanceOut",
-            [rows, frames, t, t2, weight, skin_intensity, tint, effects]
-        ),
-    );
-    check(
-        &crowd,
-        &mirror!(
-            ClockRecord,
-            "Clock",
-            [step, flags, start, first, len, rate, _pad0, _pad1, _pad2]
-        ),
-    );
-    check(
-        &crowd,
-        &mirror!(
-            MemberRecord,
-            "Member",
-            [
-                rows,
-                bounds_min,
-                effects,
-                bounds_max,
-                skin_intensity,
-                tint,
-                fade_ticks,
-                fade_start,
-                primary,
-                secondary
-            ]
-        ),
-    );
-    check(
-        &crowd,
-        &mirror!(
             CrowdParams,
             "CrowdParams",
             [
@@ -229,14 +194,10 @@ fn every_wgsl_struct_the_cpu_touches_matches_its_mirror() {
                 levels,
                 flags,
                 groups,
-                bases,
-                sort,
-                sort_size,
-                extra_base,
+                clips_at,
                 generation,
                 _pad0,
                 _pad1,
-                _pad2,
                 level_first,
                 level_count,
                 level_error,
@@ -301,6 +262,13 @@ fn the_entry_points_the_crate_names_exist() {
         (entry::VS_SHADOW, Vertex),
         (entry::VS_SHADOW_EXTRA, Vertex),
         (entry::VS_DEPTH, Vertex),
+        (entry::VS_MAIN_CROWD, Vertex),
+        (entry::VS_MAIN_EXTRA_CROWD, Vertex),
+        (entry::VS_SHELL_CROWD, Vertex),
+        (entry::VS_SHELL_EXTRA_CROWD, Vertex),
+        (entry::VS_SHADOW_CROWD, Vertex),
+        (entry::VS_SHADOW_EXTRA_CROWD, Vertex),
+        (entry::VS_DEPTH_CROWD, Vertex),
         (entry::FS_BUILTIN, Fragment),
         (entry::FS_BUILTIN_SRGB, Fragment),
         (entry::FS_BUILTIN_MOTION, Fragment),
@@ -379,6 +347,14 @@ fn shader_constants_match_the_crate() {
         ("SORT_WORKGROUP", SORT_WORKGROUP),
         ("SUMS", SUMS),
         ("SORTED_LEVELS", SORTED_LEVELS),
+        ("EXTRA_BASE", EXTRA_BASE),
+        ("DRAWS", DRAWS),
+        ("DRAW_STRIDE", DRAW_STRIDE),
+        ("SORT_LAYOUT", SORT_LAYOUT),
+        ("RECORD_WORDS", RECORD_WORDS),
+        ("EXTRA_WORDS", EXTRA_WORDS),
+        ("MEMBER_VEC4S", MEMBER_VEC4S),
+        ("CLIP_VEC4S", CLIP_VEC4S),
         ("GROUP_WORDS", GROUP_WORDS),
         ("BUCKETS", BUCKETS as u32),
         ("MAX_LEVELS", MAX_LEVELS as u32),
@@ -388,6 +364,20 @@ fn shader_constants_match_the_crate() {
         ("SHELL", SHELL as u32),
     ] {
         assert_eq!(u32_constant(&crowd, name), value, "crowd module: {name}");
+    }
+    // The resident draws read the crowd's records and members as the
+    // compute passes write them.
+    let renderer = renderer();
+    for (name, value) in [
+        ("MD2_CROWD_RECORD_WORDS", RECORD_WORDS),
+        ("MD2_CROWD_EXTRA_WORDS", EXTRA_WORDS),
+        ("MD2_CROWD_MEMBER_VEC4S", MEMBER_VEC4S),
+    ] {
+        assert_eq!(
+            u32_constant(&renderer, name),
+            value,
+            "render module: {name}"
+        );
     }
     assert_eq!(
         f32_constant(&crowd, "TICK"),

@@ -59,6 +59,8 @@ macro_rules! render_module {
             "\n",
             include_str!("../../shaders/vertex.wgsl"),
             "\n",
+            include_str!("../../shaders/crowd/draw.wgsl"),
+            "\n",
             include_str!("../../shaders/shading.wgsl"),
         )
     };
@@ -191,6 +193,13 @@ pub(crate) mod entry {
     pub const VS_SHADOW: &str = "md2_vs_shadow";
     pub const VS_SHADOW_EXTRA: &str = "md2_vs_shadow_extra";
     pub const VS_DEPTH: &str = "md2_vs_depth";
+    pub const VS_MAIN_CROWD: &str = "md2_vs_main_crowd";
+    pub const VS_MAIN_EXTRA_CROWD: &str = "md2_vs_main_extra_crowd";
+    pub const VS_SHELL_CROWD: &str = "md2_vs_shell_crowd";
+    pub const VS_SHELL_EXTRA_CROWD: &str = "md2_vs_shell_extra_crowd";
+    pub const VS_SHADOW_CROWD: &str = "md2_vs_shadow_crowd";
+    pub const VS_SHADOW_EXTRA_CROWD: &str = "md2_vs_shadow_extra_crowd";
+    pub const VS_DEPTH_CROWD: &str = "md2_vs_depth_crowd";
     pub const FS_BUILTIN: &str = "md2_fs_builtin";
     pub const FS_BUILTIN_SRGB: &str = "md2_fs_builtin_srgb";
     pub const FS_BUILTIN_MOTION: &str = "md2_fs_builtin_motion";

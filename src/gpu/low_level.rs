@@ -10,13 +10,13 @@
 
 use std::future::Future;
 
-use crate::contract::{ExtraRecord, InstanceRecord};
-use crate::gpu::crowd::view::ARGS;
+use crate::contract::crowd::{
+    DRAW_STRIDE, DRAWS, EXTRA_WORDS, MEMBER_VEC4S, RECORD_WORDS, SORT_LAYOUT,
+};
+use crate::contract::{BUCKETS, ExtraRecord, InstanceRecord};
 use crate::gpu::device::layouts;
 use crate::gpu::readback::Readback;
 use crate::gpu::view::Md2Renderer;
-
-const RECORD: u64 = size_of::<InstanceRecord>() as u64;
 
 /// The vertex buffers of every render pipeline of the crate, in slot
 /// order: the model's corners (locations 0, 1), the instance records
@@ -52,8 +52,10 @@ pub fn recorded_draws(renderer: &Md2Renderer) -> u64 {
 
 /// Every visible record the renderer's last `prepare_crowds` wrote for
 /// crowd `index` (in the order given), with its draw bucket, in draw order:
-/// what the GPU's clocks, culling and levels made of the members. Two
-/// read-backs of their own (the draw counts, then the records); nothing
+/// what the GPU's clocks, culling and levels made of the members, as the
+/// [`InstanceRecord`] the immediate path would draw (the crowd's record
+/// names its member and holds its pose; the rest is the member's). Three
+/// read-backs of their own (the draws, the records, the members); nothing
 /// blocks, and natively the device must be polled for each.
 pub fn read_crowd_records(
     renderer: &Md2Renderer,
@@ -61,7 +63,41 @@ pub fn read_crowd_records(
     queue: &wgpu::Queue,
     index: usize,
 ) -> impl Future<Output = Result<Vec<(usize, InstanceRecord)>, String>> + use<> {
-    read_crowd(renderer, device, queue, index, false)
+    let read = read_crowd(renderer, device, queue, index, false);
+    async move {
+        let (records, members) = read.await?;
+        let words: &[u32] = bytemuck::cast_slice(&members);
+        records
+            .into_iter()
+            .map(|(bucket, r)| {
+                let member = r[0] as usize * MEMBER_WORDS;
+                let m = words
+                    .get(member..member + MEMBER_WORDS)
+                    .ok_or_else(|| format!("a record names member {}, past the crowd", r[0]))?;
+                let frames = [
+                    r[1] as u16,
+                    (r[1] >> 16) as u16,
+                    r[2] as u16,
+                    (r[2] >> 16) as u16,
+                ];
+                let rows =
+                    std::array::from_fn(|k| std::array::from_fn(|c| f32::from_bits(m[4 * k + c])));
+                Ok((
+                    bucket,
+                    InstanceRecord {
+                        rows,
+                        frames,
+                        t: f32::from_bits(r[3]),
+                        t2: f32::from_bits(r[4]),
+                        weight: f32::from_bits(r[5]),
+                        skin_intensity: m[12],
+                        tint: m[13].to_le_bytes(),
+                        effects: m[14],
+                    },
+                ))
+            })
+            .collect()
+    }
 }
 
 /// The extra records (previous transform and pose, index, id) beside
@@ -79,62 +115,87 @@ pub fn read_crowd_extras(
         if !keeps {
             return Err("this renderer keeps no extra records".into());
         }
-        Ok(read
-            .await?
+        let (records, _) = read.await?;
+        Ok(records
             .into_iter()
-            .map(|(bucket, r)| (bucket, bytemuck::cast(r)))
+            .map(|(bucket, words)| {
+                (
+                    bucket,
+                    bytemuck::pod_read_unaligned(bytemuck::cast_slice(&words)),
+                )
+            })
             .collect())
     }
 }
 
+/// Words of a member in the crowd's member buffer.
+const MEMBER_WORDS: usize = 4 * MEMBER_VEC4S as usize;
+
+/// The visible records of crowd `index` (each as its words: the record's,
+/// or with `extras` the extra record's), bucket by bucket with its bucket,
+/// and the crowd's member buffer's members.
+#[allow(clippy::type_complexity)]
 fn read_crowd(
     renderer: &Md2Renderer,
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     index: usize,
     extras: bool,
-) -> impl Future<Output = Result<Vec<(usize, InstanceRecord)>, String>> + use<> {
+) -> impl Future<Output = Result<(Vec<(usize, Vec<u32>)>, Vec<u8>), String>> + use<> {
     let view = renderer.crowd_views().views().get(index);
     let found = view.is_some();
-    let offset = match view {
-        Some(view) if extras => view.extra_base(),
-        _ => 0,
+    let (offset, stride) = match view {
+        Some(view) if extras => (view.extra_base(), u64::from(EXTRA_WORDS)),
+        _ => (0, u64::from(RECORD_WORDS)),
     };
     let (device, queue) = (device.clone(), queue.clone());
     let first = view
-        .and_then(|v| v.buffers())
-        .map(|(records, work, bases)| {
+        .and_then(|v| Some((v.buffers()?, v.member_count())))
+        .map(|((records, work, members), count)| {
             let encoder = device.create_command_encoder(&Default::default());
-            let size = ARGS * bases.len() as u64;
+            // The draw arguments and every bucket's draw words.
+            let size = u64::from(SORT_LAYOUT) * 4;
             let args = Readback::start(&device, &queue, encoder, &[(work, 0, size)]);
-            (records.clone(), bases, args)
+            (records.clone(), members.clone(), count, args)
         });
     async move {
         if !found {
             return Err("no such crowd".to_string());
         }
-        let Some((records, bases, args)) = first else {
-            return Ok(Vec::new());
+        let Some((records, members, count, args)) = first else {
+            return Ok((Vec::new(), Vec::new()));
         };
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&args.await?);
-        let ranges: Vec<(usize, u64, u64)> = bases
-            .iter()
-            .enumerate()
-            .map(|(bucket, &base)| (bucket, u64::from(base), u64::from(words[bucket * 5 + 1])))
+        let ranges: Vec<(usize, u64, u64)> = (0..BUCKETS)
+            .map(|bucket| {
+                let base = words[(DRAWS + DRAW_STRIDE * bucket as u32) as usize];
+                (bucket, u64::from(base), u64::from(words[bucket * 5 + 1]))
+            })
             .filter(|&(_, _, count)| count > 0)
             .collect();
-        let parts: Vec<_> = ranges
+        let mut parts: Vec<_> = ranges
             .iter()
-            .map(|&(_, base, count)| (&records, (offset + base) * RECORD, count * RECORD))
+            .map(|&(_, base, count)| (&records, (offset + base * stride) * 4, count * stride * 4))
             .collect();
+        let member_bytes =
+            u64::from(count) * size_of::<crate::contract::crowd::MemberRecord>() as u64;
+        if member_bytes > 0 {
+            parts.push((&members, 0, member_bytes));
+        }
         let encoder = device.create_command_encoder(&Default::default());
         let bytes = Readback::start(&device, &queue, encoder, &parts).await?;
-        let records: Vec<InstanceRecord> = bytemuck::pod_collect_to_vec(&bytes);
-        let mut records = records.into_iter();
-        let mut out = Vec::with_capacity(records.len());
+        let (record_bytes, member_bytes) = bytes.split_at(bytes.len() - member_bytes as usize);
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(record_bytes);
+        let mut chunks = words.chunks_exact(stride as usize);
+        let mut out = Vec::new();
         for (bucket, _, count) in ranges {
-            out.extend(records.by_ref().take(count as usize).map(|r| (bucket, r)));
+            out.extend(
+                chunks
+                    .by_ref()
+                    .take(count as usize)
+                    .map(|r| (bucket, r.to_vec())),
+            );
         }
-        Ok(out)
+        Ok((out, member_bytes.to_vec()))
     }
 }

@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::anim::Clip;
+use crate::anim::{Clip, ClipClock};
+use crate::contract::crowd::ClipRecord;
+use crate::contract::{CLOCK_HOLD, CLOCK_LOOPING};
 
 /// A clip's number in its crowd's [`ClipTable`].
 pub(crate) type ClipId = u32;
@@ -41,6 +43,28 @@ struct Entry {
     users: u64,
 }
 
+impl Entry {
+    /// The clip as the GPU's clip table holds it.
+    fn record(&self) -> ClipRecord {
+        let gpu = ClipClock::new(self.clip.clone(), 0.0)
+            .to_gpu()
+            .unwrap_or_default();
+        let mut flags = 0;
+        if gpu.looping {
+            flags |= CLOCK_LOOPING;
+        }
+        if gpu.hold {
+            flags |= CLOCK_HOLD;
+        }
+        ClipRecord {
+            bounds_min: self.bounds.0,
+            first_flags: gpu.first | flags << 16,
+            bounds_max: self.bounds.1,
+            len: gpu.len,
+        }
+    }
+}
+
 /// The clips of one crowd, counted by use; an entry no member plays any
 /// more is freed and its number reused.
 #[derive(Debug, Default)]
@@ -48,6 +72,8 @@ pub(crate) struct ClipTable {
     entries: Vec<Option<Entry>>,
     ids: HashMap<ClipKey, ClipId>,
     free: Vec<ClipId>,
+    /// Entries made since the GPU's copy was last written.
+    fresh: Vec<ClipId>,
 }
 
 impl ClipTable {
@@ -78,6 +104,7 @@ impl ClipTable {
             }
         };
         self.ids.insert(key, id);
+        self.fresh.push(id);
         id
     }
 
@@ -102,16 +129,35 @@ impl ClipTable {
         self.entries.clear();
         self.ids.clear();
         self.free.clear();
+        self.fresh.clear();
+    }
+
+    /// How many numbers are in use or free: the table's size on the GPU.
+    pub fn capacity(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Every entry as the GPU holds it, by number (a free number's is
+    /// zeroes: no member names it).
+    pub fn records(&self) -> impl Iterator<Item = ClipRecord> + '_ {
+        self.entries
+            .iter()
+            .map(|e| e.as_ref().map(Entry::record).unwrap_or_default())
+    }
+
+    /// The numbers entered since the last call (each with its record), for
+    /// the GPU's copy.
+    pub fn take_fresh(&mut self) -> Vec<(ClipId, ClipRecord)> {
+        let fresh = std::mem::take(&mut self.fresh);
+        fresh
+            .into_iter()
+            .filter_map(|id| Some((id, self.entries.get(id as usize)?.as_ref()?.record())))
+            .collect()
     }
 
     /// The clip numbered `id`.
     pub fn clip(&self, id: ClipId) -> &Clip {
         &self.entry(id).clip
-    }
-
-    /// The box of every frame the clip numbered `id` plays.
-    pub fn bounds(&self, id: ClipId) -> ([f32; 3], [f32; 3]) {
-        self.entry(id).bounds
     }
 
     /// How many distinct clips the crowd's members play.
@@ -140,7 +186,7 @@ fn clip_bounds(clip: &Clip, frame_bounds: &[([f32; 3], [f32; 3])]) -> ([f32; 3],
 }
 
 /// The box around two boxes (min, max).
-pub(crate) fn union_box(a: ([f32; 3], [f32; 3]), b: ([f32; 3], [f32; 3])) -> ([f32; 3], [f32; 3]) {
+fn union_box(a: ([f32; 3], [f32; 3]), b: ([f32; 3], [f32; 3])) -> ([f32; 3], [f32; 3]) {
     (
         std::array::from_fn(|k| a.0[k].min(b.0[k])),
         std::array::from_fn(|k| a.1[k].max(b.1[k])),

@@ -1,25 +1,34 @@
-//! Where a crowd's visible records and work words lie in every view: room
-//! in each draw bucket, where each bucket starts, the workgroups of the
-//! per-member passes, and the parameters the compute passes read.
+//! How much room a crowd's visible records and work words take in every
+//! view, where a view's extra records and sort keys lie, the workgroups of
+//! the per-member passes, and the parameters the compute passes read.
+//!
+//! The visible records themselves are compact: the compute passes lay the
+//! buckets out one after another, each as long as it has visible members,
+//! so a view keeps room for one record per member (and one per shell),
+//! whatever the levels of detail drawn, and the CPU never needs to know
+//! how many members land in which bucket.
 
-use crate::contract::crowd::{CrowdParams, GROUP_WORDS, SORT_BLOCK, SUMS, WORKGROUP_SIZE};
+use crate::contract::crowd::{
+    CrowdParams, EXTRA_WORDS, GROUP_WORDS, RECORD_WORDS, SORT_BLOCK, SUMS, WORKGROUP_SIZE,
+};
 use crate::contract::{
-    BUCKETS, MAX_LEVELS, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT, opaque_at,
+    BUCKETS, MAX_LEVELS, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT, level_of_opaque, opaque_at,
 };
 use crate::gpu::model::DrawModel;
 
-/// Where a crowd's visible records and work words lie, the same in every
-/// view (each view sizes its buffers from it).
+/// What room a crowd needs in every view (each view sizes its buffers and
+/// writes its layout words from it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct CrowdLayout {
     pub count: u32,
     /// Levels of detail drawn.
     pub levels: u32,
-    /// Room in each bucket: what a view can find visible at most (an
-    /// opaque member may be at any level drawn).
-    pub counts: [u32; BUCKETS],
-    /// Where each bucket starts among the visible records.
-    pub bases: [u32; BUCKETS],
+    /// Opaque members whose transform keeps the winding, and those whose
+    /// transform mirrors it.
+    pub opaque: [u32; 2],
+    /// Members that are translucent, and members with a shell: what the
+    /// sorted buckets can hold at most.
+    pub sorted: [u32; 2],
     /// Workgroups of the per-member passes.
     pub groups: u32,
     /// Per sorted bucket (translucent, shell): its keys' padded count (0
@@ -41,19 +50,7 @@ impl CrowdLayout {
     /// The layout of `count` members, `kinds` of them in each full-detail
     /// bucket, drawn at `levels` levels of detail.
     pub fn of(kinds: [u32; BUCKETS], count: u32, levels: usize) -> CrowdLayout {
-        let mut counts = [0; BUCKETS];
-        for level in 0..levels {
-            counts[opaque_at(level, false)] = kinds[OPAQUE];
-            counts[opaque_at(level, true)] = kinds[OPAQUE_MIRRORED];
-        }
-        counts[TRANSLUCENT] = kinds[TRANSLUCENT];
-        counts[SHELL] = kinds[SHELL];
-        let mut bases = [0; BUCKETS];
-        let mut at = 0;
-        for (base, c) in bases.iter_mut().zip(counts) {
-            *base = at;
-            at += c;
-        }
+        let sorted = [kinds[TRANSLUCENT], kinds[SHELL]];
         let padded = |c: u32| {
             if c == 0 {
                 0
@@ -64,28 +61,49 @@ impl CrowdLayout {
         CrowdLayout {
             count,
             levels: levels as u32,
-            counts,
-            bases,
+            opaque: [kinds[OPAQUE], kinds[OPAQUE_MIRRORED]],
+            sorted,
             groups: count.div_ceil(WORKGROUP_SIZE),
-            sort_size: [padded(counts[TRANSLUCENT]), padded(counts[SHELL])],
+            sort_size: sorted.map(padded),
         }
     }
 
-    /// The bucket sorted as `region` 0 or 1.
-    pub fn sorted_bucket(&self, region: u32) -> usize {
-        if region == 0 { TRANSLUCENT } else { SHELL }
+    /// Whether `bucket` can have visible records.
+    pub fn may_draw(&self, bucket: usize) -> bool {
+        match bucket {
+            TRANSLUCENT => self.sorted[0] > 0,
+            SHELL => self.sorted[1] > 0,
+            _ => {
+                level_of_opaque(bucket) < self.levels as usize
+                    && self.opaque[usize::from(bucket == opaque_at(level_of_opaque(bucket), true))]
+                        > 0
+            }
+        }
     }
 
-    fn total(&self) -> u64 {
-        self.counts.iter().map(|&c| u64::from(c)).sum()
+    /// Record slots of the compact region: one per member, one per shell.
+    fn room(&self) -> u64 {
+        u64::from(self.count) + u64::from(self.sorted[1])
     }
 
-    /// Visible records a view needs room for; one that sorts keeps its
-    /// sorted buckets' records a second time before ordering them. Without
-    /// the extra records, which a view that wants them keeps as many again.
-    pub fn records(&self, sort: bool) -> u64 {
-        let scratch = u64::from(self.counts[TRANSLUCENT]) + u64::from(self.counts[SHELL]);
-        self.total() + if sort { scratch } else { 0 }
+    /// Record slots a view needs: the compact region, and in a view that
+    /// sorts, the sorted buckets' records a second time before ordering
+    /// them.
+    pub fn slots(&self, sort: bool) -> u64 {
+        let scratch = u64::from(self.sorted[0]) + u64::from(self.sorted[1]);
+        self.room() + if sort { scratch } else { 0 }
+    }
+
+    /// Words of a view's records: its slots' records, and where it keeps
+    /// them, as many extra records.
+    pub fn record_words(&self, sort: bool, extra: bool) -> u64 {
+        let per_slot = RECORD_WORDS + if extra { EXTRA_WORDS } else { 0 };
+        self.slots(sort) * u64::from(per_slot)
+    }
+
+    /// Where a view's extra records start among its records, in words.
+    pub fn extra_base(&self, sort: bool) -> u64 {
+        self.slots(sort) * u64::from(RECORD_WORDS)
     }
 
     /// Where the keys of each sorted bucket start in the work buffer.
@@ -102,31 +120,38 @@ impl CrowdLayout {
         self.key_bases()[0] + if sort { keys } else { 0 }
     }
 
-    pub fn params(&self, model: &DrawModel, flags: u32, generation: u32) -> CrowdParams {
+    /// A sorting view's sort layout words (work's SORT_LAYOUT): where each
+    /// sorted bucket's keys start, where its records wait (after the
+    /// compact region), and its key count.
+    pub fn sort_layout(&self) -> [u32; 6] {
         let keys = self.key_bases();
-        let total = self.total() as u32;
-        let mut bases = [[0; 4]; 3];
-        for (b, &base) in self.bases.iter().enumerate() {
-            bases[b / 4][b % 4] = base;
-        }
+        let room = self.room() as u32;
+        [
+            keys[0] as u32,
+            keys[1] as u32,
+            room,
+            room + self.sorted[0],
+            self.sort_size[0],
+            self.sort_size[1],
+        ]
+    }
+
+    pub fn params(
+        &self,
+        model: &DrawModel,
+        flags: u32,
+        clips_at: u32,
+        generation: u32,
+    ) -> CrowdParams {
         CrowdParams {
             count: self.count,
             levels: self.levels,
             flags,
             groups: self.groups,
-            bases,
-            sort: [
-                keys[0] as u32,
-                keys[1] as u32,
-                total,
-                total + self.counts[TRANSLUCENT],
-            ],
-            sort_size: self.sort_size,
-            extra_base: [self.records(false) as u32, self.records(true) as u32],
+            clips_at,
             generation,
             _pad0: 0,
             _pad1: 0,
-            _pad2: 0,
             level_first: levels_of(model.ranges.map(|(first, _)| first), 0),
             level_count: levels_of(model.ranges.map(|(_, count)| count), 0),
             level_error: levels_of(model.levels.errors, 0.0),

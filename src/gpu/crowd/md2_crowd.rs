@@ -16,9 +16,9 @@ use super::member::{
     ClockState, MemberState, PlaybackState, pack, write_look, write_playback, write_transform,
 };
 use super::motion::Motion;
-use super::uploads::Uploads;
+use super::uploads::{RESERVED_CLIPS, Uploads, binding_cap};
 use crate::anim::{ClipClock, Playback};
-use crate::contract::crowd::{MemberRecord, member_part};
+use crate::contract::crowd::{ClipRecord, MemberRecord, member_part};
 use crate::contract::{BUCKETS, Buckets, CROWD_CULL, MOTION_MOVED, MOTION_NEW, MOTION_POSE};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::{PrepareError, SetupError};
@@ -111,19 +111,15 @@ impl Md2Crowd {
         model: &GpuModel,
     ) -> Result<Md2Crowd, SetupError> {
         let cache = cache.as_ref();
-        let limits = device.limits();
-        // Members are bound as storage; the visible records are bound as
-        // storage and as vertices, with room for each member at every level
-        // of detail drawn and for a shell. A view that sorts keeps up to
-        // twice as many, and says so at `prepare_crowds` if they do not fit.
-        let binding = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        let member_limit = binding / MEMBER;
+        // Members are bound as storage, with the crowd's clip table after
+        // them (room for RESERVED_CLIPS clips kept). Each view's visible
+        // records take one small record per visible member (and per
+        // shell); a view says at `prepare_crowds` if they do not fit.
+        let binding = binding_cap(device);
+        let member_limit =
+            binding.saturating_sub(RESERVED_CLIPS * size_of::<ClipRecord>() as u64) / MEMBER;
         let draw = model.draw_model();
-        let room = draw.levels.count as u64 + 1;
-        let record_limit = binding / (room * size_of::<crate::InstanceRecord>() as u64);
-        let max_members = member_limit.min(record_limit).min(u64::from(u32::MAX)) as usize;
+        let max_members = member_limit.min(u64::from(u32::MAX)) as usize;
         let motion = Motion::new(device);
         let uploads =
             Uploads::new(device, cache, &motion).map_err(|message| SetupError::Device {
@@ -239,7 +235,9 @@ impl Md2Crowd {
         Ok(())
     }
 
-    /// Moves the member behind `handle`. Uploads 64 bytes.
+    /// Moves the member behind `handle`. Uploads 60 bytes (the rows, and
+    /// the look's words beside them, whose effects word says whether the
+    /// transform mirrors).
     pub fn set_transform(
         &mut self,
         handle: CrowdHandle,
@@ -256,7 +254,12 @@ impl Md2Crowd {
     }
 
     /// Tints the member behind `handle` (see [`CrowdMember::tint`]); alpha
-    /// below 1 makes it translucent. Uploads 24 bytes.
+    /// below 1 makes it translucent. Uploads 12 bytes (its intensity,
+    /// colour and effects words), and nothing else in views that draw in
+    /// member order, even where the member becomes (or stops being)
+    /// translucent: the compute passes lay the draws out. A view that
+    /// sorts translucent members back to front also rewrites its sort
+    /// layout (24 bytes) where the number of translucent members changes.
     pub fn set_tint(&mut self, handle: CrowdHandle, tint: [f32; 4]) -> Result<(), CrowdError> {
         let i = self.slots.dense(handle)?;
         check_tint(&tint)?;
@@ -279,7 +282,10 @@ impl Md2Crowd {
     }
 
     /// Gives the member behind `handle` these effects (shell, fullbright,
-    /// minlight, shadow). Uploads 4 bytes.
+    /// minlight, shadow). Uploads 4 bytes. Where it adds or removes a
+    /// shell, the views that keep extra records (materials, motion) also
+    /// rewrite where those start (4 bytes), and views that sort rewrite
+    /// their sort layout (24 bytes).
     pub fn set_effects(&mut self, handle: CrowdHandle, effects: Effects) -> Result<(), CrowdError> {
         let i = self.slots.dense(handle)?;
         self.members[i].effects = effects;
@@ -292,7 +298,8 @@ impl Md2Crowd {
     /// Crossfades the member behind `handle` into `next`, from `at` over
     /// `duration` seconds (0 is a cut), starting from whichever of its
     /// current clips weighs more at `at` (see [`Playback::then`]). Uploads
-    /// its clocks and bounds (144 bytes).
+    /// its clips and clocks (72 bytes), and a clip the crowd did not play
+    /// yet (32 bytes).
     pub fn play(
         &mut self,
         handle: CrowdHandle,
@@ -457,6 +464,11 @@ impl Md2Crowd {
         self.uploads.group()
     }
 
+    /// The member buffer the resident draws read.
+    pub(crate) fn member_buffer(&self) -> &wgpu::Buffer {
+        self.uploads.members()
+    }
+
     /// Uploads what changed since the last flush (see [`Uploads::flush`]);
     /// returns the bytes written. `now` is the frame's time; `motion` says
     /// the view draws motion, so the members' motion records must be on the
@@ -476,10 +488,11 @@ impl Md2Crowd {
             queue,
             &self.cache,
             &self.records,
+            &mut self.clips,
             &mut self.motion,
             motion,
             now,
-            |generation| layout.params(model, flags, generation),
+            |clips_at, generation| layout.params(model, flags, clips_at, generation),
         )
     }
 }

@@ -3,13 +3,12 @@
 
 use glam::Mat4;
 
-use super::clips::{ClipId, ClipTable, union_box};
+use super::clips::{ClipId, ClipTable};
 use crate::anim::clock::{GpuClock, fade_ticks, to_ticks};
 use crate::anim::{ClipClock, Fade, Playback};
-use crate::contract::crowd::{ClockRecord, MemberRecord};
+use crate::contract::crowd::MemberRecord;
 use crate::contract::{
-    CLOCK_HOLD, CLOCK_LOOPING, MEMBER_FADING, MEMBER_MIRRORED, MEMBER_TRANSLUCENT, mirrors, rows,
-    tint_words,
+    MEMBER_FADING, MEMBER_MIRRORED, MEMBER_TRANSLUCENT, mirrors, rows, tint_words,
 };
 use crate::scene::{CrowdMember, Effects};
 
@@ -103,28 +102,36 @@ pub(crate) fn write_look(record: &mut MemberRecord, state: &MemberState) {
     record.effects = state.effects_word();
 }
 
-/// The playback's part of the record: the clocks, the fade, the bounds of
-/// every frame either clip shows, and the effects word. The playback was
-/// checked ([`check_playback`]).
+/// The playback's part of the record: the clips, the clocks, the fade, and
+/// the effects word. The playback was checked ([`check_playback`]).
 pub(crate) fn write_playback(record: &mut MemberRecord, state: &MemberState, clips: &ClipTable) {
     let playback = &state.playback;
-    record.primary = clock(&playback.clock, clips);
-    let mut bounds = clips.bounds(playback.clock.clip);
+    let primary = clock(&playback.clock, clips);
+    record.primary_clip = playback.clock.clip;
+    record.primary_start = primary.start;
+    record.primary_step = primary.step;
+    record.primary_rate = primary.rate;
     match playback.fade {
         Some((to, start, duration)) => {
-            record.secondary = clock(&to, clips);
+            let secondary = clock(&to, clips);
+            record.secondary_clip = to.clip;
+            record.secondary_start = secondary.start;
+            record.secondary_step = secondary.step;
+            record.secondary_rate = secondary.rate;
             record.fade_start = split(to_ticks(start).unwrap_or(0));
             record.fade_ticks = fade_ticks(duration).unwrap_or(0);
-            bounds = union_box(bounds, clips.bounds(to.clip));
         }
         None => {
-            record.secondary = ClockRecord::default();
+            // Never read (the fading bit is clear): the primary clip keeps
+            // the word a valid clip number all the same.
+            record.secondary_clip = playback.clock.clip;
+            record.secondary_start = [0; 2];
+            record.secondary_step = [0; 3];
+            record.secondary_rate = 0.0;
             record.fade_start = [0; 2];
             record.fade_ticks = 0;
         }
     }
-    record.bounds_min = bounds.0;
-    record.bounds_max = bounds.1;
     record.effects = state.effects_word();
 }
 
@@ -137,7 +144,15 @@ pub(crate) fn pack(state: &MemberState, clips: &ClipTable) -> MemberRecord {
     record
 }
 
-fn clock(state: &ClockState, clips: &ClipTable) -> ClockRecord {
+/// What a member's record keeps of one clock (its clip's frames and flags
+/// are the clip table's).
+struct ClockWords {
+    start: [u32; 2],
+    step: [u32; 3],
+    rate: f32,
+}
+
+fn clock(state: &ClockState, clips: &ClipTable) -> ClockWords {
     let clock = ClipClock {
         clip: clips.clip(state.clip).clone(),
         start: state.start,
@@ -145,21 +160,10 @@ fn clock(state: &ClockState, clips: &ClipTable) -> ClockRecord {
     };
     // Checked on the way in: the start is on the clock, the speed finite.
     let gpu: GpuClock = clock.to_gpu().unwrap_or_default();
-    let mut flags = 0;
-    if gpu.looping {
-        flags |= CLOCK_LOOPING;
-    }
-    if gpu.hold {
-        flags |= CLOCK_HOLD;
-    }
-    ClockRecord {
-        step: gpu.step,
-        flags,
+    ClockWords {
         start: split(gpu.start),
-        first: gpu.first,
-        len: gpu.len,
+        step: gpu.step,
         rate: f32::from_bits(gpu.rate_bits),
-        ..ClockRecord::default()
     }
 }
 

@@ -192,3 +192,38 @@ pub(crate) fn view_group(
         ],
     })
 }
+
+/// Group 3 of a resident crowd's draws for one view of one crowd: the draw
+/// words of every bucket (bound 16 bytes at a time at a dynamic offset into
+/// the view's work buffer), the view's visible records and the crowd's
+/// members.
+pub(crate) fn draw_group(
+    device: &wgpu::Device,
+    layouts: &Layouts,
+    work: &wgpu::Buffer,
+    records: &wgpu::Buffer,
+    members: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("md2-wgpu crowd draw bind group"),
+        layout: &layouts.crowd_draw,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: work,
+                    offset: 0,
+                    size: std::num::NonZeroU64::new(16),
+                }),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: records.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: members.as_entire_binding(),
+            },
+        ],
+    })
+}

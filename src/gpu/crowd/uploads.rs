@@ -1,17 +1,61 @@
-//! A crowd's records on the GPU: the member buffer, written only where a
-//! member changed (and, of a changed member, only the bytes that changed),
-//! the parameters, written when they change, and the bind group over both
-//! and the motion records.
+//! A crowd's records on the GPU: the member buffer (the members, then the
+//! crowd's clip table), written only where a member changed (and, of a
+//! changed member, only the bytes that changed) or a clip was entered, the
+//! parameters, written when they change, and the bind group over both and
+//! the motion records.
 
+use super::clips::ClipTable;
 use super::motion::Motion;
-use crate::contract::crowd::{CrowdParams, MemberRecord};
-use crate::gpu::device::buffers::{grow, write_changed};
+use crate::contract::crowd::{CLIP_VEC4S, ClipRecord, CrowdParams, MEMBER_VEC4S, MemberRecord};
+use crate::gpu::device::buffers::write_changed;
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::PrepareError;
 
-const MEMBER: u64 = size_of::<MemberRecord>() as u64;
-/// The member buffer's first size, in members.
+pub(crate) const MEMBER: u64 = size_of::<MemberRecord>() as u64;
+const CLIP: u64 = size_of::<ClipRecord>() as u64;
+// A clip is CLIP_VEC4S vec4s of the member buffer.
+const _: () = assert!(CLIP == CLIP_VEC4S as u64 * 16);
+/// The member buffer's first room, in members and in clips.
 const MIN_MEMBERS: u64 = 64;
+const MIN_CLIPS: u64 = 16;
+/// Room for clips a crowd keeps however many members it has: a crowd's
+/// most members leave this much of the storage binding to its clip table.
+pub(crate) const RESERVED_CLIPS: u64 = 1024;
+
+/// Room in a member buffer: members, then clips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Room {
+    members: u64,
+    clips: u64,
+}
+
+impl Room {
+    fn bytes(self) -> u64 {
+        self.members * MEMBER + self.clips * CLIP
+    }
+
+    /// Where the clip table starts, in `vec4`s.
+    fn clips_at(self) -> u32 {
+        (self.members * u64::from(MEMBER_VEC4S)) as u32
+    }
+
+    /// Room for `members` and `clips`, grown geometrically from `self`
+    /// within `cap` bytes; `None` where they cannot fit.
+    fn fit(self, members: u64, clips: u64, cap: u64) -> Option<Room> {
+        let clips = if clips <= self.clips {
+            self.clips
+        } else {
+            clips.next_power_of_two().max(MIN_CLIPS)
+        };
+        let most = cap.checked_sub(clips * CLIP)? / MEMBER;
+        let members = if members <= self.members {
+            self.members
+        } else {
+            members.next_power_of_two().max(MIN_MEMBERS).min(most)
+        };
+        (members * MEMBER + clips * CLIP <= cap && members >= 1).then_some(Room { members, clips })
+    }
+}
 
 /// What of the member records is on the GPU, and what is still to write.
 #[derive(Debug)]
@@ -23,6 +67,7 @@ pub(crate) struct Uploads {
     /// Every record must be written (after the buffer grew).
     all_dirty: bool,
     members: wgpu::Buffer,
+    room: Room,
     params: wgpu::Buffer,
     params_written: Option<CrowdParams>,
     group: wgpu::BindGroup,
@@ -36,7 +81,11 @@ impl Uploads {
         cache: &Md2Cache,
         motion: &Motion,
     ) -> Result<Uploads, String> {
-        let members = member_buffer(device, MIN_MEMBERS * MEMBER)?;
+        let room = Room {
+            members: MIN_MEMBERS,
+            clips: MIN_CLIPS,
+        };
+        let members = member_buffer(device, room.bytes())?;
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("md2-wgpu crowd params"),
             size: size_of::<CrowdParams>() as u64,
@@ -49,6 +98,7 @@ impl Uploads {
             dirty_bytes: Vec::new(),
             all_dirty: false,
             members,
+            room,
             params,
             params_written: None,
             group,
@@ -58,6 +108,12 @@ impl Uploads {
     /// The crowd's group 1: members, parameters, motion records.
     pub fn group(&self) -> &wgpu::BindGroup {
         &self.group
+    }
+
+    /// The member buffer (members, then the clip table), which the
+    /// resident draws read too.
+    pub fn members(&self) -> &wgpu::Buffer {
+        &self.members
     }
 
     /// A member added at the end: its whole record is written.
@@ -105,11 +161,11 @@ impl Uploads {
 
     /// Uploads what changed since the last flush: each changed member's
     /// changed bytes (one write for a run of consecutive wholly changed
-    /// members), the motion records (grown to fit where a view draws
-    /// `with_motion`), and the parameters `params` makes of the motion's
-    /// generation, if they changed. Grows the member buffer when the crowd
-    /// outgrew it (then every member is written once). Returns the bytes
-    /// written.
+    /// members), the clips entered since, the motion records (grown to fit
+    /// where a view draws `with_motion`), and the parameters `params` makes
+    /// of the clip table's place and the motion's generation, if they
+    /// changed. Grows the member buffer when the crowd outgrew it (then
+    /// every member and clip is written once). Returns the bytes written.
     #[allow(clippy::too_many_arguments)]
     pub fn flush(
         &mut self,
@@ -117,20 +173,31 @@ impl Uploads {
         queue: &wgpu::Queue,
         cache: &Md2Cache,
         records: &[MemberRecord],
+        clips: &mut ClipTable,
         motion: &mut Motion,
         with_motion: bool,
         now: f64,
-        params: impl FnOnce(u32) -> CrowdParams,
+        params: impl FnOnce(u32, u32) -> CrowdParams,
     ) -> Result<u64, PrepareError> {
         let mut written = 0;
         let device_error = |message| PrepareError::Device {
             operation: "growing a crowd",
             message,
         };
-        let needed = records.len() as u64 * MEMBER;
+        let (members, clip_count) = (records.len() as u64, clips.capacity() as u64);
         let mut regroup = false;
-        if needed > self.members.size() {
-            self.members = member_buffer(device, needed).map_err(device_error)?;
+        if members > self.room.members || clip_count > self.room.clips {
+            let cap = binding_cap(device);
+            let room =
+                self.room
+                    .fit(members, clip_count, cap)
+                    .ok_or(PrepareError::TooManyInstances {
+                        instances: records.len(),
+                        bytes: members * MEMBER + clip_count * CLIP,
+                        limit: cap,
+                    })?;
+            self.members = member_buffer(device, room.bytes()).map_err(device_error)?;
+            self.room = room;
             self.all_dirty = true;
             regroup = true;
         }
@@ -138,12 +205,23 @@ impl Uploads {
         if regroup {
             self.group = crowd_group(device, cache, &self.members, &self.params, motion.binding());
         }
+        let clips_at = u64::from(self.room.clips_at()) * 16;
         if self.all_dirty {
             queue.write_buffer(&self.members, 0, bytemuck::cast_slice(records));
-            written += needed;
+            let table: Vec<ClipRecord> = clips.records().collect();
+            queue.write_buffer(&self.members, clips_at, bytemuck::cast_slice(&table));
+            clips.take_fresh();
+            written += members * MEMBER + clip_count * CLIP;
             self.all_dirty = false;
-        } else if !self.dirty.is_empty() {
-            written += self.write_dirty(queue, records);
+        } else {
+            if !self.dirty.is_empty() {
+                written += self.write_dirty(queue, records);
+            }
+            for (id, clip) in clips.take_fresh() {
+                let at = clips_at + u64::from(id) * CLIP;
+                queue.write_buffer(&self.members, at, bytemuck::bytes_of(&clip));
+                written += CLIP;
+            }
         }
         for &i in &self.dirty {
             if let Some(range) = self.dirty_bytes.get_mut(i as usize) {
@@ -152,7 +230,7 @@ impl Uploads {
         }
         self.dirty.clear();
         written += motion.flush(queue, now);
-        let params = params(motion.generation());
+        let params = params(self.room.clips_at(), motion.generation());
         written += write_changed(queue, &self.params, self.params_written.as_ref(), &params);
         self.params_written = Some(params);
         Ok(written)
@@ -193,14 +271,25 @@ impl Uploads {
     }
 }
 
+/// The largest member buffer the device binds.
+pub(crate) fn binding_cap(device: &wgpu::Device) -> u64 {
+    let limits = device.limits();
+    limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
+}
+
 fn member_buffer(device: &wgpu::Device, bytes: u64) -> Result<wgpu::Buffer, String> {
-    grow(
+    // Exactly the room asked for: `Room::fit` grew it geometrically, and
+    // the clip table's place follows from it.
+    crate::gpu::device::buffers::grow(
         device,
         "md2-wgpu crowd members",
         bytes,
-        MIN_MEMBERS * MEMBER,
-        device.limits().max_buffer_size / MEMBER * MEMBER,
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        bytes,
+        bytes,
+        // COPY_SRC: `low_level::read_crowd_records` reads members back.
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
     )
 }
 

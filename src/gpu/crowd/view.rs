@@ -1,18 +1,20 @@
 //! What one view keeps of one crowd: the visible records its compute passes
 //! write, the work buffer they count and sort in (with the draw arguments at
-//! its start), and the draws that read them.
+//! its start, and each bucket's draw words), and the draws that read them.
 
 use super::layout::CrowdLayout;
 use super::md2_crowd::Md2Crowd;
-use super::pipelines::{CrowdPipelines, view_group};
-use crate::contract::crowd::{SEEN, SORT_BLOCK, SORT_WORKGROUP, WORKGROUP_SIZE};
-use crate::contract::{BUCKETS, InstanceRecord};
+use super::pipelines::{CrowdPipelines, draw_group, view_group};
+use crate::contract::crowd::{
+    DRAW_STRIDE, DRAWS, EXTRA_BASE, SEEN, SORT_BLOCK, SORT_LAYOUT, SORT_WORKGROUP, WORKGROUP_SIZE,
+};
 use crate::gpu::device::buffers::grow;
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::PrepareError;
 use crate::gpu::model::DrawModel;
 
-const RECORD: u64 = size_of::<InstanceRecord>() as u64;
+/// Bytes of a record word.
+const WORD: u64 = 4;
 /// One `DrawIndexedIndirectArgs`.
 pub(crate) const ARGS: u64 = 20;
 /// Dispatches are at most this many workgroups wide (WebGPU's
@@ -39,6 +41,12 @@ pub(crate) struct CrowdView {
     group: Option<wgpu::BindGroup>,
     /// The crowd's own bind group, as of the last `fit`.
     crowd_group: Option<wgpu::BindGroup>,
+    /// The draws' group 3 (each bucket's draw words, the records, the
+    /// crowd's members), and the member buffer it was made with.
+    draw_group: Option<(wgpu::BindGroup, wgpu::Buffer)>,
+    /// The layout words last written into the work buffer (extra base,
+    /// sort layout), to write them again only where they change.
+    layout_written: Option<(u32, [u32; 6])>,
     /// Of the crowd, as of the last `fit`.
     model: Option<DrawModel>,
     layout: CrowdLayout,
@@ -56,6 +64,8 @@ impl CrowdView {
             work: None,
             group: None,
             crowd_group: None,
+            draw_group: None,
+            layout_written: None,
             model: None,
             layout: CrowdLayout::default(),
         }
@@ -77,19 +87,17 @@ impl CrowdView {
         frame: &wgpu::Buffer,
     ) -> Result<(CrowdView, u64), PrepareError> {
         let layout = crowd.layout();
-        let copies = if self.extra { 2 } else { 1 };
-        let records_needed = copies * layout.records(self.sort).max(1) * RECORD;
+        let records_needed = layout.record_words(self.sort, self.extra).max(1) * WORD;
         let work_needed = layout.work_words(self.sort) * 4;
         let limits = device.limits();
         let cap = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
         let device_error = |operation| move |message| PrepareError::Device { operation, message };
-        // A view that sorts keeps its sorted buckets' records twice.
         for bytes in [records_needed, work_needed] {
             if bytes > cap {
                 return Err(PrepareError::TooManyInstances {
-                    instances: layout.records(self.sort) as usize,
+                    instances: layout.slots(self.sort) as usize,
                     bytes,
                     limit: cap,
                 });
@@ -106,11 +114,9 @@ impl CrowdView {
                     device,
                     "md2-wgpu crowd visible records",
                     records_needed,
-                    64 * RECORD,
-                    cap / RECORD * RECORD,
-                    wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::VERTEX
-                        | wgpu::BufferUsages::COPY_SRC,
+                    1024,
+                    cap / WORD * WORD,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
                 )
                 .map_err(device_error("growing a view's crowd records"))?,
             );
@@ -118,6 +124,7 @@ impl CrowdView {
         }
         if self.work.as_ref().is_none_or(|b| b.size() < work_needed) {
             self.seen_written = None;
+            self.layout_written = None;
             self.work = Some(
                 grow(
                     device,
@@ -125,8 +132,10 @@ impl CrowdView {
                     work_needed,
                     1024,
                     cap / 4 * 4,
+                    // The draws read their bucket's draw words as a uniform.
                     wgpu::BufferUsages::STORAGE
                         | wgpu::BufferUsages::INDIRECT
+                        | wgpu::BufferUsages::UNIFORM
                         | wgpu::BufferUsages::COPY_SRC
                         | wgpu::BufferUsages::COPY_DST,
                 )
@@ -149,11 +158,56 @@ impl CrowdView {
             ));
         }
         self.crowd_group = Some(crowd.group().clone());
+        let members = crowd.member_buffer();
+        if rebind || self.draw_group.as_ref().is_none_or(|(_, m)| m != members) {
+            let (Some(records), Some(work)) = (&self.records, &self.work) else {
+                unreachable!("both buffers were just made");
+            };
+            let group = draw_group(device, cache.layouts(), work, records, members);
+            self.draw_group = Some((group, members.clone()));
+        }
         if self.model.is_none() {
             self.model = Some(crowd.draw_model().clone());
         }
         self.layout = layout;
         let mut written = 0;
+        // Where the extra records start, and a sorting view's sort layout:
+        // written where they change (a member's shell or translucency
+        // changes the room they need).
+        let words = (
+            if self.extra {
+                layout.extra_base(self.sort) as u32
+            } else {
+                0
+            },
+            if self.sort {
+                layout.sort_layout()
+            } else {
+                [0; 6]
+            },
+        );
+        if let Some(work) = &self.work
+            && self.layout_written != Some(words)
+        {
+            let old = self.layout_written;
+            if old.is_none_or(|(base, _)| base != words.0) {
+                queue.write_buffer(
+                    work,
+                    u64::from(EXTRA_BASE) * 4,
+                    bytemuck::bytes_of(&words.0),
+                );
+                written += 4;
+            }
+            if old.is_none_or(|(_, sort)| sort != words.1) {
+                queue.write_buffer(
+                    work,
+                    u64::from(SORT_LAYOUT) * 4,
+                    bytemuck::cast_slice(&words.1),
+                );
+                written += 24;
+            }
+            self.layout_written = Some(words);
+        }
         if let (true, Some(work)) = (self.extra, &self.work)
             && self.seen_written != Some(self.seen)
         {
@@ -201,61 +255,64 @@ impl CrowdView {
                     dispatch(pass, size / 2 / SORT_WORKGROUP);
                 }
             }
-            let bucket = layout.sorted_bucket(region);
             pass.set_bind_group(2, group, &[pipelines.steps.region(region)]);
             pass.set_pipeline(&pipelines.gather);
-            dispatch(pass, layout.counts[bucket].div_ceil(WORKGROUP_SIZE));
+            dispatch(
+                pass,
+                layout.sorted[region as usize].div_ceil(WORKGROUP_SIZE),
+            );
         }
     }
 
     /// Whether `bucket` can have records.
     pub(crate) fn draws_any(&self, bucket: usize) -> bool {
-        self.records.is_some() && self.layout.counts[bucket] > 0
+        self.records.is_some() && self.layout.may_draw(bucket)
     }
 
     /// The indirect draw of `bucket` (with the reversed index list where
-    /// `reversed`); returns how many draws it recorded (0 or 1).
+    /// `reversed`): its records' start is the draw words the compute
+    /// passes wrote for it, bound at the bucket's dynamic offset. Returns
+    /// how many draws it recorded (0 or 1).
     pub(crate) fn draw(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
         bucket: usize,
         reversed: bool,
     ) -> u64 {
-        let (Some(records), Some(work), Some(model)) = (&self.records, &self.work, &self.model)
+        let (Some((group, _)), Some(work), Some(model)) =
+            (&self.draw_group, &self.work, &self.model)
         else {
             return 0;
         };
-        let count = self.layout.counts[bucket];
-        if count == 0 {
+        if !self.layout.may_draw(bucket) {
             return 0;
         }
-        let start = u64::from(self.layout.bases[bucket]) * RECORD;
-        let bytes = u64::from(count) * RECORD;
         model.bind(pass, reversed);
-        pass.set_vertex_buffer(1, records.slice(start..start + bytes));
-        if self.extra {
-            // The extra records lie after every record, in the same order.
-            let extras = start + self.extra_base() * RECORD;
-            pass.set_vertex_buffer(2, records.slice(extras..extras + bytes));
-        }
+        let offset = (DRAWS + DRAW_STRIDE * bucket as u32) * 4;
+        pass.set_bind_group(3, group, &[offset]);
         pass.draw_indexed_indirect(work, bucket as u64 * ARGS);
         1
     }
 
-    /// Where this view's extra records start among its records.
-    pub(crate) fn extra_base(&self) -> u64 {
-        self.layout.records(self.sort)
-    }
-
-    /// The visible records and the work buffer (draw arguments first), with
-    /// the buckets' bases, for tests that read them back and for the
-    /// renderer's counts.
-    pub(crate) fn buffers(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer, [u32; BUCKETS])> {
+    /// The visible records, the work buffer (draw arguments first, each
+    /// bucket's start in its draw words) and the crowd's member buffer, for
+    /// tests that read them back and for the renderer's counts.
+    pub(crate) fn buffers(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer, &wgpu::Buffer)> {
         Some((
             self.records.as_ref()?,
             self.work.as_ref()?,
-            self.layout.bases,
+            &self.draw_group.as_ref()?.1,
         ))
+    }
+
+    /// Members of the crowd, as of the last `fit`.
+    pub(crate) fn member_count(&self) -> u32 {
+        self.layout.count
+    }
+
+    /// Where this view's extra records start among its records, in words.
+    pub(crate) fn extra_base(&self) -> u64 {
+        self.layout.extra_base(self.sort)
     }
 }
 

@@ -158,7 +158,7 @@ impl Md2Cache {
         let md2 = &self.0.md2;
         let layout = &self.0.layouts.render_pipeline;
         let Some((format, encode)) = key.color else {
-            return pipeline::build(device, &key.pass, None, md2, layout);
+            return pipeline::build(device, &key.pass, None, self.depth_only_parts());
         };
         let color = |blend| wgpu::ColorTargetState {
             format,
@@ -189,19 +189,31 @@ impl Md2Cache {
         let shading = Shading {
             module: md2,
             layout,
+            resident_layout: &self.0.layouts.resident_pipeline,
             // Motion needs the previous transform and pose.
             extra: key.motion.is_some(),
             fragment,
             opaque_targets: &opaque,
             blended_targets: &blended,
         };
-        pipeline::build(device, &key.pass, Some(&shading), md2, layout)
+        pipeline::build(device, &key.pass, Some(&shading), self.depth_only_parts())
     }
 
-    /// The module and layout of depth-only pipelines (which any shading
-    /// shares), for materials.
-    pub(crate) fn depth_only_parts(&self) -> (&wgpu::ShaderModule, &wgpu::PipelineLayout) {
-        (&self.0.md2, &self.0.layouts.render_pipeline)
+    /// The module and the immediate and resident layouts of depth-only
+    /// pipelines (which any shading shares), for materials.
+    pub(crate) fn depth_only_parts(
+        &self,
+    ) -> (
+        &wgpu::ShaderModule,
+        &wgpu::PipelineLayout,
+        &wgpu::PipelineLayout,
+    ) {
+        let layouts = &self.0.layouts;
+        (
+            &self.0.md2,
+            &layouts.render_pipeline,
+            &layouts.resident_pipeline,
+        )
     }
 
     /// The crowd's compute pipelines, built on first use.

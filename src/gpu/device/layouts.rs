@@ -20,7 +20,8 @@ pub(crate) const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 8] = wgpu::vertex_
     5 => Uint16x4,
     6 => Float32x3,
     7 => Uint32,
-    8 => Unorm8x4,
+    // Unpacked in the shader, as the resident draws unpack theirs.
+    8 => Uint32,
     9 => Uint32,
 ];
 
@@ -75,8 +76,15 @@ pub(crate) struct Layouts {
     /// arguments, prefix sums, sort keys) and the sort step (a dynamic
     /// offset into the cache's table of steps).
     pub crowd_view: wgpu::BindGroupLayout,
+    /// Group 3 of the resident crowd's draws: the bucket's draw words (a
+    /// uniform at a dynamic offset into the view's work buffer), the view's
+    /// visible records, the crowd's members.
+    pub crowd_draw: wgpu::BindGroupLayout,
     /// The render pipelines: groups 0 and 1.
     pub render_pipeline: wgpu::PipelineLayout,
+    /// The resident crowd's render pipelines: groups 0, 1 and 3 (2 is a
+    /// material's).
+    pub resident_pipeline: wgpu::PipelineLayout,
     /// The crowd's compute passes: groups 0, 1 and 2.
     pub crowd_pipeline: wgpu::PipelineLayout,
 }
@@ -156,6 +164,23 @@ impl Layouts {
                 },
             ],
         );
+        let crowd_draw = layout(
+            "md2-wgpu crowd draw layout",
+            &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: S::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: NonZeroU64::new(16),
+                    },
+                    count: None,
+                },
+                storage(1, S::VERTEX, true),
+                storage(2, S::VERTEX, true),
+            ],
+        );
         let pipeline = |label: &str, groups: &[&wgpu::BindGroupLayout]| {
             let groups: Vec<Option<&wgpu::BindGroupLayout>> =
                 groups.iter().copied().map(Some).collect();
@@ -166,6 +191,7 @@ impl Layouts {
             })
         };
         let render_pipeline = pipeline("md2-wgpu render pipeline layout", &[&view, &model]);
+        let resident_pipeline = resident_layout(device, &view, &model, None, &crowd_draw);
         let crowd_pipeline = pipeline(
             "md2-wgpu crowd pipeline layout",
             &[&crowd_camera, &crowd, &crowd_view],
@@ -176,10 +202,28 @@ impl Layouts {
             crowd_camera,
             crowd,
             crowd_view,
+            crowd_draw,
             render_pipeline,
+            resident_pipeline,
             crowd_pipeline,
         }
     }
+}
+
+/// The layout of a resident crowd's render pipelines: the view, the model,
+/// a material's group (or none) and the crowd's draw group.
+pub(crate) fn resident_layout(
+    device: &wgpu::Device,
+    view: &wgpu::BindGroupLayout,
+    model: &wgpu::BindGroupLayout,
+    material: Option<&wgpu::BindGroupLayout>,
+    crowd_draw: &wgpu::BindGroupLayout,
+) -> wgpu::PipelineLayout {
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("md2-wgpu resident pipeline layout"),
+        bind_group_layouts: &[Some(view), Some(model), material, Some(crowd_draw)],
+        immediate_size: 0,
+    })
 }
 
 pub(crate) fn uniform(

@@ -32,16 +32,25 @@ impl Draw {
         matches!(self, Draw::Translucent | Draw::Shell | Draw::Shadow { .. })
     }
 
-    /// The vertex entry point, reading the extra record or not.
-    fn vertex_entry(self, extra: bool) -> &'static str {
-        match (self, extra) {
-            (Draw::Opaque | Draw::Translucent, false) => entry::VS_MAIN,
-            (Draw::Opaque | Draw::Translucent, true) => entry::VS_MAIN_EXTRA,
-            (Draw::Shell, false) => entry::VS_SHELL,
-            (Draw::Shell, true) => entry::VS_SHELL_EXTRA,
-            (Draw::Shadow { .. }, false) => entry::VS_SHADOW,
-            (Draw::Shadow { .. }, true) => entry::VS_SHADOW_EXTRA,
-            (Draw::DepthOnly, _) => entry::VS_DEPTH,
+    /// The vertex entry point, reading the extra record or not, of the
+    /// immediate path's draws (instances as vertex attributes) or the
+    /// resident crowd's (instances from the crowd's storage).
+    fn vertex_entry(self, extra: bool, resident: bool) -> &'static str {
+        match (self, extra, resident) {
+            (Draw::Opaque | Draw::Translucent, false, false) => entry::VS_MAIN,
+            (Draw::Opaque | Draw::Translucent, true, false) => entry::VS_MAIN_EXTRA,
+            (Draw::Shell, false, false) => entry::VS_SHELL,
+            (Draw::Shell, true, false) => entry::VS_SHELL_EXTRA,
+            (Draw::Shadow { .. }, false, false) => entry::VS_SHADOW,
+            (Draw::Shadow { .. }, true, false) => entry::VS_SHADOW_EXTRA,
+            (Draw::DepthOnly, _, false) => entry::VS_DEPTH,
+            (Draw::Opaque | Draw::Translucent, false, true) => entry::VS_MAIN_CROWD,
+            (Draw::Opaque | Draw::Translucent, true, true) => entry::VS_MAIN_EXTRA_CROWD,
+            (Draw::Shell, false, true) => entry::VS_SHELL_CROWD,
+            (Draw::Shell, true, true) => entry::VS_SHELL_EXTRA_CROWD,
+            (Draw::Shadow { .. }, false, true) => entry::VS_SHADOW_CROWD,
+            (Draw::Shadow { .. }, true, true) => entry::VS_SHADOW_EXTRA_CROWD,
+            (Draw::DepthOnly, _, true) => entry::VS_DEPTH_CROWD,
         }
     }
 
@@ -67,13 +76,17 @@ impl Draw {
 }
 
 /// The pass a pipeline draws into, as a hash key: samples, depth state,
-/// culling and the draw (the colour targets are the shading's).
+/// culling, the draw, and where its instances come from (the colour
+/// targets are the shading's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PassKey {
     pub multisample: wgpu::MultisampleState,
     pub depth: Option<DepthKey>,
     pub cull_back_faces: bool,
     pub draw: Draw,
+    /// The resident crowd's draws (instances from storage, group 3), not
+    /// the immediate path's (instances as vertex attributes).
+    pub resident: bool,
 }
 
 /// A [`DepthState`] as a hash key (the bias floats by their bits).
@@ -152,12 +165,13 @@ impl DepthKey {
     }
 }
 
-/// The shading half of a pipeline: the module, its layout, whether its
-/// vertex stage reads the extra record, its fragment entry point and
-/// targets.
+/// The shading half of a pipeline: the module, its layouts (the immediate
+/// path's and the resident crowd's), whether its vertex stage reads the
+/// extra record, its fragment entry point and targets.
 pub(crate) struct Shading<'a> {
     pub module: &'a wgpu::ShaderModule,
     pub layout: &'a wgpu::PipelineLayout,
+    pub resident_layout: &'a wgpu::PipelineLayout,
     pub extra: bool,
     pub fragment: &'a str,
     /// The colour targets of the opaque pass.
@@ -167,18 +181,27 @@ pub(crate) struct Shading<'a> {
     pub blended_targets: &'a [wgpu::ColorTargetState],
 }
 
-/// Builds the pipeline of `pass` with `shading` (`None`: depth-only).
+/// Builds the pipeline of `pass` with `shading` (`None`: depth-only, with
+/// the module and the immediate and resident layouts of `depth_only`).
 pub(crate) fn build(
     device: &wgpu::Device,
     pass: &PassKey,
     shading: Option<&Shading<'_>>,
-    depth_only_module: &wgpu::ShaderModule,
-    depth_only_layout: &wgpu::PipelineLayout,
+    depth_only: (
+        &wgpu::ShaderModule,
+        &wgpu::PipelineLayout,
+        &wgpu::PipelineLayout,
+    ),
 ) -> wgpu::RenderPipeline {
     let draw = pass.draw;
     let extra = shading.is_some_and(|s| s.extra);
     let buffers = vertex_buffers_with_extra();
-    let buffers = if extra { &buffers[..] } else { &buffers[..2] };
+    // The resident draws read their instances from storage: corners only.
+    let buffers = match (pass.resident, extra) {
+        (true, _) => &buffers[..1],
+        (false, true) => &buffers[..],
+        (false, false) => &buffers[..2],
+    };
     // Translucent instances and shells draw both windings in one draw, so
     // that they blend in one order: the fragment stage culls them.
     let cull_in_fragment = matches!(draw, Draw::Translucent | Draw::Shell);
@@ -197,16 +220,18 @@ pub(crate) fn build(
             targets.iter().cloned().map(Some).collect()
         })
         .unwrap_or_default();
-    let (module, layout) = match shading {
-        Some(s) => (s.module, s.layout),
-        None => (depth_only_module, depth_only_layout),
+    let (module, layout) = match (shading, pass.resident) {
+        (Some(s), false) => (s.module, s.layout),
+        (Some(s), true) => (s.module, s.resident_layout),
+        (None, false) => (depth_only.0, depth_only.1),
+        (None, true) => (depth_only.0, depth_only.2),
     };
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(draw.label()),
         layout: Some(layout),
         vertex: wgpu::VertexState {
             module,
-            entry_point: Some(draw.vertex_entry(extra)),
+            entry_point: Some(draw.vertex_entry(extra, pass.resident)),
             compilation_options: Default::default(),
             buffers,
         },

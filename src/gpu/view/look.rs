@@ -72,7 +72,8 @@ impl Look {
         }
     }
 
-    /// The pipeline of `draw` for a renderer with this look and options: the
+    /// The pipeline of `draw` for a renderer with this look and options
+    /// (for the resident crowd's draws, or the immediate path's): the
     /// cache's built-in one, or the material's.
     pub fn pipeline(
         &self,
@@ -80,12 +81,14 @@ impl Look {
         cache: &Md2Cache,
         options: &Md2RendererOptions,
         draw: Draw,
+        resident: bool,
     ) -> Result<wgpu::RenderPipeline, SetupError> {
         let pass = PassKey {
             multisample: options.multisample,
             depth: options.depth.map(Into::into),
             cull_back_faces: options.cull_back_faces,
             draw,
+            resident,
         };
         let builtin = |color, motion| {
             cache.pipeline(
@@ -109,9 +112,12 @@ impl Look {
     }
 }
 
-/// The pipelines one renderer draws with, from its cache.
+/// The pipelines one renderer draws with, from its cache: one set for the
+/// immediate path's draws, one for the resident crowd's.
 #[derive(Debug)]
 pub(crate) struct Pipelines {
+    /// The resident crowd's draws (instances from storage).
+    resident: bool,
     /// Opaque (or depth-only) instances.
     pub opaque: wgpu::RenderPipeline,
     pub translucent: Option<wgpu::RenderPipeline>,
@@ -128,16 +134,19 @@ impl Pipelines {
         cache: &Md2Cache,
         look: &Look,
         options: &Md2RendererOptions,
+        resident: bool,
     ) -> Result<Pipelines, SetupError> {
-        let fetch = |draw| look.pipeline(device, cache, options, draw);
+        let fetch = |draw| look.pipeline(device, cache, options, draw, resident);
         Ok(match look {
             Look::DepthOnly => Pipelines {
+                resident,
                 opaque: fetch(Draw::DepthOnly)?,
                 translucent: None,
                 shell: None,
                 shadow: None,
             },
             _ => Pipelines {
+                resident,
                 opaque: fetch(Draw::Opaque)?,
                 translucent: Some(fetch(Draw::Translucent)?),
                 shell: Some(fetch(Draw::Shell)?),
@@ -167,7 +176,7 @@ impl Pipelines {
             return Ok(());
         }
         let pipeline = look
-            .pipeline(device, cache, options, draw)
+            .pipeline(device, cache, options, draw, self.resident)
             .map_err(PrepareError::Setup)?;
         self.shadow = Some((draw, pipeline));
         Ok(())

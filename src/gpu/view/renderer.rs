@@ -73,7 +73,10 @@ pub struct Md2Renderer {
     look: Look,
     options: Md2RendererOptions,
     output: ColorOutput,
+    /// The immediate path's pipelines.
     pipelines: Pipelines,
+    /// The resident crowds' pipelines, made by the first `prepare_crowds`.
+    resident: Option<Pipelines>,
     view: ViewBuffer,
     shadow: Option<PlanarShadow>,
     immediate: Immediate,
@@ -189,7 +192,7 @@ impl Md2Renderer {
         options: Md2RendererOptions,
     ) -> Result<Md2Renderer, SetupError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let pipelines = Pipelines::new(device, cache, &look, &options)?;
+        let pipelines = Pipelines::new(device, cache, &look, &options, false)?;
         let view = ViewBuffer::new(device, cache);
         if let Some(message) = crate::gpu::device::buffers::ready_error(scope.pop()) {
             return Err(SetupError::Device {
@@ -203,6 +206,7 @@ impl Md2Renderer {
             options,
             output,
             pipelines,
+            resident: None,
             view,
             shadow: None,
             immediate: Immediate::default(),
@@ -339,13 +343,15 @@ impl Md2Renderer {
     ) -> Result<PrepareReport, PrepareError> {
         self.uploaded = 0;
         self.recorded.store(0, Ordering::Relaxed);
-        self.pipelines.fit_shadow(
-            device,
-            &self.cache,
-            &self.look,
-            &self.options,
-            self.shadow.as_ref(),
-        )?;
+        for pipelines in std::iter::once(&mut self.pipelines).chain(&mut self.resident) {
+            pipelines.fit_shadow(
+                device,
+                &self.cache,
+                &self.look,
+                &self.options,
+                self.shadow.as_ref(),
+            )?;
+        }
         self.look.check_bind_group()?;
         let mut report = PrepareReport::default();
         let options = PackOptions {
@@ -361,7 +367,9 @@ impl Md2Renderer {
         self.uploaded += self
             .immediate
             .prepare(device, queue, batches, options, &mut report)?;
-        let shadow = self.shadow.filter(|_| self.shadow_draw().is_some());
+        let shadow = self
+            .shadow
+            .filter(|_| self.shadow_draw(&self.pipelines).is_some());
         self.uploaded += self.view.write(
             queue,
             camera,
@@ -372,11 +380,11 @@ impl Md2Renderer {
         Ok(report)
     }
 
-    /// The shadow pipeline and stencil reference to draw shadows with, if
-    /// this view draws them.
-    fn shadow_draw(&self) -> Option<(&wgpu::RenderPipeline, u32)> {
+    /// The shadow pipeline of `pipelines` and the stencil reference to draw
+    /// shadows with, if this view draws them.
+    fn shadow_draw<'p>(&self, pipelines: &'p Pipelines) -> Option<(&'p wgpu::RenderPipeline, u32)> {
         let shadow = self.shadow?;
-        let (_, pipeline) = self.pipelines.shadow.as_ref()?;
+        let (_, pipeline) = pipelines.shadow.as_ref()?;
         Some((pipeline, shadow.stencil.reference))
     }
 
@@ -421,6 +429,18 @@ impl Md2Renderer {
             sort: self.options.translucent_order == TranslucentOrder::BackToFront,
             extra: self.look.extra(),
         };
+        if self.resident.is_none() {
+            let mut resident = Pipelines::new(device, &self.cache, &self.look, &self.options, true)
+                .map_err(PrepareError::Setup)?;
+            resident.fit_shadow(
+                device,
+                &self.cache,
+                &self.look,
+                &self.options,
+                self.shadow.as_ref(),
+            )?;
+            self.resident = Some(resident);
+        }
         self.uploaded += self.crowds.prepare(
             device,
             queue,
@@ -451,23 +471,42 @@ impl Md2Renderer {
     /// number of instances. The shadow phase sets the pass's stencil
     /// reference (see [`ShadowStencil`](crate::ShadowStencil)).
     pub fn render_phase(&self, pass: &mut wgpu::RenderPass<'_>, phase: Md2Phase) {
+        let buckets = phase.draws();
+        let mut draws = 0;
+        if self.immediate.draws_any(buckets)
+            && self.begin_phase(pass, phase, &self.pipelines).is_some()
+        {
+            let shadows = phase == Md2Phase::Shadows;
+            draws += self.immediate.draw(pass, buckets, shadows);
+        }
+        if self.crowds.draws_any(buckets)
+            && let Some(resident) = &self.resident
+            && self.begin_phase(pass, phase, resident).is_some()
+        {
+            draws += self.crowds.draw(pass, buckets);
+        }
+        self.recorded.fetch_add(draws, Ordering::Relaxed);
+    }
+
+    /// Sets `pipelines`' pipeline of `phase` and the groups every draw of
+    /// it shares (the view, the material's), and the stencil reference of
+    /// the shadows; `None` where this view does not draw the phase.
+    fn begin_phase(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        phase: Md2Phase,
+        pipelines: &Pipelines,
+    ) -> Option<()> {
         let mut reference = None;
         let pipeline = match phase {
-            Md2Phase::Opaque => Some(&self.pipelines.opaque),
-            Md2Phase::Shadows => self.shadow_draw().map(|(pipeline, r)| {
+            Md2Phase::Opaque => Some(&pipelines.opaque),
+            Md2Phase::Shadows => self.shadow_draw(pipelines).map(|(pipeline, r)| {
                 reference = Some(r);
                 pipeline
             }),
-            Md2Phase::Translucent => self.pipelines.translucent.as_ref(),
-            Md2Phase::Shells => self.pipelines.shell.as_ref(),
-        };
-        let Some(pipeline) = pipeline else {
-            return;
-        };
-        let buckets = phase.draws();
-        if !self.immediate.draws_any(buckets) && !self.crowds.draws_any(buckets) {
-            return;
-        }
+            Md2Phase::Translucent => pipelines.translucent.as_ref(),
+            Md2Phase::Shells => pipelines.shell.as_ref(),
+        }?;
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, self.view.group(), &[]);
         if let Look::Material {
@@ -479,9 +518,7 @@ impl Md2Renderer {
         if let Some(reference) = reference {
             pass.set_stencil_reference(reference);
         }
-        let shadows = phase == Md2Phase::Shadows;
-        let draws = self.immediate.draw(pass, buckets, shadows) + self.crowds.draw(pass, buckets);
-        self.recorded.fetch_add(draws, Ordering::Relaxed);
+        Some(())
     }
 
     /// How many crowd members the last submitted

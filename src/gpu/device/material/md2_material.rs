@@ -12,6 +12,7 @@ use super::error::MaterialError;
 use crate::contract::entry;
 use crate::gpu::device::buffers::ready_error;
 use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::device::layouts::resident_layout;
 use crate::gpu::device::pipeline::{self, PassKey, Shading};
 use crate::gpu::error::SetupError;
 
@@ -107,6 +108,9 @@ struct MaterialInner {
     label: String,
     module: wgpu::ShaderModule,
     layout: wgpu::PipelineLayout,
+    /// For the resident crowd's draws: the crowd's group after the
+    /// material's.
+    resident_layout: wgpu::PipelineLayout,
     has_group: bool,
     /// Whether it reads what the extra record feeds (the instance's index
     /// and id, its previous world position).
@@ -158,6 +162,13 @@ impl Md2Material {
             bind_group_layouts: &groups,
             immediate_size: 0,
         });
+        let resident_layout = resident_layout(
+            device,
+            view,
+            model,
+            descriptor.bind_group_layout,
+            &cache.layouts().crowd_draw,
+        );
         if let Some(message) = ready_error(scope.pop()) {
             return Err(fail(MaterialError::Device {
                 operation: "the material's module",
@@ -176,6 +187,7 @@ impl Md2Material {
             label: descriptor.label.to_string(),
             module,
             layout,
+            resident_layout,
             has_group: descriptor.bind_group_layout.is_some(),
             extra,
             opaque_targets,
@@ -227,14 +239,19 @@ impl Md2Material {
         let shading = Shading {
             module: &inner.module,
             layout: &inner.layout,
+            resident_layout: &inner.resident_layout,
             extra: inner.extra,
             fragment: entry::FS_MATERIAL,
             opaque_targets: &inner.opaque_targets,
             blended_targets: &inner.blended_targets,
         };
-        let (depth_module, depth_layout) = inner.cache.depth_only_parts();
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let pipeline = pipeline::build(device, &pass, Some(&shading), depth_module, depth_layout);
+        let pipeline = pipeline::build(
+            device,
+            &pass,
+            Some(&shading),
+            inner.cache.depth_only_parts(),
+        );
         if let Some(message) = ready_error(scope.pop()) {
             return Err(SetupError::Material {
                 label: inner.label.clone(),
