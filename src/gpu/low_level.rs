@@ -50,6 +50,18 @@ pub fn recorded_draws(renderer: &Md2Renderer) -> u64 {
     renderer.recorded_draws()
 }
 
+/// Bytes of GPU memory the renderer keeps for crowd `index` of its last
+/// `prepare_crowds` (in the order given): the visible records (24 bytes
+/// per member and per shell, and where the renderer keeps them, 80 more for
+/// the extra records; a view that sorts keeps its translucent members and
+/// shells twice), and the work buffer the compute passes count in (about
+/// 5 bytes a member). `None` past the crowds drawn. With
+/// [`Md2Crowd::gpu_bytes`](crate::Md2Crowd::gpu_bytes), what a crowd costs a
+/// view.
+pub fn crowd_view_bytes(renderer: &Md2Renderer, index: usize) -> Option<u64> {
+    Some(renderer.crowd_views().views().get(index)?.gpu_bytes())
+}
+
 /// Every visible record the renderer's last `prepare_crowds` wrote for
 /// crowd `index` (in the order given), with its draw bucket, in draw order:
 /// what the GPU's clocks, culling and levels made of the members, as the

@@ -223,3 +223,94 @@ fn culling_with_levels_never_drops_a_visible_member() {
         );
     }
 }
+
+/// One crowd past the old room (279,620 members of the demo model with its
+/// five levels, when a view kept room for every member at every level):
+/// 300,000 members, a few hundred in view down the street among the rest
+/// behind the camera, spread through the member order so that every
+/// workgroup's share lands in the compact records. The members in view
+/// draw exactly the immediate path's picture, with the same counts per
+/// level.
+#[test]
+fn a_crowd_past_the_old_limit_draws_what_the_immediate_path_draws() {
+    const MEMBERS: usize = 300_000;
+    // Every this many members, one stands in view.
+    const EVERY: usize = 1_000;
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let gpu_model = demo_with_levels(&gpu, &cache);
+    assert_eq!(gpu_model.levels().len(), MAX_LEVELS);
+    let camera = street_camera();
+    let options = Md2RendererOptions::WITH_DEPTH;
+    let pixels = options.level_error_pixels;
+    let now = 11.0;
+    let clips = Quake2Player::clips();
+    let mut rng = Rng::new(300);
+    let mut resident = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options).unwrap();
+    let mut crowd = Md2Crowd::new(&gpu.device, &resident, &gpu_model).unwrap();
+    assert!(crowd.max_members() >= 1_000_000, "{}", crowd.max_members());
+    crowd.reserve(MEMBERS);
+    let mut in_view = Vec::new();
+    let mut expected = [0u32; MAX_LEVELS];
+    while crowd.len() < MEMBERS {
+        let clip = clips[rng.below(clips.len())].clone();
+        let clock = ClipClock::new(clip, now - rng.unit_f64() * 5.0);
+        let turn = Mat4::from_rotation_y(rng.range(0.0, std::f32::consts::TAU));
+        if crowd.len() % EVERY == EVERY / 2 {
+            // Down the street, near to far, none so near a level's
+            // switching distance that rounding could choose either.
+            let at = Vec3::new(rng.range(-60.0, 60.0), 0.0, rng.range(0.0, 3000.0));
+            let transform = Mat4::from_translation(at) * turn;
+            let level = gpu_model.level_for(&camera, pixels, transform);
+            if [0.99, 1.01]
+                .iter()
+                .any(|k| gpu_model.level_for(&camera, pixels * k, transform) != level)
+            {
+                continue;
+            }
+            expected[level] += 1;
+            let member = CrowdMember::new(transform, clock);
+            in_view.push(Md2Instance::new(transform, member.playback.pose(now)));
+            crowd.add(member).unwrap();
+        } else {
+            // Behind the camera, a field of them.
+            let i = crowd.len();
+            let at = Vec3::new(
+                (i % 600) as f32 * 50.0 - 15_000.0,
+                0.0,
+                -500.0 - (i / 600) as f32 * 50.0,
+            );
+            crowd
+                .add(CrowdMember::new(Mat4::from_translation(at) * turn, clock))
+                .unwrap();
+        }
+    }
+    assert_eq!(in_view.len(), MEMBERS / EVERY);
+    assert!(
+        expected.iter().filter(|&&n| n > 0).count() >= 3,
+        "the street shows three levels or more: {expected:?}"
+    );
+    let from_crowd = draw(&gpu, &mut resident, &camera, &[], Some(&mut crowd), now);
+    let counted = visible(&gpu, &resident).per_level[0];
+    assert_eq!(counted, expected, "members per level, in view");
+    // What the crowd and this view hold on the GPU, per member: the
+    // member (128 bytes), its share of the records (24) and of the work
+    // buffer (about 5), and the room the buffers keep to grow.
+    let bytes = crowd.gpu_bytes() + md2_wgpu::low_level::crowd_view_bytes(&resident, 0).unwrap();
+    let per_member = bytes as f64 / MEMBERS as f64;
+    eprintln!("GPU memory per member: {per_member:.1} bytes");
+    assert!(per_member <= 160.0, "{per_member:.1} bytes per member");
+
+    let mut immediate = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options).unwrap();
+    let batch = [Md2Batch::new(&gpu_model, &in_view)];
+    let report = immediate
+        .prepare(&gpu.device, &gpu.queue, &camera, &batch)
+        .unwrap();
+    assert_eq!(report.levels, expected, "instances per level");
+    let from_batch = draw(&gpu, &mut immediate, &camera, &batch, None, now);
+    save_picture(&from_crowd, "levels-300k-resident.png");
+    save_picture(&from_batch, "levels-300k-immediate.png");
+    assert!(coverage(&from_crowd) > 2000);
+    let differ = differing_pixels(&from_crowd, &from_batch, 0);
+    assert_eq!(differ, 0, "{differ} pixels differ between the paths");
+}

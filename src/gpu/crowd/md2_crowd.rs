@@ -162,14 +162,25 @@ impl Md2Crowd {
         self.max_members
     }
 
+    /// Bytes of GPU memory the crowd holds itself (each view that draws it
+    /// keeps its visible records too: see
+    /// [`low_level::crowd_view_bytes`](crate::low_level::crowd_view_bytes)):
+    /// its members (128 bytes each, and room to grow), its clip table, its
+    /// parameters and, once a view draws motion, each member's motion
+    /// record (80 bytes).
+    pub fn gpu_bytes(&self) -> u64 {
+        self.uploads.gpu_bytes() + self.motion.gpu_bytes()
+    }
+
     /// How many distinct clips the members play (each is stored once).
     pub fn clip_count(&self) -> usize {
         self.clips.len()
     }
 
     /// Makes room for `additional` more members on the CPU, so that adding
-    /// them allocates nothing (the GPU buffer grows at the next
-    /// `prepare_crowds`).
+    /// them allocates nothing, and on the GPU: the next `prepare_crowds`
+    /// that needs a larger member buffer makes it exactly this large (where
+    /// it would otherwise grow by up to an eighth past what it needs).
     pub fn reserve(&mut self, additional: usize) {
         self.members.reserve(additional);
         self.records.reserve(additional);

@@ -144,6 +144,12 @@ impl Motion {
     }
 
     /// What the crowd's group binds: the records, or the stand-in.
+    /// Bytes of the motion records on the GPU (none until a view draws
+    /// motion).
+    pub fn gpu_bytes(&self) -> u64 {
+        self.buffer.as_ref().map_or(0, wgpu::Buffer::size)
+    }
+
     pub fn binding(&self) -> &wgpu::Buffer {
         self.buffer.as_ref().unwrap_or(&self.stand_in)
     }

@@ -7,7 +7,7 @@
 use super::clips::ClipTable;
 use super::motion::Motion;
 use crate::contract::crowd::{CLIP_VEC4S, ClipRecord, CrowdParams, MEMBER_VEC4S, MemberRecord};
-use crate::gpu::device::buffers::write_changed;
+use crate::gpu::device::buffers::{grown_size, write_changed};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::PrepareError;
 
@@ -40,8 +40,9 @@ impl Room {
     }
 
     /// Room for `members` and `clips`, grown geometrically from `self`
-    /// within `cap` bytes; `None` where they cannot fit.
-    fn fit(self, members: u64, clips: u64, cap: u64) -> Option<Room> {
+    /// (or to exactly `reserved` members, where the app reserved room for
+    /// at least as many) within `cap` bytes; `None` where they cannot fit.
+    fn fit(self, members: u64, reserved: u64, clips: u64, cap: u64) -> Option<Room> {
         let clips = if clips <= self.clips {
             self.clips
         } else {
@@ -50,8 +51,12 @@ impl Room {
         let most = cap.checked_sub(clips * CLIP)? / MEMBER;
         let members = if members <= self.members {
             self.members
+        } else if reserved >= members {
+            reserved.min(most).max(members)
         } else {
-            members.next_power_of_two().max(MIN_MEMBERS).min(most)
+            (grown_size(members * MEMBER) / MEMBER)
+                .max(MIN_MEMBERS)
+                .min(most)
         };
         (members * MEMBER + clips * CLIP <= cap && members >= 1).then_some(Room { members, clips })
     }
@@ -66,6 +71,9 @@ pub(crate) struct Uploads {
     dirty_bytes: Vec<(u8, u8)>,
     /// Every record must be written (after the buffer grew).
     all_dirty: bool,
+    /// Members the app reserved room for: the buffer grows to exactly this
+    /// many where it must grow and they are enough.
+    reserved: u64,
     members: wgpu::Buffer,
     room: Room,
     params: wgpu::Buffer,
@@ -97,6 +105,7 @@ impl Uploads {
             dirty: Vec::new(),
             dirty_bytes: Vec::new(),
             all_dirty: false,
+            reserved: 0,
             members,
             room,
             params,
@@ -108,6 +117,11 @@ impl Uploads {
     /// The crowd's group 1: members, parameters, motion records.
     pub fn group(&self) -> &wgpu::BindGroup {
         &self.group
+    }
+
+    /// Bytes of the member buffer and the parameters.
+    pub fn gpu_bytes(&self) -> u64 {
+        self.members.size() + self.params.size()
     }
 
     /// The member buffer (members, then the clip table), which the
@@ -153,10 +167,12 @@ impl Uploads {
         self.dirty.clear();
     }
 
-    /// Room for `additional` more members.
+    /// Room for `additional` more members, on the GPU too at the next
+    /// flush that has to grow the buffer.
     pub fn reserve(&mut self, additional: usize) {
         self.dirty.reserve(additional);
         self.dirty_bytes.reserve(additional);
+        self.reserved = (self.dirty_bytes.len() + additional) as u64;
     }
 
     /// Uploads what changed since the last flush: each changed member's
@@ -188,14 +204,14 @@ impl Uploads {
         let mut regroup = false;
         if members > self.room.members || clip_count > self.room.clips {
             let cap = binding_cap(device);
-            let room =
-                self.room
-                    .fit(members, clip_count, cap)
-                    .ok_or(PrepareError::TooManyInstances {
-                        instances: records.len(),
-                        bytes: members * MEMBER + clip_count * CLIP,
-                        limit: cap,
-                    })?;
+            let room = self
+                .room
+                .fit(members, self.reserved, clip_count, cap)
+                .ok_or(PrepareError::TooManyInstances {
+                    instances: records.len(),
+                    bytes: members * MEMBER + clip_count * CLIP,
+                    limit: cap,
+                })?;
             self.members = member_buffer(device, room.bytes()).map_err(device_error)?;
             self.room = room;
             self.all_dirty = true;

@@ -305,6 +305,13 @@ impl CrowdView {
         ))
     }
 
+    /// Bytes of GPU memory this view keeps of the crowd: its visible
+    /// records and its work buffer.
+    pub(crate) fn gpu_bytes(&self) -> u64 {
+        self.records.as_ref().map_or(0, wgpu::Buffer::size)
+            + self.work.as_ref().map_or(0, wgpu::Buffer::size)
+    }
+
     /// Members of the crowd, as of the last `fit`.
     pub(crate) fn member_count(&self) -> u32 {
         self.layout.count

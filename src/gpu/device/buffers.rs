@@ -48,8 +48,25 @@ pub(crate) fn check_size(
     Ok(())
 }
 
-/// A buffer of at least `bytes` (the next power of two, at least `min`, at
-/// most `cap` unless `bytes` needs more), or wgpu's out-of-memory message.
+/// Bytes past which buffers grow by eighths rather than doubling.
+const DOUBLING_UP_TO: u64 = 1 << 20;
+
+/// How large a buffer that must hold `bytes` is made: the next power of
+/// two, and past [`DOUBLING_UP_TO`] the next eighth of one, so a large
+/// buffer keeps at most an eighth of its size spare (still geometric: a
+/// steadily growing crowd reallocates a logarithmic number of times).
+pub(crate) fn grown_size(bytes: u64) -> u64 {
+    let power = bytes.next_power_of_two();
+    if bytes <= DOUBLING_UP_TO {
+        power
+    } else {
+        let step = power / 8;
+        bytes.div_ceil(step) * step
+    }
+}
+
+/// A buffer of at least `bytes` ([`grown_size`], at least `min`, at most
+/// `cap` unless `bytes` needs more), or wgpu's out-of-memory message.
 pub(crate) fn grow(
     device: &wgpu::Device,
     label: &str,
@@ -59,7 +76,7 @@ pub(crate) fn grow(
     usage: wgpu::BufferUsages,
 ) -> Result<wgpu::Buffer, String> {
     // Round to whole 4-byte words, as copies need.
-    let size = bytes.next_power_of_two().max(min).min(cap).max(bytes);
+    let size = grown_size(bytes).max(min).min(cap).max(bytes);
     let size = size.div_ceil(4) * 4;
     let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {

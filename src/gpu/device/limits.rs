@@ -3,12 +3,13 @@
 use crate::gpu::error::SetupError;
 
 /// The smallest limits the renderer works with: WebGPU's downlevel defaults
-/// (3 vertex-stage and 4 compute-stage storage buffers, 2 vertex buffers, 10
-/// vertex attributes, 3 bind groups).
+/// (4 storage buffers per stage, 3 vertex buffers, 16 vertex attributes, 4
+/// bind groups: a resident crowd's draws read their instances from storage
+/// at group 3).
 ///
 /// A device requested with exactly these gets their texture cap too (2048
-/// texels a side) and 128 MiB storage bindings (about 700,000 crowd
-/// members). An app with no limits of its own should pass
+/// texels a side) and 128 MiB storage bindings (1,047,552 members in one
+/// crowd: 128 bytes each, beside its clip table). An app with no limits of its own should pass
 /// [`adapter_limits`] instead: everything the adapter offers.
 pub fn required_limits() -> wgpu::Limits {
     wgpu::Limits::downlevel_defaults()
@@ -43,9 +44,9 @@ fn check_limits(limits: &wgpu::Limits) -> Result<(), SetupError> {
             4,
             limits.max_storage_buffers_per_shader_stage,
         ),
-        ("max_vertex_buffers", 2, limits.max_vertex_buffers),
-        ("max_vertex_attributes", 10, limits.max_vertex_attributes),
-        ("max_bind_groups", 3, limits.max_bind_groups),
+        ("max_vertex_buffers", 3, limits.max_vertex_buffers),
+        ("max_vertex_attributes", 16, limits.max_vertex_attributes),
+        ("max_bind_groups", 4, limits.max_bind_groups),
     ];
     for (limit_name, needed, available) in needs {
         if available < needed {
