@@ -1,0 +1,449 @@
+//! A crowd of MD2 soldiers walking in a Bevy scene, under a sun that casts
+//! their shadows on the ground: md2-bevy's plugin drawing md2-wgpu's built-in
+//! demo model (or a model of yours), every soldier on its own clock, some
+//! stopping now and then to wave, salute or taunt (crossfades in and out).
+//!
+//! ```sh
+//! cargo run --release -p md2-bevy --example crowd
+//! cargo run --release -p md2-bevy --example crowd -- --model path/to/tris.md2 --soldiers 400
+//! # unattended (CI): N frames, a screenshot, exit; --check-screenshot exits
+//! # 1 when the picture is one colour or the crowd changes no pixel of it
+//! cargo run --release -p md2-bevy --example crowd -- --frames 60 --screenshot crowd.png --check-screenshot
+//! ```
+
+use std::f32::consts::TAU;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use bevy::asset::io::AssetSourceBuilder;
+use bevy::asset::io::memory::{Dir, MemoryAssetReader};
+use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::diagnostic::FrameCount;
+use bevy::light::{CascadeShadowConfigBuilder, GlobalAmbientLight};
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use bevy::window::WindowResolution;
+use md2_bevy::{Md2, Md2Animator, Md2Asset, Md2Plugin};
+use md2_wgpu::Quake2Player;
+
+/// A Quake unit in metres: a 56-unit player stands 1.75 m tall.
+const METRES: f32 = md2_wgpu::gltf::METRES_PER_QUAKE_UNIT;
+
+/// What the command line asked for.
+#[derive(Resource, Clone, Debug)]
+struct Args {
+    soldiers: u32,
+    model: Option<PathBuf>,
+    size: (u32, u32),
+    frames: Option<u32>,
+    screenshot: Option<PathBuf>,
+    check: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        soldiers: 240,
+        model: None,
+        size: (1280, 720),
+        frames: None,
+        screenshot: None,
+        check: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--soldiers" => {
+                args.soldiers = value()?.parse().map_err(|e| format!("--soldiers: {e}"))?
+            }
+            "--model" => args.model = Some(PathBuf::from(value()?)),
+            "--size" => {
+                let v = value()?;
+                let (w, h) = v.split_once('x').ok_or("--size is WIDTHxHEIGHT")?;
+                args.size = (
+                    w.parse().map_err(|e| format!("--size: {e}"))?,
+                    h.parse().map_err(|e| format!("--size: {e}"))?,
+                );
+            }
+            "--frames" => {
+                args.frames = Some(value()?.parse().map_err(|e| format!("--frames: {e}"))?)
+            }
+            "--screenshot" => args.screenshot = Some(PathBuf::from(value()?)),
+            "--check-screenshot" => args.check = true,
+            "--help" | "-h" => {
+                return Err(
+                    "usage: crowd [--soldiers N] [--model FILE.md2] [--size WxH] \
+                            [--frames N --screenshot PNG [--check-screenshot]]"
+                        .to_owned(),
+                );
+            }
+            other => return Err(format!("unknown argument {other} (try --help)")),
+        }
+    }
+    if args.screenshot.is_some() && args.frames.is_none() {
+        args.frames = Some(60);
+    }
+    Ok(args)
+}
+
+fn main() -> AppExit {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return AppExit::error();
+        }
+    };
+    let mut app = App::new();
+    // The demo model and its skin, as files of an in-memory asset source:
+    // they load through Bevy's reader like any model on disk.
+    let demo = Dir::default();
+    let mut skin_png = Vec::new();
+    md2_wgpu::demo::demo_skin()
+        .write_to(
+            &mut std::io::Cursor::new(&mut skin_png),
+            md2_wgpu::image::ImageFormat::Png,
+        )
+        .expect("the demo skin encodes");
+    demo.insert_asset(Path::new("soldier/skin.png"), skin_png);
+    demo.insert_asset(
+        Path::new("soldier/tris.md2"),
+        md2_wgpu::demo::demo_model_bytes(),
+    );
+    app.register_asset_source(
+        "demo",
+        AssetSourceBuilder::new(move || Box::new(MemoryAssetReader { root: demo.clone() })),
+    );
+    // A model of yours: its folder as an asset source, so its skins are
+    // found beside it.
+    if let Some(model) = &args.model {
+        let folder = std::path::absolute(model.parent().unwrap_or(Path::new(".")))
+            .unwrap_or_else(|_| PathBuf::from("."));
+        app.register_asset_source(
+            "model",
+            AssetSourceBuilder::platform_default(&folder.to_string_lossy(), None),
+        );
+    }
+    app.add_plugins(DefaultPlugins.set(WindowPlugin {
+        primary_window: Some(Window {
+            title: "md2-bevy: a crowd".to_owned(),
+            resolution: WindowResolution::new(args.size.0, args.size.1),
+            ..default()
+        }),
+        ..default()
+    }))
+    .add_plugins(Md2Plugin)
+    .insert_resource(args)
+    .insert_resource(GlobalAmbientLight {
+        brightness: 400.0,
+        ..default()
+    })
+    .insert_resource(ClearColor(Color::srgb(0.55, 0.7, 0.9)))
+    .add_systems(Startup, setup)
+    .add_systems(Update, (walk, gesture, unattended, report_load_failure))
+    .run()
+}
+
+/// A soldier's way round: a circle about the centre, at its own pace.
+#[derive(Component)]
+struct Walker {
+    radius: f32,
+    angle: f32,
+    /// Radians a second (negative: clockwise).
+    pace: f32,
+    /// While it stands to gesture: when it walks again.
+    resting_until: Option<f64>,
+    /// When it next stops.
+    next_rest: f64,
+}
+
+#[derive(Resource)]
+struct Model(Handle<Md2Asset>);
+
+/// A small deterministic generator, so every run shows the same crowd.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+fn setup(
+    mut commands: Commands,
+    assets: Res<AssetServer>,
+    args: Res<Args>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    let model: Handle<Md2Asset> = match &args.model {
+        Some(path) => {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            assets.load(format!("model://{name}"))
+        }
+        None => assets.load("demo://soldier/tris.md2"),
+    };
+    commands.insert_resource(Model(model.clone()));
+
+    let mut rng = Lcg(7);
+    for i in 0..args.soldiers {
+        let radius = 3.0 + 15.0 * rng.next().sqrt();
+        let direction = if i % 2 == 0 { 1.0 } else { -1.0 };
+        // Running at about 4 m/s (Quake II's run, scaled), on its own phase.
+        let pace = direction * (3.0 + rng.next()) / radius;
+        let tint = Color::hsl(360.0 * rng.next(), 0.35, 0.8);
+        commands.spawn((
+            Md2(model.clone()),
+            Md2Animator::player(Quake2Player::Run)
+                .with_phase(f64::from(rng.next()) * 0.6)
+                .with_speed(0.9 + 0.2 * rng.next())
+                .with_tint(tint),
+            Transform::from_scale(Vec3::splat(METRES)),
+            Walker {
+                radius,
+                angle: rng.next() * TAU,
+                pace,
+                resting_until: None,
+                next_rest: 2.0 + 10.0 * f64::from(rng.next()),
+            },
+        ));
+    }
+
+    commands.spawn((
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(60.0, 60.0))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgb(0.45, 0.5, 0.4),
+            perceptual_roughness: 0.95,
+            ..default()
+        })),
+    ));
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 9_000.0,
+            shadow_maps_enabled: true,
+            ..default()
+        },
+        Transform::default().looking_to(Vec3::new(-0.5, -1.0, -0.35), Vec3::Y),
+        CascadeShadowConfigBuilder {
+            num_cascades: 2,
+            maximum_distance: 70.0,
+            first_cascade_far_bound: 25.0,
+            ..default()
+        }
+        .build(),
+    ));
+    commands.spawn((
+        Camera3d::default(),
+        // Bevy's default (TonyMcMapface) needs the tonemapping_luts feature.
+        Tonemapping::AcesFitted,
+        Transform::from_xyz(0.0, 14.0, 30.0).looking_at(Vec3::new(0.0, 0.0, 2.0), Vec3::Y),
+    ));
+}
+
+/// Walks every soldier round its circle, facing the way it goes (the model
+/// faces +Z), and stands it still while it gestures.
+fn walk(time: Res<Time>, mut walkers: Query<(&mut Walker, &mut Transform)>) {
+    let dt = time.delta_secs();
+    for (mut walker, mut transform) in &mut walkers {
+        if walker.resting_until.is_none() {
+            walker.angle += walker.pace * dt;
+        }
+        let (sin, cos) = walker.angle.sin_cos();
+        transform.translation =
+            Vec3::new(cos, 0.0, sin) * walker.radius + Vec3::Y * (24.0 * METRES);
+        let forward = Vec3::new(-sin, 0.0, cos) * walker.pace.signum();
+        transform.rotation = Quat::from_rotation_arc(Vec3::Z, forward);
+    }
+}
+
+/// Now and then a soldier stops for a gesture (a crossfade into a one-shot
+/// clip), then runs on (a crossfade back).
+fn gesture(time: Res<Time>, mut walkers: Query<(&mut Walker, &mut Md2Animator)>) {
+    let now = time.elapsed_secs_f64();
+    const GESTURES: [Quake2Player; 4] = [
+        Quake2Player::Wave,
+        Quake2Player::Salute,
+        Quake2Player::Taunt,
+        Quake2Player::Point,
+    ];
+    for (mut walker, mut animator) in &mut walkers {
+        match walker.resting_until {
+            None if now >= walker.next_rest => {
+                let pick = GESTURES[(walker.next_rest * 7.0) as usize % GESTURES.len()].clip();
+                let until = now + pick.duration() / f64::from(animator.speed()) + 0.2;
+                animator.crossfade(pick, now, 0.2);
+                walker.resting_until = Some(until);
+            }
+            Some(until) if now >= until => {
+                animator.crossfade(Quake2Player::Run.clip(), now, 0.25);
+                walker.resting_until = None;
+                walker.next_rest = now + 6.0 + (walker.radius as f64 % 5.0) * 2.0;
+            }
+            _ => {}
+        }
+    }
+}
+
+fn report_load_failure(
+    assets: Res<AssetServer>,
+    model: Res<Model>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    if let Some(bevy::asset::LoadState::Failed(error)) = assets.get_load_state(&model.0) {
+        eprintln!("error: {error}");
+        exit.write(AppExit::error());
+    }
+}
+
+/// What the unattended run has captured.
+#[derive(Default)]
+struct Captures {
+    with_crowd: Option<Image>,
+    without_crowd: Option<Image>,
+}
+
+/// `--frames N --screenshot PATH`: the frame N picture saved, then (with
+/// `--check-screenshot`) the same view without the crowd, to check that
+/// the crowd is in the picture; then exit.
+fn unattended(
+    mut commands: Commands,
+    args: Res<Args>,
+    frame: Res<FrameCount>,
+    mut crowd: Query<&mut Visibility, With<Md2>>,
+    mut exit: MessageWriter<AppExit>,
+    captures: Local<Arc<Mutex<Captures>>>,
+    mut asked: Local<u32>,
+) {
+    let Some(frames) = args.frames else {
+        return;
+    };
+    let shot = |with: bool| {
+        let captures = captures.clone();
+        move |captured: On<ScreenshotCaptured>| {
+            let mut captures = captures.lock().unwrap();
+            let slot = if with {
+                &mut captures.with_crowd
+            } else {
+                &mut captures.without_crowd
+            };
+            *slot = Some(captured.image.clone());
+        }
+    };
+    if frame.0 == frames && *asked == 0 {
+        *asked = 1;
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(shot(true));
+    }
+    let have_first = captures.lock().unwrap().with_crowd.is_some();
+    if have_first && *asked == 1 {
+        if args.screenshot.is_none() || !args.check {
+            *asked = 3;
+        } else {
+            for mut visibility in &mut crowd {
+                *visibility = Visibility::Hidden;
+            }
+            *asked = 2;
+            return;
+        }
+    }
+    if *asked == 2 {
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(shot(false));
+        *asked = 4;
+    }
+    let mut captures = captures.lock().unwrap();
+    let done = match *asked {
+        3 => captures.with_crowd.is_some(),
+        4 => captures.without_crowd.is_some(),
+        _ => false,
+    };
+    if frame.0 > frames + 600 {
+        eprintln!("error: no screenshot arrived");
+        exit.write(AppExit::error());
+        return;
+    }
+    if !done {
+        return;
+    }
+    let with = captures.with_crowd.take().expect("captured");
+    let code = match &args.screenshot {
+        None => AppExit::Success,
+        Some(path) => match save(&with, path) {
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                AppExit::error()
+            }
+            Ok(picture) => {
+                println!("screenshot: {}", path.display());
+                match captures.without_crowd.take() {
+                    Some(background) => check(&picture, &background),
+                    None => AppExit::Success,
+                }
+            }
+        },
+    };
+    exit.write(code);
+}
+
+fn rgba(image: &Image) -> Result<md2_wgpu::image::RgbaImage, String> {
+    image
+        .clone()
+        .try_into_dynamic()
+        .map(|d| d.to_rgba8())
+        .map_err(|e| e.to_string())
+}
+
+fn save(image: &Image, path: &Path) -> Result<md2_wgpu::image::RgbaImage, String> {
+    let picture = rgba(image)?;
+    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(folder).map_err(|e| e.to_string())?;
+    }
+    md2_wgpu::image::DynamicImage::ImageRgba8(picture.clone())
+        .to_rgb8()
+        .save(path)
+        .map_err(|e| e.to_string())?;
+    Ok(picture)
+}
+
+/// Exit 1 when the picture is one colour, or the crowd changes under 1% of
+/// its pixels.
+fn check(picture: &md2_wgpu::image::RgbaImage, background: &Image) -> AppExit {
+    let Ok(background) = rgba(background) else {
+        eprintln!("check: the second screenshot does not convert");
+        return AppExit::error();
+    };
+    let first = picture.get_pixel(0, 0);
+    if picture.pixels().all(|p| p == first) {
+        eprintln!("check: the picture is one colour");
+        return AppExit::error();
+    }
+    let differing = picture
+        .pixels()
+        .zip(background.pixels())
+        .filter(|(a, b)| {
+            a.0[..3]
+                .iter()
+                .zip(&b.0[..3])
+                .any(|(x, y)| x.abs_diff(*y) > 8)
+        })
+        .count();
+    let share = differing as f64 / f64::from(picture.width() * picture.height());
+    println!(
+        "check: the crowd changes {:.1}% of the pixels",
+        share * 100.0
+    );
+    if share < 0.01 {
+        eprintln!("check: the crowd is not in the picture");
+        return AppExit::error();
+    }
+    AppExit::Success
+}
