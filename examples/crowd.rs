@@ -489,6 +489,9 @@ impl Crowd {
     fn populate(&mut self, count: usize) -> Result<(), String> {
         let count = count.clamp(1, MAX_INSTANCES.min(self.crowd.max_members()));
         self.crowd.clear();
+        // The member buffer made exactly this large (a million members
+        // fill WebGPU's default storage binding).
+        self.crowd.reserve(count);
         self.walkers.clear();
         self.own.clear();
         self.count = count;
