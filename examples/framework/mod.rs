@@ -7,7 +7,7 @@
 //! before that, so a file that does not load ends the program before any
 //! window opens.
 
-pub mod ground;
+pub use crate::ground;
 pub mod gui;
 mod host;
 mod screenshot;

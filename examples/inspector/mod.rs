@@ -1,27 +1,33 @@
 //! The viewer's model inspector: an egui interface around a 3D view drawn
-//! by an egui-wgpu paint callback.
+//! by an egui-wgpu paint callback, shown by the native viewer
+//! (`examples/viewer/`) and by the web page (`web/`).
 //!
 //! [`Inspector`] is plain state (the model and its upload, the player, the
 //! skin, the effects, the camera, errors) plus [`Inspector::ui`], which
 //! builds a frame's interface inside any `egui::Ui`: the viewer's window
-//! calls it, and so do the UI tests (through `egui_kittest`, no window),
-//! which then read the state back. The viewer and the tests include this
-//! folder as a module, as the windowed examples include `framework/`.
+//! calls it, the web page's eframe app calls it, and so do the UI tests
+//! (through `egui_kittest`, no window), which then read the state back.
+//! What only its host can do (a file picker, a download) it asks for with
+//! a [`HostRequest`]; files that arrive as bytes come in through
+//! [`Inspector::open_files`].
 //!
 //! - `model.rs`: a file read, its skins found, its upload and facts;
+//! - `files.rs`: files given as bytes, sorted into a model, a weapon and
+//!   their skins;
 //! - `player.rs`: the clip playing and its clock;
 //! - `scene.rs`: the paint callback and what it keeps between frames;
 //! - `orbit.rs`: the camera;
-//! - `panels.rs`: the panels.
+//! - `panels.rs`: the panels;
+//! - `window.rs`: the native viewer's window (the framework's `GuiApp`).
 
-// The viewer and the tests each use a different part.
-#![allow(dead_code)]
-
+pub mod files;
 pub mod model;
 pub mod orbit;
 mod panels;
 pub mod player;
 pub mod scene;
+#[cfg(not(target_arch = "wasm32"))]
+mod window;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -35,7 +41,8 @@ use md2_wgpu::{
     Effects, FrameLerp, Light, Md2Cache, Md2Instance, Md2Renderer, PlanarShadow, Pose, wgpu,
 };
 
-use md2_wgpu_examples::framework::ground::GroundParams;
+use crate::ground::GroundParams;
+use files::{NamedFile, Opened};
 use model::{LoadedModel, ModelFile};
 use orbit::Orbit;
 use player::Player;
@@ -66,6 +73,62 @@ keys (when no text field has the keyboard):
   mouse        drag the view to orbit, wheel to zoom, double-click to reset
   files        drop an .md2 file on the window, or type its path and press Open
   Esc          quit";
+
+/// The shortcuts as the web page lists them: files come as the browser
+/// gives them, and a page is left, not quit.
+pub const WEB_KEYS: &str = "\
+keys (when no text field has the keyboard):
+  N / Right    next animation          P / Left     previous animation
+  F            crossfade into the next animation (instead of cutting)
+  Space        pause                   , / .        step a frame back / on
+  - / +        slower / faster         I            interpolation on / off (Quake-style steps)
+  S            next skin               R            reset the camera
+  Q            powerup shell: red, green, blue, double damage, half damage, off
+  G            planar shadow on the ground on / off (where the pass has a stencil)
+  mouse        drag the view to orbit, wheel to zoom, double-click to reset
+  files        drop an .md2 with its skin images (and a weapon) on the page, or Open files";
+
+/// Where the inspector runs, which decides how files come and go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Host {
+    /// A native window: files are paths, typed or dropped, and a model's
+    /// skins are looked for beside it.
+    Native,
+    /// A web page: files come as bytes, picked or dropped together with
+    /// their skins ([`Inspector::open_files`]); an export leaves as a
+    /// download ([`HostRequest::Save`]).
+    Browser,
+}
+
+/// Where the interface put what a host may drive from outside (a web
+/// page's tests): the 3D view and the host's own buttons, in egui points.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Layout {
+    /// The 3D view's rectangle, once laid out.
+    pub view: Option<egui::Rect>,
+    /// The host's buttons by label ("Open files…", "Export .glb"), where
+    /// the last frame put them.
+    pub controls: Vec<(&'static str, egui::Rect)>,
+}
+
+/// What the inspector asks of its host, which only the host can do; see
+/// [`Inspector::take_requests`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostRequest {
+    /// Let the person pick files, then hand them to
+    /// [`Inspector::open_files`] with this `weapon`.
+    PickFiles {
+        /// Whether the models picked are weapons for the model shown.
+        weapon: bool,
+    },
+    /// Save `bytes` as a file called `name` (in a browser, a download).
+    Save {
+        /// The file name offered.
+        name: String,
+        /// The file's contents.
+        bytes: Vec<u8>,
+    },
+}
 
 /// Which shell the model wears.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -165,6 +228,12 @@ pub struct Inspector {
     thumbnails: Vec<Option<egui::TextureHandle>>,
     stats: Arc<SceneStats>,
     fps: Fps,
+    host: Host,
+    /// What the host has yet to do, oldest first.
+    requests: Vec<HostRequest>,
+    /// What the last export wrote, as a sentence.
+    exported: Option<String>,
+    layout: Layout,
 }
 
 impl Inspector {
@@ -223,7 +292,37 @@ impl Inspector {
             errors: Vec::new(),
             stats: Arc::new(SceneStats::default()),
             fps: Fps::default(),
+            host: Host::Native,
+            requests: Vec::new(),
+            exported: None,
+            layout: Layout::default(),
         })
+    }
+
+    /// The same inspector, run by `host`.
+    pub fn with_host(self, host: Host) -> Inspector {
+        Inspector { host, ..self }
+    }
+
+    /// Where it runs.
+    pub fn host(&self) -> Host {
+        self.host
+    }
+
+    /// Where the last frame put the 3D view and the host's buttons.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// What the last export gave the host to save, as a sentence.
+    pub fn exported(&self) -> Option<&str> {
+        self.exported.as_deref()
+    }
+
+    /// What the interface asked the host to do since the last call, oldest
+    /// first: the host does each (or drops what it cannot).
+    pub fn take_requests(&mut self) -> Vec<HostRequest> {
+        std::mem::take(&mut self.requests)
     }
 
     /// The model shown.
@@ -320,6 +419,93 @@ impl Inspector {
         self.weapon = None;
     }
 
+    /// Opens files given as bytes, as a browser hands them over: a model
+    /// with its skin images (and a weapon, by its name, see
+    /// [`files::sort`]), the models as weapons of the model shown when
+    /// `weapon`, or images alone as the shown model's skins. Whatever does
+    /// not load joins [`Inspector::errors`] and the model shown stays.
+    /// True when something opened.
+    pub fn open_files(&mut self, files: Vec<NamedFile>, weapon: bool) -> bool {
+        let Opened {
+            body,
+            weapon: new_weapon,
+            skins,
+            errors,
+        } = files::sort(&files, weapon);
+        let mut opened = false;
+        let mut problems = errors;
+        if let Some(body) = body {
+            opened |= self.show(body);
+            if !opened {
+                problems.extend(self.errors.pop());
+            }
+        }
+        if let Some(skins) = skins {
+            // New skins for the model shown: it keeps playing where it is.
+            let file = ModelFile {
+                skin_notes: vec!["skins given on their own, in place of the model's".to_owned()],
+                skins,
+                ..self.body.file.clone()
+            };
+            match LoadedModel::upload(&self.device, &self.queue, &self.cache, file) {
+                Ok(body) => {
+                    self.thumbnails = vec![None; body.file.skins.len()];
+                    self.body = body;
+                    self.skin = 0;
+                    opened = true;
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+        if let Some(weapon) = new_weapon {
+            let loaded = weapon
+                .and_then(|file| LoadedModel::upload(&self.device, &self.queue, &self.cache, file));
+            match loaded {
+                Ok(weapon) => {
+                    self.weapon = Some(weapon);
+                    self.show_weapon = true;
+                    opened = true;
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+        if opened {
+            self.errors.clear();
+        }
+        self.errors.extend(problems);
+        opened
+    }
+
+    /// The model shown as binary glTF (every frame a morph target, every
+    /// animation a glTF animation, each skin a material), as `md2info
+    /// --gltf` writes it: handed to the host to save, or the error kept.
+    pub fn export_glb(&mut self) -> bool {
+        let file = &self.body.file;
+        let options = md2_wgpu::gltf::GltfOptions::DEFAULT;
+        match md2_wgpu::gltf::to_glb(&file.model, &file.skin_images(), &options) {
+            Ok(export) => {
+                let stem = file.name.rsplit_once('.').map_or(&*file.name, |(s, _)| s);
+                let name = format!("{}.glb", stem.replace(' ', "-"));
+                self.exported = Some(format!(
+                    "{name}: {} bytes, {} morph targets, {} animations",
+                    export.glb.len(),
+                    export.report.morph_targets,
+                    export.report.animations
+                ));
+                self.requests.push(HostRequest::Save {
+                    name,
+                    bytes: export.glb,
+                });
+                true
+            }
+            Err(e) => {
+                self.errors
+                    .push(format!("{}: cannot export glTF: {e}", file.name));
+                false
+            }
+        }
+    }
+
     /// Shows `file` (uploaded here) in place of the model, or keeps the
     /// model and records why not.
     fn show(&mut self, file: Result<ModelFile, String>) -> bool {
@@ -366,12 +552,16 @@ impl Inspector {
             ui.ctx().request_repaint();
         }
         self.keys(ui.ctx());
+        // A browser reads dropped files only asynchronously: its host reads
+        // them and calls `open_files`.
+        #[cfg(not(target_arch = "wasm32"))]
         self.dropped_files(ui.ctx());
         if let Some(error) = self.stats.error()
             && !self.errors.contains(&error)
         {
             self.errors.push(error);
         }
+        self.layout.controls.clear();
         self.panels(ui);
     }
 
@@ -442,6 +632,7 @@ impl Inspector {
     }
 
     /// Opens what was dropped on the window: the last file that loads wins.
+    #[cfg(not(target_arch = "wasm32"))]
     fn dropped_files(&mut self, ctx: &egui::Context) {
         let dropped = ctx.input(|i| i.raw.dropped_files.clone());
         for file in dropped {

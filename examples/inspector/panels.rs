@@ -8,7 +8,7 @@ use md2_wgpu::glam::Vec3;
 
 use super::model::{CACHE_SIZE, LoadedModel};
 use super::player::{MAX_FADE, SPEEDS};
-use super::{BACKGROUND, Inspector, KEYS, SHELLS, Shell};
+use super::{BACKGROUND, Host, HostRequest, Inspector, KEYS, SHELLS, Shell, WEB_KEYS};
 
 /// The side of a skin thumbnail's box, in points.
 const THUMBNAIL: f32 = 96.0;
@@ -90,11 +90,66 @@ impl Inspector {
         section(ui, "Effects", true, |ui| self.effects(ui));
         section(ui, "Weapon", true, |ui| self.weapon_section(ui));
         section(ui, "Keys", false, |ui| {
-            ui.label(RichText::new(KEYS).monospace().small());
+            let keys = match self.host {
+                Host::Native => KEYS,
+                Host::Browser => WEB_KEYS,
+            };
+            ui.label(RichText::new(keys).monospace().small());
         });
     }
 
     fn open_section(&mut self, ui: &mut Ui) {
+        match self.host {
+            Host::Native => self.open_paths(ui),
+            Host::Browser => self.open_picked(ui),
+        }
+        if !self.errors.is_empty() {
+            let color = ui.visuals().error_fg_color;
+            for error in &self.errors {
+                ui.label(RichText::new(error).color(color));
+            }
+            if ui.button("Dismiss").clicked() {
+                self.errors.clear();
+            }
+        }
+    }
+
+    /// A browser's way: files picked (or dropped) with their skins, and
+    /// the model exported as a download.
+    fn open_picked(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            if self.host_button(ui, "Open files…").clicked() {
+                self.requests.push(HostRequest::PickFiles { weapon: false });
+            }
+            if self.host_button(ui, "Open weapon…").clicked() {
+                self.requests.push(HostRequest::PickFiles { weapon: true });
+            }
+        });
+        ui.label(
+            RichText::new(
+                "or drop an .md2 with its skin images (.pcx .png .tga .jpg .bmp), and a \
+                 weapon.md2, on the page",
+            )
+            .weak(),
+        );
+        if self.host_button(ui, "Export .glb").clicked() {
+            self.export_glb();
+        }
+        if let Some(exported) = &self.exported {
+            ui.label(RichText::new(exported).weak());
+        }
+    }
+
+    /// A button for the host's part, laid out where [`Inspector::layout`]
+    /// says.
+    fn host_button(&mut self, ui: &mut Ui, label: &'static str) -> egui::Response {
+        let response = ui.button(label);
+        self.layout.controls.push((label, response.rect));
+        response
+    }
+
+    /// A native window's way: a path typed, or a file dropped.
+    fn open_paths(&mut self, ui: &mut Ui) {
         let label = ui.label("path");
         let field = ui
             .add(
@@ -115,15 +170,6 @@ impl Inspector {
             }
         });
         ui.label(RichText::new("or drop a file on the window").weak());
-        if !self.errors.is_empty() {
-            let color = ui.visuals().error_fg_color;
-            for error in &self.errors {
-                ui.label(RichText::new(error).color(color));
-            }
-            if ui.button("Dismiss").clicked() {
-                self.errors.clear();
-            }
-        }
     }
 
     fn animations(&mut self, ui: &mut Ui) {
@@ -289,7 +335,12 @@ impl Inspector {
 
     fn weapon_section(&mut self, ui: &mut Ui) {
         let Some(weapon) = &self.weapon else {
-            ui.label("none: give --weapon FILE, or type its path above and press Open as weapon");
+            ui.label(match self.host {
+                Host::Native => {
+                    "none: give --weapon FILE, or type its path above and press Open as weapon"
+                }
+                Host::Browser => "none: Open weapon…, or drop weapon.md2 with the model",
+            });
             return;
         };
         let (weapon_frames, body_frames) = (
@@ -335,6 +386,7 @@ impl Inspector {
 
     fn view(&mut self, ui: &mut Ui) {
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
+        self.layout.view = Some(rect);
         if response.dragged() {
             let delta = response.drag_delta();
             if let Some(orbit) = &mut self.orbit {

@@ -18,7 +18,7 @@ use md2_wgpu::{
     PlanarShadow, wgpu,
 };
 
-use md2_wgpu_examples::framework::ground::{Ground, GroundParams, GroundTarget};
+use crate::ground::{Ground, GroundParams, GroundTarget};
 
 /// The pass the paint callback draws in: egui's. Whoever makes egui's
 /// renderer knows these (egui-wgpu's `RendererOptions` and the colour

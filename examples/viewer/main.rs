@@ -8,28 +8,23 @@
 //! ```
 //!
 //! Without FILE it shows the crate's built-in demo model. The 3D view is an
-//! egui-wgpu paint callback (`inspector/scene.rs`) drawing into egui's own
-//! render pass; the interface is `inspector/`, the window and the pass are
+//! egui-wgpu paint callback (`examples/inspector/scene.rs`) drawing into
+//! egui's own render pass; the interface is `examples/inspector/` (which
+//! the web page in `web/` shows too), the window and the pass are
 //! `framework/gui.rs`. A FILE on the command line that does not load ends
 //! the viewer before any window opens; one opened from the window shows its
 //! error there and the model shown stays.
 
-mod inspector;
 #[cfg(test)]
 mod tests;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use egui_wgpu::CallbackResources;
-
-use inspector::model::ModelFile;
-use inspector::scene::SceneTarget;
-use inspector::{Inspector, InspectorGpu, KEYS};
-use md2_wgpu_examples::framework::{
-    self,
-    gui::{GuiApp, GuiSetup},
-};
+use md2_wgpu_examples::framework::{self, gui::GuiSetup};
+use md2_wgpu_examples::inspector::model::ModelFile;
+use md2_wgpu_examples::inspector::scene::SceneTarget;
+use md2_wgpu_examples::inspector::{Inspector, InspectorGpu, KEYS};
 
 const USAGE: &str = "\
 usage: viewer [FILE] [--skin PATH] [--weapon FILE] [options]
@@ -37,24 +32,6 @@ usage: viewer [FILE] [--skin PATH] [--weapon FILE] [options]
   FILE                  an .md2 model (default: the built-in demo model)
   --skin PATH           use this image as the skin instead of looking for them
   --weapon FILE         a Quake II weapon model, drawn with the body's frames";
-
-impl GuiApp for Inspector {
-    fn ui(&mut self, ui: &mut egui::Ui) {
-        Inspector::ui(self, ui);
-    }
-
-    fn title(&self) -> String {
-        Inspector::title(self)
-    }
-
-    fn summary(&self) -> String {
-        Inspector::summary(self)
-    }
-
-    fn background_only(&mut self, resources: &mut CallbackResources, on: bool) -> bool {
-        Inspector::set_background_only(resources, on)
-    }
-}
 
 fn main() -> ExitCode {
     let mut skin = None;

@@ -20,10 +20,10 @@ use egui_wgpu::{RenderState, RendererOptions, WgpuSetup, WgpuSetupExisting};
 use md2_wgpu::image::{Rgba, RgbaImage};
 use md2_wgpu::{Md2Model, Quake2Player, demo};
 
-use super::inspector::model::ModelFile;
-use super::inspector::player::Player;
-use super::inspector::scene::SceneTarget;
-use super::inspector::{Inspector, InspectorGpu};
+use md2_wgpu_examples::inspector::model::ModelFile;
+use md2_wgpu_examples::inspector::player::Player;
+use md2_wgpu_examples::inspector::scene::SceneTarget;
+use md2_wgpu_examples::inspector::{Inspector, InspectorGpu};
 
 /// The harness's window, in points (one pixel each).
 const SIZE: (f32, f32) = (1280.0, 800.0);
