@@ -38,7 +38,8 @@ pub use format::{
     nearest_normal_index, normal_from_index,
 };
 pub use mesh::{
-    Corner, Level, LevelOptions, Levels, MeshError, RenderMesh, TriangleOrder, VertexCacheStats,
+    Corner, Level, LevelOptions, Levels, LevelsFileError, MeshError, RenderMesh, TriangleOrder,
+    VertexCacheStats,
 };
 pub use scene::fields;
 pub use scene::{

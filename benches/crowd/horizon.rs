@@ -22,13 +22,14 @@ const UPLOADS: [(&str, GpuModelOptions); 2] = [
 /// The crowd size of the close scene.
 pub const CLOSE: usize = 4000;
 
-/// Measures the horizon scene (`n` resident members, `frames` measured
-/// frames) and the close one ([`CLOSE`] members, both paths) for every
-/// model, with and without levels; prints the tables.
+/// Measures the horizon scene (each of `sizes` resident members in one
+/// crowd, `frames` measured frames) and the close one ([`CLOSE`] members,
+/// both paths) for every model, with and without levels; prints the
+/// tables.
 pub fn run(
     bench: &Bench,
     models: &[BenchModel],
-    n: usize,
+    sizes: &[usize],
     frames: usize,
 ) -> Result<Vec<Row>, String> {
     let (gpu, cache) = (&bench.gpu, &bench.cache);
@@ -43,29 +44,31 @@ pub fn run(
             with_levels.level_build_time(),
         ));
 
-        eprintln!("horizon: {} × {n} ...", model.label);
-        let scene = model.horizon(n)?;
-        let entries = UPLOADS
-            .iter()
-            .map(|&(suffix, options)| {
-                Entry::new(
-                    format!("resident{suffix}"),
-                    None,
-                    upload_with(gpu, cache, model, options).and_then(|m| {
-                        Resident::shaded(
-                            gpu,
-                            cache,
-                            m,
-                            &scene,
-                            (true, ResidentDraw::All),
-                            Shading::Builtin,
-                        )
-                    }),
-                )
-            })
-            .collect();
-        let runs = measure::measure(gpu, &bench.target, entries, bench.warmup.min(1), frames);
-        table.add("horizon", &model.label, n, runs);
+        for &n in sizes {
+            eprintln!("horizon: {} × {n} ...", model.label);
+            let scene = model.horizon(n)?;
+            let entries = UPLOADS
+                .iter()
+                .map(|&(suffix, options)| {
+                    Entry::new(
+                        format!("resident{suffix}"),
+                        None,
+                        upload_with(gpu, cache, model, options).and_then(|m| {
+                            Resident::shaded(
+                                gpu,
+                                cache,
+                                m,
+                                &scene,
+                                (true, ResidentDraw::All),
+                                Shading::Builtin,
+                            )
+                        }),
+                    )
+                })
+                .collect();
+            let runs = measure::measure(gpu, &bench.target, entries, bench.warmup.min(1), frames);
+            table.add("horizon", &model.label, n, runs);
+        }
 
         // Close enough that the first coarser level is never chosen.
         let first_error = levels.get(1).map_or(0.0, |l| l.error);
@@ -103,7 +106,7 @@ pub fn run(
         table.add("close", &model.label, CLOSE, runs);
     }
     let Table { rows, checks } = table;
-    print(&rows, &checks, &levels_of, n);
+    print(&rows, &checks, &levels_of, sizes);
     Ok(rows)
 }
 
@@ -111,7 +114,7 @@ fn print(
     rows: &[Row],
     checks: &[String],
     levels_of: &[(String, Vec<md2_wgpu::Level>, std::time::Duration)],
-    n: usize,
+    sizes: &[usize],
 ) {
     say!("## Levels of detail\n");
     say!(
@@ -139,18 +142,24 @@ fn print(
     }
     say!("{out}");
     say!("{}", report::markdown(rows));
+    let sizes_said: Vec<String> = sizes.iter().map(|&n| count(n as u64)).collect();
     say!(
-        "Horizon: {n} resident members on a square field, the camera at head height at one \
-         edge looking across (targets: vertex-shader runs at most 0.3× and frame time at most \
-         0.5× of full detail). Close: {CLOSE} members all within the distance where the first \
-         coarser level would be chosen (target: frame within 1.05×: levels cost nothing). \
-         Frame ratios round by round: median (smallest–largest round).\n"
+        "Horizon: {} resident members in one crowd on a square field, the camera at head \
+         height at one edge looking across (targets: vertex-shader runs at most 0.3× and frame \
+         time at most 0.5× of full detail). Close: {CLOSE} members all within the distance \
+         where the first coarser level would be chosen (target: frame within 1.05×: levels \
+         cost nothing). Frame ratios round by round: median (smallest–largest round).\n",
+        sizes_said.join(" and ")
     );
     let mut out = String::from(
         "| scene | model | path | members per level (levels on) | VS levels/full | frame levels/full \
          | frame CPU-work levels/full |\n|---|---|---|---|---:|---:|---:|\n",
     );
-    for (scene, instances) in [("horizon", n), ("close", CLOSE)] {
+    let scenes = sizes
+        .iter()
+        .map(|&n| ("horizon", n))
+        .chain([("close", CLOSE)]);
+    for (scene, instances) in scenes {
         for (label, ..) in levels_of {
             for path in ["gpu", "resident"] {
                 let find = |suffix: &str| find(rows, label, instances, &format!("{path}{suffix}"));
@@ -162,7 +171,8 @@ fn print(
                 }
                 let _ = writeln!(
                     out,
-                    "| {scene} | {label} | {path} | {} | {} | {} | {} |",
+                    "| {scene}, {} | {label} | {path} | {} | {} | {} | {} |",
+                    count(instances as u64),
                     per_level(lod),
                     lod.vs_invocations
                         .zip(full.vs_invocations)
@@ -171,6 +181,33 @@ fn print(
                     lod.frame_cpu_ms
                         .zip(full.frame_cpu_ms)
                         .map_or("—".into(), |(a, b)| ratio(a.median, b.median)),
+                );
+            }
+        }
+    }
+    say!("{out}");
+    say!(
+        "GPU memory per member of the horizon crowds: the member records, and what the view \
+         keeps of them (visible records, work words), room to grow included \
+         (`Md2Crowd::gpu_bytes` + `low_level::crowd_view_bytes`; target: at most 160 bytes).\n"
+    );
+    let mut out =
+        String::from("| model | members | upload | bytes per member |\n|---|---:|---|---:|\n");
+    for &n in sizes {
+        for (label, ..) in levels_of {
+            for (suffix, _) in UPLOADS {
+                let Some(m) = find(rows, label, n, &format!("resident{suffix}")) else {
+                    continue;
+                };
+                let Some(bytes) = m.member_gpu_bytes else {
+                    continue;
+                };
+                let _ = writeln!(
+                    out,
+                    "| {label} | {} | {} | {:.1} |",
+                    count(n as u64),
+                    suffix.trim_start_matches(", "),
+                    bytes as f64 / n as f64
                 );
             }
         }

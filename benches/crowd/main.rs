@@ -82,8 +82,8 @@ usage: cargo bench --bench crowd [-- OPTIONS]
   --order LIST         triangle orders of the order section: file,optimised
                        (default both; every other section uploads the
                        library's default, optimised)
-  --horizon-instances N  the resident crowd of the horizon section (default
-                       100000)
+  --horizon-instances LIST  the resident crowds of the horizon section, each
+                       one crowd (default 100000,1000000)
   --horizon-frames N   its measured frames (default 3: a frame at full detail
                        takes seconds on a software rasteriser)
   --sections LIST      any of compare,culling,flat,effects,shading,horizon,
@@ -152,7 +152,7 @@ struct Options {
     skin: Option<PathBuf>,
     target: usize,
     effects_instances: usize,
-    horizon_instances: usize,
+    horizon_instances: Vec<usize>,
     horizon_frames: usize,
     orders: Vec<md2_wgpu::TriangleOrder>,
     sections: Vec<Section>,
@@ -176,7 +176,7 @@ impl Default for Options {
             skin: None,
             target: 4000,
             effects_instances: 1000,
-            horizon_instances: 100_000,
+            horizon_instances: vec![100_000, 1_000_000],
             horizon_frames: 3,
             orders: vec![
                 md2_wgpu::TriangleOrder::File,
@@ -249,7 +249,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
                 o.effects_instances = count(&value()?, "--effects-instances", MAX_INSTANCES)?;
             }
             "--horizon-instances" => {
-                o.horizon_instances = count(&value()?, "--horizon-instances", MAX_INSTANCES)?;
+                o.horizon_instances = counts(value()?, "--horizon-instances")?;
             }
             "--horizon-frames" => {
                 o.horizon_frames = count(&value()?, "--horizon-frames", 100_000)?;
@@ -467,7 +467,7 @@ fn run(options: &Options) -> Result<(), String> {
             Section::Horizon => rows.extend(horizon::run(
                 &bench,
                 &models,
-                options.horizon_instances,
+                &options.horizon_instances,
                 options.horizon_frames,
             )?),
             Section::Order => rows.extend(order::run(
@@ -528,7 +528,7 @@ fn reproduce(o: &Options) -> String {
         o.models.join(","),
         o.target,
         o.effects_instances,
-        o.horizon_instances,
+        list(&o.horizon_instances),
         o.horizon_frames,
         orders.join(","),
         sections.join(","),

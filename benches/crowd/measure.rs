@@ -239,6 +239,7 @@ pub fn measure(
                     frame_cpu_ms: Summary::of(&samples.frame_cpu),
                     upload_bytes: samples.most_uploaded,
                     gpu_model_bytes: strategy.gpu_model_bytes(),
+                    member_gpu_bytes: strategy.member_gpu_bytes(),
                     vs_invocations: last.invocations,
                     visible: last.visible,
                     per_level: last.per_level,

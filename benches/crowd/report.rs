@@ -64,6 +64,9 @@ pub struct Measured {
     /// The most bytes any measured frame wrote to the GPU.
     pub upload_bytes: u64,
     pub gpu_model_bytes: u64,
+    /// GPU bytes held for the members (records, views' records and work),
+    /// where the strategy keeps members on the GPU.
+    pub member_gpu_bytes: Option<u64>,
     /// Vertex-shader invocations of one frame's render pass, where the
     /// adapter has pipeline statistics.
     pub vs_invocations: Option<u64>,

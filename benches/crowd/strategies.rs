@@ -51,6 +51,12 @@ pub trait Strategy {
         None
     }
 
+    /// GPU bytes held for the members themselves (their records, and what
+    /// a view keeps of them), where the strategy keeps members on the GPU.
+    fn member_gpu_bytes(&self) -> Option<u64> {
+        None
+    }
+
     /// Whether the strategy writes motion vectors: its pass then has the
     /// motion target as a second colour attachment.
     fn motion_target(&self) -> bool {
@@ -339,6 +345,9 @@ impl Resident {
                 crowds.push(crowd()?);
             }
             let crowd = crowds.last_mut().expect("just pushed");
+            // As an app that knows its crowd's size does: the member buffer
+            // made exactly this large.
+            crowd.reserve(chunk.len());
             for m in chunk {
                 crowd
                     .add(
@@ -410,6 +419,13 @@ impl Strategy for Resident {
         let read = self.renderer.visible_members(gpu.device(), gpu.queue());
         let visible = md2_wgpu::support::wait(gpu.device(), read).ok()?;
         Some(visible.per_crowd.iter().sum())
+    }
+
+    fn member_gpu_bytes(&self) -> Option<u64> {
+        let view = (0..self.crowds.len())
+            .filter_map(|i| md2_wgpu::low_level::crowd_view_bytes(&self.renderer, i))
+            .sum::<u64>();
+        Some(self.crowds.iter().map(Md2Crowd::gpu_bytes).sum::<u64>() + view)
     }
 
     fn motion_target(&self) -> bool {

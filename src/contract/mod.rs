@@ -86,7 +86,7 @@ pub(crate) use buckets::{
     BUCKETS, Buckets, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT, level_of_opaque, opaque_at,
 };
 pub(crate) use level::{LevelView, ModelLevels, choose};
-pub(crate) use model_data::model_levels;
+pub(crate) use model_data::{model_levels, narrow, reversed};
 pub(crate) use normals::NORMALS;
 pub(crate) use pack::{
     Packed, mirrors, pack, pack_previous, pose_words, rows, tint_words, unmoved_extra,

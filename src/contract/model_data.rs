@@ -87,6 +87,15 @@ pub enum IndexFormat {
 }
 
 impl IndexFormat {
+    /// The width `mesh`'s indices need: 16 bits where every corner fits.
+    pub(crate) fn for_mesh(mesh: &RenderMesh) -> IndexFormat {
+        if mesh.corners().len() <= usize::from(u16::MAX) {
+            IndexFormat::Uint16
+        } else {
+            IndexFormat::Uint32
+        }
+    }
+
     /// Bytes per index.
     pub const fn size(self) -> u64 {
         match self {
@@ -268,11 +277,7 @@ impl ModelData {
 
     /// The width of the indices: 16 bits where every corner fits.
     pub fn index_format(&self) -> IndexFormat {
-        if self.mesh.corners().len() <= usize::from(u16::MAX) {
-            IndexFormat::Uint16
-        } else {
-            IndexFormat::Uint32
-        }
+        IndexFormat::for_mesh(&self.mesh)
     }
 
     /// Every level's triangles, level after level, full detail first, as
@@ -386,7 +391,7 @@ fn frame_params(model: &Md2Model) -> Vec<[f32; 4]> {
 }
 
 /// The index list as bytes of `format`.
-fn narrow(indices: &[u32], format: IndexFormat) -> Vec<u8> {
+pub(crate) fn narrow(indices: &[u32], format: IndexFormat) -> Vec<u8> {
     match format {
         IndexFormat::Uint16 => {
             let narrow: Vec<u16> = indices.iter().map(|&i| i as u16).collect();
@@ -399,7 +404,7 @@ fn narrow(indices: &[u32], format: IndexFormat) -> Vec<u8> {
 /// The triangle list wound the other way: each triangle's last two corners
 /// swapped, so a mirrored instance (which turns winding around) is culled
 /// like the others and the triangles keep their order in the vertex cache.
-fn reversed(indices: &[u32]) -> Vec<u32> {
+pub(crate) fn reversed(indices: &[u32]) -> Vec<u32> {
     indices
         .chunks_exact(3)
         .flat_map(|t| [t[0], t[2], t[1]])

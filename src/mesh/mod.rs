@@ -21,7 +21,7 @@ mod vertex_cache;
 mod weld;
 
 pub use error::MeshError;
-pub use levels::{Level, LevelOptions, Levels};
+pub use levels::{Level, LevelOptions, Levels, LevelsFileError};
 pub use render_mesh::{RenderMesh, TriangleOrder};
 pub use vertex_cache::VertexCacheStats;
 pub use weld::Corner;

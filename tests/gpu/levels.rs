@@ -6,8 +6,9 @@ use crate::common::*;
 use glam::{Mat4, UVec2, Vec3};
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, ClipClock, CrowdMember, GpuModel, GpuModelOptions, MAX_LEVELS, Md2Batch, Md2Cache,
-    Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions, Quake2Player, demo,
+    Camera, ClipClock, CrowdMember, GpuModel, GpuModelOptions, LevelOptions, Levels, MAX_LEVELS,
+    Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions, Quake2Player,
+    RenderMesh, TriangleOrder, demo,
 };
 
 const SIZE: u32 = 256;
@@ -313,4 +314,100 @@ fn a_crowd_past_the_old_limit_draws_what_the_immediate_path_draws() {
     assert!(coverage(&from_crowd) > 2000);
     let differ = differing_pixels(&from_crowd, &from_batch, 0);
     assert_eq!(differ, 0, "{differ} pixels differ between the paths");
+}
+
+/// A model uploaded at full detail draws at once; its levels, built on
+/// another thread, saved and loaded back, are added later without a new
+/// upload, and from the next frame its crowd and its batches draw exactly
+/// what a model uploaded with them draws.
+#[test]
+fn levels_added_later_draw_what_levels_at_upload_draw() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let with_levels = demo_with_levels(&gpu, &cache);
+    let model = demo::demo_model();
+    let mut later = GpuModel::new(
+        &gpu.device,
+        &gpu.queue,
+        &cache,
+        &model,
+        &[demo::demo_skin()],
+    )
+    .unwrap();
+    assert_eq!(later.levels().len(), 1);
+    let camera = street_camera();
+    let options = Md2RendererOptions::WITH_DEPTH;
+    let now = 5.0;
+    let clips = Quake2Player::clips();
+    let mut rng = Rng::new(7);
+    let members: Vec<CrowdMember> = (0..200)
+        .map(|i| {
+            let at = Vec3::new((i % 10) as f32 * 30.0 - 135.0, 0.0, (i / 10) as f32 * 150.0);
+            let clip = clips[rng.below(clips.len())].clone();
+            CrowdMember::new(
+                Mat4::from_translation(at),
+                ClipClock::new(clip, now - rng.unit_f64()),
+            )
+        })
+        .collect();
+    let instances: Vec<Md2Instance> = members
+        .iter()
+        .map(|m| Md2Instance::new(m.transform, m.playback.pose(now)))
+        .collect();
+    // Draws `gpu_model`'s crowd (made before its levels came, where it is
+    // `later`) and its batch; returns both pictures and the crowd's counts.
+    let frame = |gpu_model: &GpuModel, crowd: &mut Md2Crowd| {
+        let mut renderer = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options).unwrap();
+        let resident = draw(&gpu, &mut renderer, &camera, &[], Some(crowd), now);
+        let counts = visible(&gpu, &renderer).per_level[0];
+        let batch = [Md2Batch::new(gpu_model, &instances)];
+        let immediate = draw(&gpu, &mut renderer, &camera, &batch, None, now);
+        (resident, immediate, counts)
+    };
+    let crowd_of = |gpu_model: &GpuModel| {
+        let mut crowd = Md2Crowd::new(&gpu.device, &cache, gpu_model).unwrap();
+        for m in &members {
+            crowd.add(m.clone()).unwrap();
+        }
+        crowd
+    };
+    let mut reference_crowd = crowd_of(&with_levels);
+    let (reference, reference_immediate, reference_counts) =
+        frame(&with_levels, &mut reference_crowd);
+    assert_eq!(differing_pixels(&reference, &reference_immediate, 0), 0);
+    assert!(
+        reference_counts[1..].iter().any(|&n| n > 0),
+        "{reference_counts:?}"
+    );
+
+    let mut crowd = crowd_of(&later);
+    let (full, _, counts) = frame(&later, &mut crowd);
+    assert_eq!(
+        counts[1..],
+        [0; MAX_LEVELS - 1],
+        "full detail only, at first"
+    );
+    assert!(differing_pixels(&full, &reference, 0) > 0);
+
+    let mesh = later.mesh().clone();
+    let building = {
+        let model = model.clone();
+        std::thread::spawn(move || {
+            let levels = Levels::new(&model, &mesh, &LevelOptions::DEFAULT).unwrap();
+            levels.to_bytes(&model, &mesh)
+        })
+    };
+    let bytes = building.join().unwrap();
+    // Levels of another mesh are refused, and change nothing.
+    let other_order = RenderMesh::new(&model, TriangleOrder::File);
+    let other = Levels::new(&model, &other_order, &LevelOptions::DEFAULT).unwrap();
+    assert!(later.set_levels(&gpu.device, other).is_err());
+    assert_eq!(later.levels().len(), 1);
+    let loaded = Levels::from_bytes(&bytes, &model, later.mesh()).unwrap();
+    later.set_levels(&gpu.device, loaded).unwrap();
+    assert_eq!(later.levels(), with_levels.levels());
+    let (resident, immediate, counts) = frame(&later, &mut crowd);
+    assert_eq!(counts, reference_counts);
+    assert_eq!(differing_pixels(&resident, &reference, 0), 0);
+    assert_eq!(differing_pixels(&immediate, &reference, 0), 0);
 }

@@ -22,7 +22,7 @@ use crate::contract::crowd::{ClipRecord, MemberRecord, member_part};
 use crate::contract::{BUCKETS, Buckets, CROWD_CULL, MOTION_MOVED, MOTION_NEW, MOTION_POSE};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::{PrepareError, SetupError};
-use crate::gpu::model::{DrawModel, GpuModel};
+use crate::gpu::model::{DrawModel, GpuModel, Published};
 use crate::scene::{
     CrowdError, CrowdMember, Effects, ModelFacts, check_play, check_playback, check_skin,
     check_tint, check_transform,
@@ -82,7 +82,11 @@ const MEMBER: u64 = size_of::<MemberRecord>() as u64;
 #[derive(Debug)]
 pub struct Md2Crowd {
     slots: Slots,
+    /// What the crowd draws, as of its model's last change it took.
     model: DrawModel,
+    model_generation: u64,
+    /// Where its model publishes what it draws when its levels change.
+    published: Arc<Published>,
     facts: ModelFacts,
     frame_bounds: Arc<[([f32; 3], [f32; 3])]>,
     clips: ClipTable,
@@ -118,7 +122,8 @@ impl Md2Crowd {
         let binding = binding_cap(device);
         let member_limit =
             binding.saturating_sub(RESERVED_CLIPS * size_of::<ClipRecord>() as u64) / MEMBER;
-        let draw = model.draw_model();
+        let published = Arc::clone(model.published());
+        let (draw, model_generation) = published.latest();
         let max_members = member_limit.min(u64::from(u32::MAX)) as usize;
         let motion = Motion::new(device);
         let uploads =
@@ -129,6 +134,8 @@ impl Md2Crowd {
         Ok(Md2Crowd {
             slots: Slots::new(),
             model: draw,
+            model_generation,
+            published,
             facts: ModelFacts {
                 frame_count: model.frame_count(),
                 skin_count: model.skin_count(),
@@ -462,6 +469,12 @@ impl Md2Crowd {
         &self.model
     }
 
+    /// How many times the crowd's model changed (got levels) before the
+    /// crowd took what it draws now.
+    pub(crate) fn model_generation(&self) -> u64 {
+        self.model_generation
+    }
+
     /// Where the crowd's visible records and work words lie.
     pub(crate) fn layout(&self) -> CrowdLayout {
         CrowdLayout::of(
@@ -491,6 +504,10 @@ impl Md2Crowd {
         now: f64,
         motion: bool,
     ) -> Result<u64, PrepareError> {
+        // The model got levels (or others) since: draw those.
+        if self.published.generation() != self.model_generation {
+            (self.model, self.model_generation) = self.published.latest();
+        }
         let flags = if self.culling { CROWD_CULL } else { 0 };
         let layout = self.layout();
         let model = &self.model;

@@ -47,8 +47,10 @@ pub(crate) struct CrowdView {
     /// The layout words last written into the work buffer (extra base,
     /// sort layout), to write them again only where they change.
     layout_written: Option<(u32, [u32; 6])>,
-    /// Of the crowd, as of the last `fit`.
+    /// Of the crowd, as of the last `fit`, and the crowd's model's
+    /// generation it is.
     model: Option<DrawModel>,
+    model_generation: Option<u64>,
     layout: CrowdLayout,
 }
 
@@ -67,6 +69,7 @@ impl CrowdView {
             draw_group: None,
             layout_written: None,
             model: None,
+            model_generation: None,
             layout: CrowdLayout::default(),
         }
     }
@@ -166,8 +169,9 @@ impl CrowdView {
             let group = draw_group(device, cache.layouts(), work, records, members);
             self.draw_group = Some((group, members.clone()));
         }
-        if self.model.is_none() {
+        if self.model_generation != Some(crowd.model_generation()) {
             self.model = Some(crowd.draw_model().clone());
+            self.model_generation = Some(crowd.model_generation());
         }
         self.layout = layout;
         let mut written = 0;

@@ -2,24 +2,24 @@
 //! bytes, the corners and triangles with every level of detail) and its
 //! skins, in wgpu buffers and one texture array.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use glam::Mat4;
 use image::RgbaImage;
 use wgpu::util::DeviceExt;
 
-use super::draw::DrawModel;
+use super::draw::{DrawModel, Published};
 use super::skins::upload_skins;
 use crate::contract::{
-    GpuModelOptions, IndexFormat, LevelView, ModelData, ModelDataError, ModelLevels, choose,
-    model_levels, rows,
+    GpuModelOptions, IndexFormat, LevelView, MAX_LEVELS, ModelData, ModelDataError, ModelLevels,
+    choose, model_levels, narrow, reversed, rows,
 };
 use crate::format::Md2Model;
 use crate::gpu::device::buffers::{check_size, ready_error};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::SetupError;
-use crate::mesh::{Level, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
+use crate::mesh::{Level, Levels, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
 use crate::scene::Camera;
 
 /// How many GPU bytes a [`GpuModel`] holds, buffer by buffer.
@@ -99,6 +99,9 @@ pub struct GpuModel {
     /// The corners and triangles as uploaded, for the cache statistics.
     mesh: RenderMesh,
     bytes: GpuModelBytes,
+    /// What the crowds of this model draw, republished when its levels
+    /// change (made when the first crowd is).
+    published: OnceLock<Arc<Published>>,
 }
 
 /// What a model is, beside its buffers.
@@ -167,8 +170,6 @@ impl GpuModel {
         skins: &[RgbaImage],
     ) -> Result<GpuModel, SetupError> {
         let cache = cache.as_ref();
-        let index_bytes = data.index_bytes();
-        let mirrored_bytes = data.mirrored_index_bytes();
         let limits = device.limits();
         check_size(
             "vertex data",
@@ -183,7 +184,8 @@ impl GpuModel {
             true,
         )?;
         check_size("corners", data.corner_bytes().len() as u64, &limits, false)?;
-        check_size("indices", index_bytes.len() as u64, &limits, false)?;
+        let (indices, mirrored) =
+            upload_indices(device, data.levels_of_detail(), data.index_format())?;
 
         // The checks above cover the limits wgpu validates; the scope turns
         // anything left (out of memory) into an error instead of a panic.
@@ -205,13 +207,6 @@ impl GpuModel {
             U::STORAGE,
         );
         let corners = buffer("md2-wgpu corners", data.corner_bytes(), U::VERTEX);
-        // COPY_SRC lets tests read back what a level draws.
-        let indices = buffer("md2-wgpu indices", &index_bytes, U::INDEX | U::COPY_SRC);
-        let mirrored = buffer(
-            "md2-wgpu mirrored indices",
-            &mirrored_bytes,
-            U::INDEX | U::COPY_SRC,
-        );
         let skin = upload_skins(device, queue, skins);
         let bind_group = skin.as_ref().ok().map(|skin| {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -253,17 +248,15 @@ impl GpuModel {
         let bind_group = bind_group.expect("made with the skins");
 
         let format = data.index_format();
-        let full_detail = data.mesh().indices().len() as u64 * format.size();
-        let bytes = GpuModelBytes {
+        let mut bytes = GpuModelBytes {
             vertex_data: vertex_data.size(),
             frame_params: frame_params.size(),
             corners: corners.size(),
-            indices: indices.size() + mirrored.size(),
-            level_indices: indices.size() + mirrored.size()
-                - 2 * full_detail.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
             skins: skin.bytes,
             info: info.size(),
+            ..GpuModelBytes::default()
         };
+        bytes.count_indices(&indices, &mirrored, data.mesh(), format);
         let model_info = data.info();
         Ok(GpuModel {
             bind_group,
@@ -290,7 +283,59 @@ impl GpuModel {
             },
             mesh: data.mesh().clone(),
             bytes,
+            published: OnceLock::new(),
         })
+    }
+
+    /// Gives the model `levels` in place of the levels it has: built for
+    /// its [`mesh`](GpuModel::mesh) on another thread (with
+    /// [`Levels::new`]), or loaded ([`Levels::from_bytes`]), so an app can
+    /// upload a model at full detail at once and add its levels when they
+    /// are ready. Only the index buffers are made anew (the frames, corners
+    /// and skins stay); every renderer and crowd of the model draws the
+    /// levels from its next frame on. At most [`MAX_LEVELS`] are kept.
+    ///
+    /// Levels built for another mesh (another model, or another triangle
+    /// order) are a [`SetupError::ModelData`] and change nothing.
+    ///
+    /// ```no_run
+    /// # fn app(device: &wgpu::Device, queue: &wgpu::Queue, renderer: &md2_wgpu::Md2Renderer)
+    /// # -> Result<(), Box<dyn std::error::Error>> {
+    /// use md2_wgpu::{GpuModel, LevelOptions, Levels, demo};
+    ///
+    /// let model = demo::demo_model();
+    /// let mut gpu_model = GpuModel::new(device, queue, renderer, &model, &[demo::demo_skin()])?;
+    /// // Drawn at full detail from the first frame; the levels come later.
+    /// let mesh = gpu_model.mesh().clone();
+    /// let building = std::thread::spawn(move || Levels::new(&model, &mesh, &LevelOptions::DEFAULT));
+    /// // ... frames go by ...
+    /// gpu_model.set_levels(device, building.join().expect("built")?)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set_levels(&mut self, device: &wgpu::Device, levels: Levels) -> Result<(), SetupError> {
+        levels
+            .check_for(&self.mesh)
+            .map_err(|e| SetupError::ModelData(ModelDataError::LevelsMismatch(e)))?;
+        let levels = levels.truncated(MAX_LEVELS);
+        let format = IndexFormat::for_mesh(&self.mesh);
+        let (indices, mirrored) = upload_indices(device, &levels, format)?;
+        self.bytes
+            .count_indices(&indices, &mirrored, &self.mesh, format);
+        self.indices = indices;
+        self.mirrored = mirrored;
+        self.levels = levels.levels().into();
+        self.facts.level_build_time = Duration::ZERO;
+        if let Some(published) = self.published.get() {
+            published.publish(self.draw_model());
+        }
+        Ok(())
+    }
+
+    /// The welded corners and full-detail triangles as uploaded: what
+    /// levels of detail for this model are built over
+    /// ([`Levels::new`]`(model, mesh, options)`).
+    pub fn mesh(&self) -> &RenderMesh {
+        &self.mesh
     }
 
     /// How many frames the model has.
@@ -449,6 +494,12 @@ impl GpuModel {
         }
     }
 
+    /// What the crowds of this model draw, as it changes.
+    pub(crate) fn published(&self) -> &Arc<Published> {
+        self.published
+            .get_or_init(|| Published::new(self.draw_model()))
+    }
+
     /// The levels as choosing one needs them.
     pub(crate) fn model_levels(&self) -> ModelLevels {
         model_levels(&self.levels, self.facts.sphere)
@@ -458,6 +509,47 @@ impl GpuModel {
     pub(crate) fn frame_bounds(&self) -> &Arc<[([f32; 3], [f32; 3])]> {
         &self.facts.frame_bounds
     }
+}
+
+impl GpuModelBytes {
+    /// Counts `indices` and `mirrored`, the index buffers of `mesh`'s
+    /// levels in `format`.
+    fn count_indices(
+        &mut self,
+        indices: &wgpu::Buffer,
+        mirrored: &wgpu::Buffer,
+        mesh: &RenderMesh,
+        format: IndexFormat,
+    ) {
+        let full_detail = mesh.indices().len() as u64 * format.size();
+        self.indices = indices.size() + mirrored.size();
+        self.level_indices =
+            self.indices - 2 * full_detail.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+    }
+}
+
+/// Both index buffers of `levels`: the model's winding and the mirrored
+/// one, in `format`, checked against the device's limits.
+fn upload_indices(
+    device: &wgpu::Device,
+    levels: &Levels,
+    format: IndexFormat,
+) -> Result<(wgpu::Buffer, wgpu::Buffer), SetupError> {
+    let index_bytes = narrow(levels.indices(), format);
+    check_size("indices", index_bytes.len() as u64, &device.limits(), false)?;
+    let mirrored_bytes = narrow(&reversed(levels.indices()), format);
+    let buffer = |label: &str, contents: &[u8]| {
+        // COPY_SRC lets tests read back what a level draws.
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage: wgpu::BufferUsages::INDEX | wgpu::BufferUsages::COPY_SRC,
+        })
+    };
+    Ok((
+        buffer("md2-wgpu indices", &index_bytes),
+        buffer("md2-wgpu mirrored indices", &mirrored_bytes),
+    ))
 }
 
 /// The one way [`ModelData::new`] fails, as a set-up error.

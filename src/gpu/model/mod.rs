@@ -5,5 +5,5 @@ mod draw;
 mod gpu_model;
 mod skins;
 
-pub(crate) use draw::DrawModel;
+pub(crate) use draw::{DrawModel, Published};
 pub use gpu_model::{GpuModel, GpuModelBuffers, GpuModelBytes};

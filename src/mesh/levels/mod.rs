@@ -18,11 +18,13 @@
 //! from above by a branch-and-bound over the triangles; see
 //! [`Level::error`] for exactly what is measured.
 
+mod file;
 mod hausdorff;
 mod nearest;
 mod poses;
 mod simplify;
 
+pub use file::LevelsFileError;
 use hausdorff::ErrorMeasure;
 use poses::Poses;
 use simplify::{MAX_ATTRIBUTE_FRAMES, Simplifier};
