@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --bin md2info -- FILE [--json] [--obj FRAME]
 //! cargo run --bin md2info -- FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S]
+//! cargo run --release --bin md2info -- FILE --levels OUT.md2l
 //! ```
 //!
 //! - no option: a readable summary (header, skins, animations with their
@@ -20,6 +21,12 @@
 //!   saved against the float export; `--step` holds each frame instead of
 //!   blending; `--scale S` multiplies every position (0.03125 gives metres,
 //!   a Quake II player 1.75 m tall).
+//! - `--levels OUT`: the model's levels of detail, built as
+//!   `GpuModelOptions::WITH_LEVELS` builds them (the default options, over
+//!   the mesh in vertex-cache order), saved with `Levels::to_bytes`, so an
+//!   app loads them (`Levels::from_bytes(&bytes, &model, gpu_model.mesh())`,
+//!   then `GpuModel::set_levels`, or `ModelData::with_levels`) instead of
+//!   building them at start-up; on stdout each level and the build time.
 //!
 //! Exits 0 on success, and 1 with one message on stderr for bad arguments or
 //! a file that does not load.
@@ -38,10 +45,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use md2_wgpu::gltf::{GltfOptions, KeyInterpolation, to_glb};
-use md2_wgpu::{Md2Model, skins};
+use md2_wgpu::{GpuModelOptions, Levels, Md2Model, RenderMesh, skins};
 
 const USAGE: &str = "usage: md2info FILE [--json] [--obj FRAME] | \
-                     md2info FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S]";
+                     md2info FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S] | \
+                     md2info FILE --levels OUT";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -54,6 +62,8 @@ pub enum Output {
     Obj(u32),
     /// The model as a GLB file.
     Gltf(GltfArgs),
+    /// The model's levels of detail, saved.
+    Levels(PathBuf),
 }
 
 /// What `--gltf` writes.
@@ -88,7 +98,7 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
     let set = |new: Output, output: &mut Output| {
         if *output != Output::Summary {
             return Err(format!(
-                "--json, --obj and --gltf exclude each other ({USAGE})"
+                "--json, --obj, --gltf and --levels exclude each other ({USAGE})"
             ));
         }
         *output = new;
@@ -114,6 +124,12 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
                     scale: 1.0,
                 };
                 set(Output::Gltf(gltf), &mut output)?;
+            }
+            Some("--levels") => {
+                let out = args
+                    .next()
+                    .ok_or_else(|| format!("--levels needs an output file ({USAGE})"))?;
+                set(Output::Levels(PathBuf::from(out)), &mut output)?;
             }
             Some("--skin") => {
                 let path = args
@@ -208,6 +224,7 @@ pub fn run(
         }
         Output::Obj(frame) => obj(&model, frame, &args.file.display().to_string())?,
         Output::Gltf(gltf) => write_gltf(&model, &args.file, &gltf)?,
+        Output::Levels(out) => write_levels(&model, &out)?,
     };
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
@@ -331,6 +348,35 @@ pub fn obj(model: &Md2Model, frame: u32, name: &str) -> Result<String, String> {
         };
         let _ = writeln!(s, "f {} {} {}", corner(0), corner(2), corner(1));
     }
+    Ok(s)
+}
+
+/// Builds and writes the levels `--levels` asks for; what was written, for
+/// stdout.
+pub fn write_levels(model: &Md2Model, out: &Path) -> Result<String, String> {
+    let options = GpuModelOptions::WITH_LEVELS;
+    let mesh = RenderMesh::new(model, options.triangle_order);
+    let started = std::time::Instant::now();
+    let levels = Levels::new(model, &mesh, &options.levels).map_err(|e| e.to_string())?;
+    let took = started.elapsed();
+    let bytes = levels.to_bytes(model, &mesh);
+    std::fs::write(out, &bytes).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let mut s = String::new();
+    for (l, level) in levels.levels().iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "level {l}: {} triangles, error {:.3} units",
+            level.triangle_count(),
+            level.error
+        );
+    }
+    let _ = writeln!(
+        s,
+        "wrote {} ({} bytes; built in {:.0} ms)",
+        out.display(),
+        bytes.len(),
+        took.as_secs_f64() * 1000.0
+    );
     Ok(s)
 }
 

@@ -413,3 +413,28 @@ fn gltf_refusals_are_one_line_errors() {
         assert!(!err.contains('\n'), "{args:?}: one line: {err}");
     }
 }
+
+/// `--levels OUT` writes the levels `GpuModelOptions::WITH_LEVELS` builds,
+/// and they load back for the model's mesh as exactly those.
+#[test]
+fn levels_writes_what_an_upload_would_build() {
+    let (model, path) = sphere_file("levels.md2");
+    let out = path.with_extension("md2l");
+    let text = run(&[
+        &path.clone().into_os_string(),
+        &os("--levels"),
+        &out.clone().into_os_string(),
+    ])
+    .unwrap();
+    assert!(
+        text.contains("level 0:") && text.contains("wrote"),
+        "{text}"
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let data = md2_wgpu::ModelData::new(&model, md2_wgpu::GpuModelOptions::WITH_LEVELS).unwrap();
+    let loaded = md2_wgpu::Levels::from_bytes(&bytes, &model, data.mesh()).unwrap();
+    assert_eq!(&loaded, data.levels_of_detail());
+    assert!(loaded.levels().len() > 1, "the sphere gets coarser levels");
+    let err = run(&[&path.into_os_string(), &os("--levels")]).unwrap_err();
+    assert!(err.contains("output file"), "{err}");
+}
