@@ -35,6 +35,8 @@ fn pair_first(t: u32, j: u32) -> u32 {
 }
 
 var<workgroup> block: array<vec2<u32>, SORT_BLOCK>;
+// cs_sort_block's sort size, uniform to the workgroup.
+var<workgroup> block_size: u32;
 
 fn block_pass(lid: u32, first: u32, k: u32, j: u32) {
     let a = pair_first(lid, j);
@@ -54,8 +56,14 @@ fn cs_sort_block(
 ) {
     let r = step.region;
     let first = (wid.y * groups.x + wid.x) * SORT_BLOCK;
-    // Workgroup-uniform, so returning before the barriers is allowed.
-    if first >= sort_size(r) {
+    // The same for the whole workgroup, so returning before the barriers
+    // is allowed; but WGSL's uniformity analysis takes no storage read as
+    // uniform (Dawn refuses the module), so it is read through a
+    // workgroup variable with workgroupUniformLoad.
+    if lid == 0u {
+        block_size = sort_size(r);
+    }
+    if first >= workgroupUniformLoad(&block_size) {
         return;
     }
     let count = visible_in(r);
