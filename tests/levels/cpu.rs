@@ -335,6 +335,46 @@ fn extreme_options_are_harmless() {
     }
 }
 
+/// The work budget stops a build with the levels it finished: a smaller
+/// budget gives a prefix of the levels a larger one gives (the same
+/// triangles, the same errors), none gives full detail alone, and the
+/// result does not depend on the machine (it counts work, not time).
+#[test]
+fn a_work_budget_keeps_the_levels_finished_within_it() {
+    let model = md2_wgpu::demo::demo_model();
+    let mesh = RenderMesh::new(&model, TriangleOrder::VertexCache);
+    let all = Levels::new(&model, &mesh, &LevelOptions::DEFAULT).unwrap();
+    assert_eq!(all.levels().len(), 5, "the default budget builds them all");
+    let with = |work_budget| {
+        let options = LevelOptions {
+            work_budget,
+            ..LevelOptions::DEFAULT
+        };
+        Levels::new(&model, &mesh, &options).unwrap()
+    };
+    assert_eq!(with(0).levels().len(), 1);
+    let mut seen = Vec::new();
+    for budget in [100_000, 400_000, 700_000, 1_000_000] {
+        let some = with(budget);
+        let n = some.levels().len();
+        assert!(n < all.levels().len(), "{budget}: {n} levels");
+        assert_eq!(some.levels(), &all.levels()[..n], "{budget}");
+        for l in 0..n {
+            assert_eq!(
+                some.level_indices(l),
+                all.level_indices(l),
+                "{budget}, level {l}"
+            );
+        }
+        if budget == 700_000 {
+            assert_eq!(with(budget), some, "the same budget, the same levels");
+        }
+        seen.push(n);
+    }
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert!(seen.first() < seen.last(), "{seen:?}");
+}
+
 /// The README's comparison: at the same triangle counts, simplifying frame
 /// 0's shape alone (as glTF tools simplify a morphed mesh's base pose)
 /// against weighing ten more frames; errors over every frame as the crate

@@ -269,6 +269,16 @@ impl<'a> ErrorMeasure<'a> {
         self.full.incident.len()
     }
 
+    /// Frames a first look ([`ErrorMeasure::samples_over_limit`]) checks.
+    pub(super) fn look_frames(&self) -> usize {
+        self.looks.len()
+    }
+
+    /// Frames a measurement checks: every one.
+    pub(super) fn frame_count(&self) -> usize {
+        self.poses.frame_count()
+    }
+
     /// The model's size (see [`Poses::size`]).
     pub(super) fn size(&self) -> f64 {
         self.size

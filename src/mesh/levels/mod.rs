@@ -82,6 +82,15 @@ pub struct LevelOptions {
     /// alone, as glTF tools simplify a morphed mesh's base pose; the error
     /// is measured over every frame either way.
     pub weighed_frames: u8,
+    /// The most measuring a build may do, in triangle-frames: each time a
+    /// candidate level is checked, the triangles of full detail and of the
+    /// level, times the frames they are checked in (a first look at a few
+    /// frames, then, where that passes, every frame). A build that would go
+    /// past it stops with the levels it has finished (fewer, never worse),
+    /// so no model can make it take long: see
+    /// [`DEFAULT_WORK_BUDGET`](Self::DEFAULT_WORK_BUDGET). It counts work,
+    /// not time, so a build gives the same levels on any machine.
+    pub work_budget: u64,
 }
 
 /// Tries per level: the first, and one after each locking of the vertices
@@ -96,6 +105,14 @@ impl LevelOptions {
     /// triangles: a level that saves less is not worth a draw of its own.
     pub const MIN_REDUCTION: f32 = 0.85;
 
+    /// [`work_budget`](Self::work_budget) of [`DEFAULT`](Self::DEFAULT):
+    /// 8 million triangle-frames. The demo model's levels take about 1.5
+    /// million and a player model's about 3 million (yohko); a model at
+    /// Quake II's limits (4,096 triangles, 512 frames: 3 million for each
+    /// level it checks) stops there with fewer levels. `cargo bench --bench
+    /// levels` measures what that takes.
+    pub const DEFAULT_WORK_BUDGET: u64 = 8_000_000;
+
     /// Four coarser levels within 2%, 4%, 8% and 16% of the model's size, each
     /// aiming at half the triangles of the one before, simplified weighing
     /// ten frames besides frame 0.
@@ -105,6 +122,7 @@ impl LevelOptions {
         error_growth: 2.0,
         triangle_ratio: 0.5,
         weighed_frames: MAX_ATTRIBUTE_FRAMES as u8,
+        work_budget: LevelOptions::DEFAULT_WORK_BUDGET,
     };
 
     /// Full detail only.
@@ -217,6 +235,9 @@ impl Levels {
                 .collect()
         };
         let measure = ErrorMeasure::new(&poses, &xyz(full));
+        let mut budget = Budget {
+            left: options.work_budget,
+        };
         let ratio = f64::from(options.triangle_ratio);
         let mut limit = f64::from(options.first_error) * measure.size();
         let mut previous = mesh.triangle_count();
@@ -231,10 +252,20 @@ impl Levels {
                 break;
             }
             let target = (target as usize).min(previous);
-            let level = coarser_level(&simplifier, &measure, mesh, target, previous, limit, &xyz);
+            let level = coarser_level(
+                &simplifier,
+                &measure,
+                mesh,
+                (target, previous, limit),
+                &xyz,
+                &mut budget,
+            );
             limit *= f64::from(options.error_growth);
-            let Some((mut indices, error)) = level else {
-                continue;
+            let (mut indices, error) = match level {
+                Attempt::Built(indices, error) => (indices, error),
+                Attempt::NotAtThisLimit => continue,
+                // What is built stays: each level was measured in full.
+                Attempt::OutOfBudget => break,
             };
             if mesh.order() == TriangleOrder::VertexCache {
                 indices = meshopt::optimize_vertex_cache(&indices, mesh.corners().len());
@@ -324,6 +355,34 @@ impl Levels {
     }
 }
 
+/// What is left of a build's [`LevelOptions::work_budget`].
+struct Budget {
+    left: u64,
+}
+
+impl Budget {
+    /// Takes `cost` triangle-frames if they are left.
+    fn spend(&mut self, cost: u64) -> bool {
+        match self.left.checked_sub(cost) {
+            Some(left) => {
+                self.left = left;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// What one try at a coarser level came to.
+enum Attempt {
+    /// A level and its error.
+    Built(Vec<u32>, f64),
+    /// No level saves enough within this limit.
+    NotAtThisLimit,
+    /// Measuring the next try would go past the budget.
+    OutOfBudget,
+}
+
 /// One coarser level: about `target` triangles, at most [`LevelOptions::MIN_REDUCTION`]
 /// of `previous`, within `limit` of full detail, with its error. Each try
 /// that strays too far locks the vertices where it did and tries again.
@@ -331,11 +390,10 @@ fn coarser_level(
     simplifier: &Simplifier,
     measure: &ErrorMeasure<'_>,
     mesh: &RenderMesh,
-    target: usize,
-    previous: usize,
-    limit: f64,
+    (target, previous, limit): (usize, usize, f64),
     xyz: &impl Fn(&[u32]) -> Vec<[u32; 3]>,
-) -> Option<(Vec<u32>, f64)> {
+    budget: &mut Budget,
+) -> Attempt {
     let corners = mesh.corners();
     let full_triangles = xyz(mesh.indices());
     let mut locked = vec![false; corners.len()];
@@ -353,15 +411,23 @@ fn coarser_level(
         // there instead.
         target = target.max(count);
         if count == 0 || count as f64 > previous as f64 * f64::from(LevelOptions::MIN_REDUCTION) {
-            return None;
+            return Attempt::NotAtThisLimit;
         }
         let triangles = xyz(&indices);
+        // Both surfaces' triangles, in each frame measured.
+        let per_frame = (full_triangles.len() + triangles.len()) as u64;
+        if !budget.spend(per_frame * measure.look_frames() as u64) {
+            return Attempt::OutOfBudget;
+        }
         let over = match measure.samples_over_limit(&triangles, limit) {
             Some(over) => over,
             None => {
+                if !budget.spend(per_frame * measure.frame_count() as u64) {
+                    return Attempt::OutOfBudget;
+                }
                 let measured = measure.measure(&triangles, limit);
                 if let Some(error) = measured.error {
-                    return Some((indices, error));
+                    return Attempt::Built(indices, error);
                 }
                 measured.over_limit
             }
@@ -396,7 +462,7 @@ fn coarser_level(
             guess *= 0.7;
         }
     }
-    None
+    Attempt::NotAtThisLimit
 }
 
 /// The nearest `f32` at or above `x`, so a bound stays a bound.
