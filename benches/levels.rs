@@ -14,7 +14,9 @@
 //! (what `cargo bench` builds), `app-debug` (every crate at opt-level 0, as
 //! an application's own debug build compiles this crate), `app-debug-fast`
 //! (the same with the lines the README's quick start gives an app's
-//! Cargo.toml).
+//! Cargo.toml). A table at the top puts them side by side, with those of
+//! the files `--also` names (the same bench run at an earlier commit, for
+//! before and after).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -25,6 +27,9 @@ use md2_wgpu::{LevelOptions, Levels, Md2Model, RenderMesh, TriangleOrder};
 fn main() {
     let mut markdown: Option<PathBuf> = None;
     let mut only: Option<String> = None;
+    // Figures files of other runs (an earlier commit's) whose tables join
+    // the side-by-side one.
+    let mut also: Vec<PathBuf> = Vec::new();
     // What the report calls this build: the profile it was built with
     // (`--profile` is cargo's, so it is said again here).
     let mut profile = if cfg!(debug_assertions) {
@@ -40,9 +45,10 @@ fn main() {
             "--markdown" => markdown = args.next().map(PathBuf::from),
             "--models" => only = args.next(),
             "--label" => profile = args.next().unwrap_or(profile),
+            "--also" => also.extend(args.next().map(PathBuf::from)),
             "-h" | "--help" => {
                 println!(
-                    "usage: cargo bench --bench levels [-- --markdown PATH] [--models demo,yohko/tris.md2,...,limits]"
+                    "usage: cargo bench --bench levels [-- --markdown PATH] [--label NAME] [--also PATH] [--models demo,yohko/tris.md2,...,limits]"
                 );
                 return;
             }
@@ -134,11 +140,22 @@ fn main() {
             .map(|s| s.trim_start_matches("# ").to_string())
             .filter(|s| !s.contains(&format!("- profile: {profile};")))
             .collect();
+        sections.retain(|s| !s.starts_with(SUMMARY));
         sections.push(report.trim_start_matches("# ").to_string());
         sections.sort();
-        let text = sections
+        let others: Vec<String> = also
             .iter()
-            .map(|s| format!("# {}", s.trim_end()))
+            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .flat_map(|text| {
+                text.split("\n# ")
+                    .map(|s| s.trim_start_matches("# ").to_string())
+                    .filter(|s| !s.starts_with(SUMMARY))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let summary = summary(&[others, sections.clone()].concat());
+        let text = std::iter::once(summary)
+            .chain(sections.iter().map(|s| format!("# {}", s.trim_end())))
             .collect::<Vec<_>>()
             .join("\n\n");
         if let Err(e) = std::fs::write(&path, text + "\n") {
@@ -147,6 +164,60 @@ fn main() {
         }
         println!("figures: {}", path.display());
     }
+}
+
+/// The heading of the table that puts every profile's build times side by
+/// side.
+const SUMMARY: &str = "Levels of detail: build times side by side";
+
+/// One table of every section's build times: a row per model, a column per
+/// profile (the label each run gave, such as `before, release`: runs of an
+/// earlier commit write their own sections into the same file).
+fn summary(sections: &[String]) -> String {
+    let mut labels: Vec<String> = Vec::new();
+    let mut rows: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for section in sections {
+        let Some(label) = section
+            .lines()
+            .find_map(|l| l.strip_prefix("- profile: "))
+            .and_then(|l| l.split(';').next())
+        else {
+            continue;
+        };
+        labels.push(label.to_string());
+        for line in section.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| model")) {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            // | model | counts | builds | time | triangles | errors |
+            let (Some(model), Some(time)) = (cells.get(1), cells.get(4)) else {
+                continue;
+            };
+            let time = format!("{time} ({} levels)", cells.get(5).map_or(0, |t| t.split('/').count()));
+            match rows.iter_mut().find(|(m, _)| m == model) {
+                Some((_, times)) => times.push((label.to_string(), time)),
+                None => rows.push((model.to_string(), vec![(label.to_string(), time)])),
+            }
+        }
+    }
+    let mut out = format!(
+        "# {SUMMARY}\n\n`Levels::new` with `LevelOptions::DEFAULT`, median build time (and the \
+         levels built), by profile: each column is one run of `cargo bench --bench levels` \
+         with that label, detailed below.\n\n| model | {} |\n|---|{}\n",
+        labels.join(" | "),
+        "---:|".repeat(labels.len())
+    );
+    for (model, times) in rows {
+        let cells: Vec<String> = labels
+            .iter()
+            .map(|l| {
+                times
+                    .iter()
+                    .find(|(label, _)| label == l)
+                    .map_or("—".to_string(), |(_, t)| t.clone())
+            })
+            .collect();
+        let _ = writeln!(out, "| {model} | {} |", cells.join(" | "));
+    }
+    out.trim_end().to_string()
 }
 
 fn duration(seconds: f64) -> String {
