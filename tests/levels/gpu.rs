@@ -2,7 +2,7 @@
 //! batch drawn at a level looks like where a 1-pixel error budget first
 //! picks that level.
 
-use glam::{Mat4, Vec3};
+use glam::{Mat4, UVec2, Vec3};
 use image::RgbaImage;
 use md2_wgpu::{
     Camera, FrameLerp, GpuModel, GpuModelOptions, Light, Md2Batch, Md2Instance, Md2Model,
@@ -149,52 +149,88 @@ fn compare(a: &RgbaImage, b: &RgbaImage) -> (f64, f64) {
     (mean(either), mean(both))
 }
 
-/// Pixels covered in one picture and not the other that are more than
-/// `reach` pixels from the edge of `full`'s silhouette.
-fn far_from_the_silhouette(full: &RgbaImage, level: &RgbaImage, reach: i64) -> usize {
-    let covered = |x: i64, y: i64| {
+/// How far the two silhouettes lie apart, in pixels: the largest distance
+/// (Chebyshev, at most `reach + 1`) from a pixel one picture covers and
+/// the other does not to the nearest pixel the other covers. Both ways: a
+/// thin part the level drops counts as far as it was wide, a part it
+/// swells as far as it swelled.
+fn silhouette_distance(a: &RgbaImage, b: &RgbaImage, reach: i64) -> i64 {
+    let covered = |image: &RgbaImage, x: i64, y: i64| {
         x >= 0
             && y >= 0
-            && x < i64::from(full.width())
-            && y < i64::from(full.height())
-            && full.get_pixel(x as u32, y as u32).0[3] > 0
+            && x < i64::from(image.width())
+            && y < i64::from(image.height())
+            && image.get_pixel(x as u32, y as u32).0[3] > 0
     };
-    let mut far = 0;
-    for (x, y, p) in full.enumerate_pixels() {
+    let mut farthest = 0;
+    for (x, y, p) in a.enumerate_pixels() {
         let (x, y) = (i64::from(x), i64::from(y));
-        if (p.0[3] > 0) == (level.get_pixel(x as u32, y as u32).0[3] > 0) {
+        let in_a = p.0[3] > 0;
+        if in_a == covered(b, x, y) {
             continue;
         }
-        let here = covered(x, y);
-        let near_edge =
-            (-reach..=reach).any(|dy| (-reach..=reach).any(|dx| covered(x + dx, y + dy) != here));
-        far += usize::from(!near_edge);
+        // Covered by one alone: how far to the other's nearest pixel.
+        let other = if in_a { b } else { a };
+        let distance = (1..=reach)
+            .find(|&r| {
+                (-r..=r).any(|dy| {
+                    (-r..=r).any(|dx| {
+                        (dx.abs() == r || dy.abs() == r) && covered(other, x + dx, y + dy)
+                    })
+                })
+            })
+            .unwrap_or(reach + 1);
+        farthest = farthest.max(distance);
     }
-    far
+    farthest
 }
 
-/// At the distance where a one-pixel error budget first picks a level
-/// (where its error spans one pixel at the model's centre), the level's
-/// picture and full detail's, same pose, same view.
-///
-/// What the error promises holds: the silhouette moves by about a pixel,
-/// no more (every pixel one picture covers and the other does not is
-/// within 2 pixels of full detail's silhouette: the nearest parts of the
-/// model are nearer than its centre, and a moved edge flips the pixels
-/// whose centres it crosses). The issue's figures (covered pixels within
-/// 3%, mean colour difference at most 4/255) are printed, not required:
-/// at their switch distances the coarser levels draw a model 15 to 60
-/// pixels tall, whose one-pixel rim alone is 5 to 30% of its pixels, and
-/// lighting interpolated from fewer vertex normals shifts colours by 2 to
-/// 20/255 wherever both cover (see the README).
+/// The nearest distance at which `gpu_model` draws an instance at the
+/// origin at level `level` through `camera_at(.., distance)` on the
+/// `SIZE`-pixel viewport with a one-pixel budget: where the crate itself
+/// first chooses that level. `None` where no distance does.
+fn first_chosen_at(gpu_model: &GpuModel, model: &Md2Model, level: usize) -> Option<f32> {
+    let chosen = |distance: f32| {
+        let camera = camera_at(model, 0, distance).with_viewport(UVec2::splat(SIZE));
+        gpu_model.level_for(&camera, 1.0, Mat4::IDENTITY)
+    };
+    let (mut near, mut far) = (1.0f32, 1.0e6f32);
+    if chosen(far) < level {
+        return None;
+    }
+    for _ in 0..60 {
+        let mid = (near * far).sqrt();
+        if chosen(mid) >= level {
+            far = mid;
+        } else {
+            near = mid;
+        }
+    }
+    (chosen(far) == level).then_some(far)
+}
+
+/// Where the crate itself first chooses each level (the nearest distance
+/// at which `GpuModel::level_for` picks it, one pixel of error at the
+/// nearest point of the model's sphere, on a 128-pixel view), the level's
+/// silhouette against full detail's, in three poses. What holds, and what
+/// the crate docs state: the first coarser level's silhouette lies within
+/// 1 pixel of full detail's both ways; the coarser ones within 3 (they may
+/// drop a thin part, a weapon's tip or a hand, up to 3 pixels wide)
+/// wherever full detail covers 10 pixels or more. The coarsest levels of
+/// some models are first chosen where the whole model covers fewer (1 to
+/// 7 pixels), and may cover none of them. The issue's figures (covered pixels within 3%, mean colour difference at
+/// most 4/255) are printed, not required: at their switch distances the
+/// coarser levels draw a model 15 to 60 pixels tall, whose one-pixel rim
+/// alone is 5 to 30% of its pixels, and lighting interpolated from fewer
+/// vertex normals shifts colours wherever both cover (see the crate docs).
 #[test]
-fn at_the_distance_a_level_is_first_chosen_its_silhouette_moves_a_pixel_at_most() {
+fn where_the_crate_first_chooses_a_level_its_silhouette_stays_within_the_stated_pixels() {
     let Some(gpu) = gpu() else { return };
     let mut renderer = renderer(&gpu);
     let mut table = vec![
-        "model, level, frame: triangles, pixels covered by full detail / the level \
-         (difference), mean colour difference over pixels either covers (over pixels both \
-         cover)"
+        "model, level, frame: distance, triangles, pixels covered by full detail / the level \
+         (difference), silhouettes apart (pixels), mean colour difference over pixels either \
+         covers (over pixels both cover)"
             .to_string(),
     ];
     let mut failures = Vec::new();
@@ -212,13 +248,10 @@ fn at_the_distance_a_level_is_first_chosen_its_silhouette_moves_a_pixel_at_most(
         // Standing, mid-run, lying dead: three poses far apart.
         let frames = [0, 44, model.frame_count() - 1].map(|f| f.min(model.frame_count() - 1));
         for (l, level) in levels.iter().enumerate().skip(1) {
-            let distance = level.error / units_per_pixel(1.0);
-            // The level the budget picks there is this one.
-            assert_eq!(
-                gpu_model.coarsest_level_within(units_per_pixel(distance) * 1.0001),
-                l,
-                "{name}"
-            );
+            let Some(distance) = first_chosen_at(&gpu_model, &model, l) else {
+                continue;
+            };
+            let stated = if l == 1 { 1 } else { 3 };
             for frame in frames {
                 let camera = camera_at(&model, frame, distance);
                 let mut draw = |at: usize| {
@@ -235,18 +268,20 @@ fn at_the_distance_a_level_is_first_chosen_its_silhouette_moves_a_pixel_at_most(
                 let (full, coarse) = (draw(0), draw(l));
                 let (a, b) = (coverage(&full), coverage(&coarse));
                 let (colour, shading) = compare(&full, &coarse);
+                let apart = silhouette_distance(&full, &coarse, 8);
                 table.push(format!(
-                    "{name:<16} level {l} frame {frame:>3}: {} triangles, {a} / {b} pixels \
-                     ({:.1}%), colour {colour:.2}/255 ({shading:.2})",
+                    "{name:<16} level {l} frame {frame:>3}: {distance:.0} units, {} triangles, \
+                     {a} / {b} pixels ({:.1}%), {apart} px apart, colour {colour:.2}/255 \
+                     ({shading:.2})",
                     level.triangle_count(),
                     100.0 * a.abs_diff(b) as f64 / a.max(1) as f64
                 ));
                 assert!(a > 0, "{name} level {l} frame {frame}: nothing drawn");
-                let far = far_from_the_silhouette(&full, &coarse, 2);
-                if far > 0 {
+                // A model a few pixels tall has no silhouette to speak of.
+                if a >= 10 && apart > stated {
                     failures.push(format!(
-                        "{name} level {l} frame {frame}: {far} pixels change more than 2 \
-                         pixels from the silhouette"
+                        "{name} level {l} frame {frame}: the silhouettes lie {apart} pixels \
+                         apart, more than {stated}"
                     ));
                     let stem = format!("lod-{}-{l}-{frame}", name.replace('/', "-"));
                     crate::common::save_picture(&full, &format!("{stem}-full.png"));
