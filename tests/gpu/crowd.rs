@@ -633,6 +633,16 @@ fn each_setter_uploads_only_its_part_of_the_record() {
     assert!(renderer.uploaded_bytes() >= 1000 * 128);
     step(&gpu, &mut renderer, &camera, &mut crowd, now);
     assert_eq!(renderer.uploaded_bytes(), 0, "nothing changed");
+    // A steady frame at another time: the low word of the tick count, as
+    // `prepare_crowds`' docs say (and back).
+    for time in [now + 1.0 / 60.0, now] {
+        step(&gpu, &mut renderer, &camera, &mut crowd, time);
+        assert_eq!(
+            renderer.uploaded_bytes(),
+            4,
+            "a steady frame uploads the time"
+        );
+    }
     let h = handles[500];
     let mut frame = |crowd: &mut Md2Crowd| {
         step(&gpu, &mut renderer, &camera, crowd, now);

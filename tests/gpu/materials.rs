@@ -158,7 +158,9 @@ fn a_material_that_rewrites_the_built_in_look_draws_its_picture_on_both_paths() 
     );
 }
 
-/// A G-buffer: world position and world normal, as floats.
+/// A G-buffer: world position, and the unit world normal as the docs tell
+/// a material to get it (`md2_unit_normal`) with the length of the raw
+/// `world_normal` beside it, as floats.
 const GBUFFER: &str = r#"
 struct GBuffer {
     @location(0) position: vec4<f32>,
@@ -168,7 +170,7 @@ struct GBuffer {
 @group(2) @binding(0) var<uniform> marker: vec4<f32>;
 
 fn gbuffer(in: Md2Fragment) -> GBuffer {
-    return GBuffer(vec4<f32>(in.world_position, marker.x), vec4<f32>(normalize(in.world_normal), 1.0));
+    return GBuffer(vec4<f32>(in.world_position, marker.x), vec4<f32>(md2_unit_normal(in), length(in.world_normal)));
 }
 "#;
 
@@ -358,6 +360,8 @@ fn a_gbuffer_material_writes_the_cpu_references_positions_and_normals() {
     let [positions, normals] = draw_gbuffer(&gpu, &mut renderer, &camera, &batches);
     let triangles = cpu_triangles(&model, &pose, transform);
     let (mut checked, mut worst_p, mut worst_n) = (0, 0.0f32, 0.0f32);
+    // How far from unit length the raw world normal is, and the unit one.
+    let (mut raw_off, mut unit_off) = (0.0f32, 0.0f32);
     for y in (0..SIZE).step_by(3) {
         for x in (0..SIZE).step_by(3) {
             let k = (y * SIZE + x) as usize;
@@ -369,11 +373,10 @@ fn a_gbuffer_material_writes_the_cpu_references_positions_and_normals() {
                 continue; // an edge pixel the rasteriser left to a neighbour
             }
             worst_p = worst_p.max((got.truncate() - hit).abs().max_element());
-            worst_n = worst_n.max(
-                (Vec4::from(normals[k]).truncate() - normal)
-                    .abs()
-                    .max_element(),
-            );
+            let got_n = Vec4::from(normals[k]);
+            worst_n = worst_n.max((got_n.truncate() - normal).abs().max_element());
+            raw_off = raw_off.max((got_n.w - 1.0).abs());
+            unit_off = unit_off.max((got_n.truncate().length() - 1.0).abs());
             checked += 1;
         }
     }
@@ -381,6 +384,20 @@ fn a_gbuffer_material_writes_the_cpu_references_positions_and_normals() {
     assert!(checked > 250, "{checked} pixels checked");
     assert!(worst_p <= 1e-3, "position error {worst_p}");
     assert!(worst_n <= 1e-3, "normal error {worst_n}");
+    // What `Md2Fragment`'s docs say: `world_normal` is not unit length (an
+    // uneven scale and the interpolation shorten or lengthen it), and
+    // `md2_unit_normal` is.
+    eprintln!(
+        "|world_normal| is off unit length by up to {raw_off}; md2_unit_normal by {unit_off:e}"
+    );
+    assert!(
+        raw_off > 0.05,
+        "world_normal is off unit length by only {raw_off}"
+    );
+    assert!(
+        unit_off <= 1e-5,
+        "md2_unit_normal is off unit length by {unit_off}"
+    );
     // The material's own uniform reaches it.
     assert!(positions.iter().any(|p| p[3] == 1.0));
     renderer.set_material_bind_group(Some(marker(0.5)));

@@ -231,4 +231,45 @@ mod tests {
         assert!(reverse.write && reverse.has_stencil());
         assert_eq!(reverse.compare, wgpu::CompareFunction::Greater);
     }
+
+    /// Every field has its `with_` method, each setting that field alone.
+    #[test]
+    fn every_field_has_a_with_method() {
+        let base = Md2RendererOptions::DEFAULT;
+        let motion = wgpu::TextureFormat::Rg16Float;
+        let all = base
+            .with_depth(DepthState::LESS)
+            .with_sample_count(4)
+            .with_output(ColorOutput::Linear)
+            .with_policy(InstancePolicy::Skip)
+            .with_cull_back_faces(!base.cull_back_faces)
+            .with_translucent_order(TranslucentOrder::BackToFront)
+            .with_motion_target(motion)
+            .with_level_error_pixels(2.5);
+        let Md2RendererOptions {
+            multisample,
+            depth,
+            output,
+            policy,
+            cull_back_faces,
+            translucent_order,
+            motion_target,
+            level_error_pixels,
+        } = all;
+        assert_eq!(multisample.count, 4);
+        assert_eq!(depth, Some(DepthState::LESS));
+        assert_eq!(output, ColorOutput::Linear);
+        assert_eq!(policy, InstancePolicy::Skip);
+        assert_eq!(cull_back_faces, !base.cull_back_faces);
+        assert_eq!(translucent_order, TranslucentOrder::BackToFront);
+        assert_eq!(motion_target, Some(motion));
+        assert_eq!(level_error_pixels, 2.5);
+        assert_eq!(
+            base.with_cull_back_faces(false),
+            Md2RendererOptions {
+                cull_back_faces: false,
+                ..base
+            }
+        );
+    }
 }
