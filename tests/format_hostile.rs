@@ -1188,3 +1188,33 @@ fn the_fuzz_targets_checks_hold_on_thousands_of_seeded_mutations() {
     assert!(loaded + refused >= 800);
     assert!(loaded > 0 && refused > 0, "both outcomes are exercised");
 }
+
+/// The model fuzz target's checks (`support::check_model_use`: meshes,
+/// levels under a work budget, saved levels, GPU data, glTF) on seeded
+/// mutations of a small model and the demo: whatever loads goes through
+/// everything without a panic.
+#[test]
+fn the_model_use_checks_hold_on_seeded_mutations() {
+    let seeds = [
+        ("seamed box", base().1, 150),
+        ("demo", md2_wgpu::demo::demo_model_bytes(), 12),
+    ];
+    let mut rng = md2_wgpu::support::Rng::new(0x0de1);
+    let mut used = 0;
+    for (name, bytes, mutants) in seeds {
+        md2_wgpu::support::check_model_use(&bytes);
+        for _ in 0..mutants {
+            let mutant = mutate(&mut rng, &bytes);
+            used += usize::from(md2_wgpu::Md2Model::from_bytes(&mutant).is_ok());
+            let result = std::panic::catch_unwind(|| md2_wgpu::support::check_model_use(&mutant));
+            if result.is_err() {
+                let path = common::target_dir().join("tmp/fuzz-finding-model-use.md2");
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, &mutant).unwrap();
+                panic!("a mutation of {name} fails the checks: {}", path.display());
+            }
+        }
+    }
+    eprintln!("{used} mutants loaded and went through every use");
+    assert!(used > 20, "{used} mutants loaded");
+}

@@ -21,6 +21,7 @@ mod vertex_cache;
 mod weld;
 
 pub use error::MeshError;
+pub(crate) use levels::levels_checksum;
 pub use levels::{Level, LevelOptions, Levels, LevelsFileError};
 pub use render_mesh::{RenderMesh, TriangleOrder};
 pub use vertex_cache::VertexCacheStats;

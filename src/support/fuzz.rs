@@ -62,3 +62,160 @@ pub fn check_from_bytes(data: &[u8]) {
         assert!(again.to_bytes() == written, "a rewrite is a fixed point");
     }
 }
+
+/// The work budget the fuzz bodies give level builds: enough for a few
+/// levels of a player-sized model, little enough that any model finishes
+/// in a fraction of a second.
+const FUZZ_LEVEL_BUDGET: u64 = 600_000;
+
+/// Everything the crate does with a model that loads, on any bytes: the
+/// render mesh in both triangle orders, levels of detail (with a bounded
+/// work budget: no input can make the build long), the levels saved and
+/// loaded back, the GPU data, and the glTF export. Each is a result or a
+/// typed error, never a panic; levels keep to their mesh; the export holds
+/// every frame. Panics where any of that fails: that is the finding.
+pub fn check_model_use(data: &[u8]) {
+    use crate::contract::{GpuModelOptions, ModelData};
+    use crate::mesh::{LevelOptions, Levels, RenderMesh, TriangleOrder};
+
+    let Ok(model) = Md2Model::from_bytes(data) else {
+        return;
+    };
+    for order in [TriangleOrder::File, TriangleOrder::VertexCache] {
+        let mesh = RenderMesh::new(&model, order);
+        assert_eq!(mesh.triangle_count(), mesh.indices().len() / 3);
+        assert!(
+            mesh.indices()
+                .iter()
+                .all(|&i| (i as usize) < mesh.corners().len())
+        );
+        assert!(
+            mesh.corners()
+                .iter()
+                .all(|c| (c.xyz as usize) < model.vertex_count())
+        );
+        let options = LevelOptions {
+            work_budget: FUZZ_LEVEL_BUDGET,
+            ..LevelOptions::DEFAULT
+        };
+        let levels = Levels::new(&model, &mesh, &options).expect("the model's own mesh");
+        levels.check_for(&mesh).expect("levels keep to their mesh");
+        assert_eq!(levels.level_indices(0), Some(mesh.indices()));
+        for pair in levels.levels().windows(2) {
+            assert!(pair[1].index_count < pair[0].index_count);
+            assert!(pair[1].error >= pair[0].error && pair[1].error.is_finite());
+        }
+        let saved = levels.to_bytes(&model, &mesh);
+        assert_eq!(
+            Levels::from_bytes(&saved, &model, &mesh).as_ref(),
+            Ok(&levels),
+            "saved levels load back"
+        );
+        if order == TriangleOrder::VertexCache {
+            let options = GpuModelOptions::DEFAULT.with_levels(options);
+            if let Ok(gpu) = ModelData::new(&model, options) {
+                assert_eq!(gpu.vertex_bytes().len(), 4 * model.vertices().len());
+                assert!(gpu.levels().len() <= crate::MAX_LEVELS);
+                assert_eq!(gpu.mirrored_indices().len(), gpu.indices().len());
+            }
+        }
+    }
+    // Frames past the export's limits or skins it cannot use are typed
+    // errors; what exports holds every frame as a morph target.
+    if let Ok(export) = crate::gltf::to_glb(&model, &[], &crate::gltf::GltfOptions::DEFAULT) {
+        assert!(export.glb.starts_with(b"glTF"));
+        assert_eq!(export.report.morph_targets, model.frame_count());
+    }
+}
+
+/// Levels of detail loaded from any bytes, for the demo model's mesh: the
+/// levels or a typed error, never a panic; what loads keeps to the mesh and
+/// saves back to exactly those bytes. An odd first byte has the checksum
+/// made right first, so mutations reach the checks behind it.
+pub fn check_levels_file(data: &[u8]) {
+    use crate::mesh::{Levels, RenderMesh, TriangleOrder};
+    use std::sync::OnceLock;
+
+    static DEMO: OnceLock<(Md2Model, RenderMesh)> = OnceLock::new();
+    let (model, mesh) = DEMO.get_or_init(|| {
+        let model = crate::demo::demo_model();
+        let mesh = RenderMesh::new(&model, TriangleOrder::VertexCache);
+        (model, mesh)
+    });
+    let mut bytes = data.to_vec();
+    if data.first().is_some_and(|b| b & 1 == 1) && bytes.len() >= 8 {
+        let body = bytes.len() - 8;
+        let sum = crate::mesh::levels_checksum(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    }
+    if let Ok(levels) = Levels::from_bytes(&bytes, model, mesh) {
+        levels
+            .check_for(mesh)
+            .expect("loaded levels keep to their mesh");
+        assert!(
+            levels.to_bytes(model, mesh) == bytes,
+            "loaded levels save back to their bytes"
+        );
+    }
+}
+
+/// A material from any bytes, on `device`: the first byte picks how many
+/// colour targets it has (0 to 5) and whether it has a bind group of its
+/// own (a uniform at binding 0), the rest is its WGSL (as UTF-8, lossily),
+/// its function the first one the text declares. `Md2Material::new` gives
+/// a material or a typed `MaterialError`, and a renderer with it its
+/// pipelines or a typed error: never a panic (naga's included) and never
+/// a wgpu validation error (wgpu's default handler panics on one no scope
+/// caught). Panics where any of that fails: that is the finding.
+#[cfg(feature = "wgpu")]
+pub fn check_material(device: &wgpu::Device, cache: &crate::Md2Cache, data: &[u8]) {
+    use crate::{Md2Material, Md2MaterialDescriptor, Md2Renderer, Md2RendererOptions};
+
+    let Some((&first, source)) = data.split_first() else {
+        return;
+    };
+    let source = String::from_utf8_lossy(source);
+    let fragment = source
+        .split("fn ")
+        .nth(1)
+        .and_then(|rest| {
+            rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+        })
+        .filter(|name| !name.is_empty())
+        .unwrap_or("shade")
+        .to_string();
+    let target = wgpu::ColorTargetState {
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        blend: None,
+        write_mask: wgpu::ColorWrites::ALL,
+    };
+    let targets = vec![target; usize::from(first % 6)];
+    let layout = (first & 0x40 != 0).then(|| {
+        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("md2-wgpu fuzz material layout"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        })
+    });
+    let descriptor = Md2MaterialDescriptor {
+        label: "fuzzed",
+        source: &source,
+        fragment: &fragment,
+        targets: &targets,
+        bind_group_layout: layout.as_ref(),
+    };
+    let Ok(material) = Md2Material::new(device, cache, &descriptor) else {
+        return;
+    };
+    let options = Md2RendererOptions::WITH_DEPTH;
+    let _ = Md2Renderer::with_material(device, cache, &material, options);
+}

@@ -11,7 +11,9 @@ mod quake_again;
 mod records;
 mod rng;
 
-pub use fuzz::check_from_bytes;
+#[cfg(feature = "wgpu")]
+pub use fuzz::check_material;
+pub use fuzz::{check_from_bytes, check_levels_file, check_model_use};
 pub use limits::{limits_model, limits_model_with};
 pub use models::{md2_files_in, shared_models_dir};
 pub use quake_again::QUAKE_AGAIN_WGSL;

@@ -762,3 +762,99 @@ fn a_material_gets_the_extra_record_where_it_reads_it_and_its_ids_arrive() {
         );
     }
 }
+
+/// The material fuzz target's checks (`support::check_material`: a
+/// material or a typed error, never a panic or a wgpu validation error) on
+/// seeded mutations of working materials: characters flipped, spans cut,
+/// doubled or moved, WGSL words dropped in. Writes the seeds where the
+/// fuzz target's docs say.
+#[test]
+fn the_material_checks_hold_on_seeded_mutations() {
+    let Some(gpu) = gpu() else { return };
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    // (first byte: targets and bind group, as the fuzz target reads it;
+    // the source).
+    let seeds: [(u8, &str); 3] = [
+        (1, md2_wgpu::support::QUAKE_AGAIN_WGSL),
+        (2 | 0x40, GBUFFER),
+        (
+            1,
+            "fn shade(in: Md2Fragment) -> vec4<f32> { return vec4<f32>(md2_unit_normal(in) * 0.5 + 0.5, 1.0); }",
+        ),
+    ];
+    let dir = target_dir().join("tmp/md2-fuzz-seeds");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (k, (first, source)) in seeds.iter().enumerate() {
+        let bytes: Vec<u8> = std::iter::once(*first).chain(source.bytes()).collect();
+        std::fs::write(dir.join(format!("material-{k}.wgsl")), &bytes).unwrap();
+    }
+    const WORDS: [&str; 10] = [
+        "fn ",
+        "}",
+        "{",
+        "@location(9)",
+        "@group(2) @binding(0) var<uniform> x: f32;",
+        "f16",
+        "loop {",
+        "return",
+        "array<f32, 99999999>",
+        "in.",
+    ];
+    let mut rng = Rng::new(0x3a7e);
+    let mut made = 0;
+    for n in 0..240 {
+        let (first, source) = seeds[n % seeds.len()];
+        let mut text = source.as_bytes().to_vec();
+        for _ in 0..1 + rng.below(3) {
+            let len = text.len().max(1);
+            match rng.below(5) {
+                0 => {
+                    let at = rng
+                        .below(len.min(text.len()).max(1))
+                        .min(text.len().saturating_sub(1));
+                    if let Some(c) = text.get_mut(at) {
+                        *c = b" ;(){}<>,.:0123456789afnvx@"[rng.below(27)];
+                    }
+                }
+                1 => {
+                    let at = rng.below(len);
+                    let end = (at + 1 + rng.below(40)).min(text.len());
+                    text.drain(at.min(end)..end);
+                }
+                2 => {
+                    let at = rng.below(len);
+                    let end = (at + 1 + rng.below(80)).min(text.len());
+                    let span = text[at.min(end)..end].to_vec();
+                    let to = rng.below(text.len() + 1);
+                    text.splice(to..to, span);
+                }
+                3 => {
+                    let to = rng.below(text.len() + 1);
+                    let word = WORDS[rng.below(WORDS.len())].as_bytes().to_vec();
+                    text.splice(to..to, word);
+                }
+                _ => {
+                    let at = rng.below(len);
+                    text.truncate(at);
+                }
+            }
+        }
+        let first = if n % 7 == 0 {
+            rng.below(256) as u8
+        } else {
+            first
+        };
+        let data: Vec<u8> = std::iter::once(first).chain(text).collect();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            md2_wgpu::support::check_material(&gpu.device, &cache, &data)
+        }));
+        if result.is_err() {
+            let path = target_dir().join("tmp/fuzz-finding-material.wgsl");
+            std::fs::write(&path, &data).unwrap();
+            panic!("a mutated material fails the checks: {}", path.display());
+        }
+        let source = String::from_utf8_lossy(&data[1..]);
+        made += usize::from(source != seeds[n % seeds.len()].1);
+    }
+    assert!(made > 200, "{made} mutants differ from their seed");
+}

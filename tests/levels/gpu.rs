@@ -117,11 +117,6 @@ fn the_index_buffers_hold_every_level_the_cpu_builds() {
 const SIZE: u32 = 128;
 const FOV_Y: f32 = 0.7;
 
-/// Model units per pixel at `distance` in front of the camera.
-fn units_per_pixel(distance: f32) -> f32 {
-    2.0 * distance * (FOV_Y / 2.0).tan() / SIZE as f32
-}
-
 /// A camera `distance` from the middle of `frame`, three-quarters from
 /// the front, with the default light.
 fn camera_at(model: &Md2Model, frame: u32, distance: f32) -> Camera {

@@ -14,6 +14,7 @@
 use md2_wgpu_tests as common;
 
 mod cpu;
+mod file;
 #[cfg(feature = "gpu")]
 mod gpu;
 mod measure;

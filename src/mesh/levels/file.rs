@@ -136,7 +136,8 @@ impl Fnv {
     }
 }
 
-fn checksum(bytes: &[u8]) -> u64 {
+/// The checksum a levels file ends with, of the bytes before it.
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     Fnv::new().bytes(bytes).0
 }
 

@@ -25,6 +25,7 @@ mod poses;
 mod simplify;
 
 pub use file::LevelsFileError;
+pub(crate) use file::checksum as levels_checksum;
 use hausdorff::ErrorMeasure;
 use poses::Poses;
 use simplify::{MAX_ATTRIBUTE_FRAMES, Simplifier};

@@ -145,7 +145,22 @@ impl Md2Material {
             }
             _ => {}
         }
-        let Composed { source, extra } = compose(descriptor).map_err(fail)?;
+        // naga is a large parser of arbitrary text: where it panics on some
+        // source, that is a material the crate cannot take, not a crash of
+        // the app that offered it.
+        let composed =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compose(descriptor)))
+                .unwrap_or_else(|panic| {
+                    let what = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    Err(MaterialError::Source {
+                        message: format!("the WGSL compiler (naga) failed on this source: {what}"),
+                    })
+                });
+        let Composed { source, extra } = composed.map_err(fail)?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(descriptor.label),
