@@ -79,3 +79,8 @@ pub use mesh::{ATTRIBUTE_MD2_VERTEX, every_frame_aabb, md2_mesh};
 pub use plugin::{Md2Plugin, Md2Systems};
 pub use poses::{Md2Poses, PoseRecord};
 pub use skins::decode_skin;
+
+// The README's quick start compiles as a doc test, so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoader, AssetServer, LoadContext, RenderAssetUsages};
 use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
-use bevy::log::warn;
+use bevy::log::{info, warn};
 use bevy::math::Vec4;
 use bevy::reflect::TypePath;
 use bevy::render::render_resource::{
@@ -117,8 +117,17 @@ impl AssetLoader for Md2Loader {
             Err(_) => load_skins_without_source(),
         };
         let skin_notes = skins.notes();
+        // Names that led nowhere, images that did not decode and no skin at
+        // all are worth a warning; skins taken from the folder are how many
+        // mods ship.
+        let trouble =
+            !skins.unresolved.is_empty() || !skins.failed.is_empty() || skins.loaded_count() == 0;
         for note in &skin_notes {
-            warn!("{}: {note}", ctx.path());
+            if trouble {
+                warn!("{}: {note}", ctx.path());
+            } else {
+                info!("{}: {note}", ctx.path());
+            }
         }
         let skin_array = SkinArray::new(&skins.images, MAX_SKIN_SIDE);
 

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# CI for the Bevy plugin (md2-bevy/), apart from .ci/run because Bevy is a
+# large build: formatting, clippy, docs, that the plugin's graph holds no
+# second wgpu (Bevy 0.19 brings wgpu 29; md2-wgpu's GPU half is wgpu 30), its
+# tests with the GPU ones required (lavapipe), and the crowd example run
+# unattended under Xvfb with its screenshot checked.
+#
+#   .ci/bevy.sh          check; the screenshot goes to bevy-check/ in the
+#                        target directory
+#   .ci/bevy.sh --docs   also (re)make md2-bevy/docs/crowd.png (the demo
+#                        model only)
+#
+# The tests and the example share one build (the dev profile: the
+# workspace builds dependencies at opt-level 2), so the example costs no
+# second Bevy build. Without DISPLAY it starts its own Xvfb.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$SECONDS
+step() {
+  echo "ci-bevy: $* (at $((SECONDS - started)) s)"
+}
+
+docs=false
+case "${1:-}" in
+  --docs) docs=true ;;
+  "") ;;
+  *) echo "usage: $0 [--docs]" >&2; exit 2 ;;
+esac
+
+step "cargo fmt --check -p md2-bevy"
+cargo fmt -p md2-bevy --check
+step "cargo clippy -p md2-bevy --all-targets"
+cargo clippy -p md2-bevy --all-targets -- -D warnings
+step "cargo doc -p md2-bevy"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p md2-bevy
+step "cargo tree: no wgpu 30 in md2-bevy's graph"
+if cargo tree -p md2-bevy -e normal | grep -E 'wgpu v30'; then
+  echo "ci-bevy: md2-bevy pulls in wgpu 30 (md2-wgpu must be used without default features)" >&2
+  exit 1
+fi
+step "cargo test -p md2-bevy (GPU tests required)"
+MD2_REQUIRE_GPU=1 cargo test -p md2-bevy
+
+step "the crowd example, unattended under Xvfb"
+cargo build -p md2-bevy --example crowd
+target=$(cargo metadata --format-version 1 --no-deps |
+  sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+if [ -z "$target" ]; then
+  echo "ci-bevy: cargo metadata named no target directory" >&2
+  exit 1
+fi
+out=$target/bevy-check
+mkdir -p "$out"
+if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  if ! command -v Xvfb >/dev/null 2>&1; then
+    echo "ci-bevy: no display and no Xvfb (apt-get install xvfb)" >&2
+    exit 1
+  fi
+  # Xvfb picks a free display number itself and writes it to fd 3.
+  display_file=$(mktemp)
+  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$display_file" 2>/dev/null &
+  xvfb_pid=$!
+  trap 'kill "$xvfb_pid" 2>/dev/null || true; rm -f "$display_file"' EXIT
+  for _ in $(seq 100); do
+    [ -s "$display_file" ] && break
+    sleep 0.1
+  done
+  if [ ! -s "$display_file" ]; then
+    echo "ci-bevy: Xvfb did not start" >&2
+    exit 1
+  fi
+  export DISPLAY=":$(head -n1 "$display_file")"
+  echo "ci-bevy: Xvfb on $DISPLAY"
+fi
+crowd=$target/debug/examples/crowd
+# --check-screenshot exits 1 when the picture is one colour or the crowd
+# changes under 1% of its pixels.
+timeout 600 "$crowd" --soldiers 120 --frames 30 --size 640x400 \
+  --screenshot "$out/crowd.png" --check-screenshot
+if $docs; then
+  timeout 600 "$crowd" --frames 90 --size 960x540 \
+    --screenshot md2-bevy/docs/crowd.png --check-screenshot
+fi
+step "done"
