@@ -185,13 +185,19 @@ fn summary(sections: &[String]) -> String {
             continue;
         };
         labels.push(label.to_string());
-        for line in section.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| model")) {
+        for line in section
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| model"))
+        {
             let cells: Vec<&str> = line.split('|').map(str::trim).collect();
             // | model | counts | builds | time | triangles | errors |
             let (Some(model), Some(time)) = (cells.get(1), cells.get(4)) else {
                 continue;
             };
-            let time = format!("{time} ({} levels)", cells.get(5).map_or(0, |t| t.split('/').count()));
+            let time = format!(
+                "{time} ({} levels)",
+                cells.get(5).map_or(0, |t| t.split('/').count())
+            );
             match rows.iter_mut().find(|(m, _)| m == model) {
                 Some((_, times)) => times.push((label.to_string(), time)),
                 None => rows.push((model.to_string(), vec![(label.to_string(), time)])),

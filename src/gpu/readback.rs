@@ -8,6 +8,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 
+use crate::gpu::device::buffers::caught;
+
 /// What a read-back has come to.
 #[derive(Debug, Default)]
 struct State {
@@ -36,6 +38,26 @@ impl Readback {
     /// `encoder` (which may already hold the work that fills them), submits
     /// it, and maps the copy when the GPU is done.
     pub(crate) fn start(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: wgpu::CommandEncoder,
+        parts: &[Part<'_>],
+    ) -> Readback {
+        // A device that was lost makes the staging buffer invalid and its
+        // mapping an error: the read-back then resolves to that error at
+        // once instead of waiting for a mapping that never comes.
+        let (readback, error) = caught(device, || Readback::submit(device, queue, encoder, parts));
+        if let Some(message) = error {
+            let mut state = readback
+                .state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            state.mapped = Some(Err(message));
+        }
+        readback
+    }
+
+    fn submit(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         mut encoder: wgpu::CommandEncoder,

@@ -20,6 +20,7 @@ use super::uploads::{RESERVED_CLIPS, Uploads, binding_cap};
 use crate::anim::{ClipClock, Playback};
 use crate::contract::crowd::{ClipRecord, MemberRecord, member_part};
 use crate::contract::{BUCKETS, Buckets, CROWD_CULL, MOTION_MOVED, MOTION_NEW, MOTION_POSE};
+use crate::gpu::device::buffers::caught;
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::{PrepareError, SetupError};
 use crate::gpu::model::{DrawModel, GpuModel, Published};
@@ -125,12 +126,19 @@ impl Md2Crowd {
         let published = Arc::clone(model.published());
         let (draw, model_generation) = published.latest();
         let max_members = member_limit.min(u64::from(u32::MAX)) as usize;
-        let motion = Motion::new(device);
-        let uploads =
-            Uploads::new(device, cache, &motion).map_err(|message| SetupError::Device {
-                operation: "creating a crowd",
-                message,
-            })?;
+        let ((motion, uploads), error) = caught(device, || {
+            let motion = Motion::new(device);
+            let uploads = Uploads::new(device, cache, &motion);
+            (motion, uploads)
+        });
+        let device_error = |message| SetupError::Device {
+            operation: "creating a crowd",
+            message,
+        };
+        let uploads = uploads.map_err(device_error)?;
+        if let Some(message) = error {
+            return Err(device_error(message));
+        }
         Ok(Md2Crowd {
             slots: Slots::new(),
             model: draw,

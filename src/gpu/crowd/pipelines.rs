@@ -3,10 +3,9 @@
 //! they read. Built once per device, on first use, from the cache's crowd
 //! module.
 
-use wgpu::util::DeviceExt;
-
 use crate::contract::crowd::{SORT_BLOCK, SortStep};
 use crate::contract::entry;
+use crate::gpu::device::buffers::buffer_init;
 use crate::gpu::device::layouts::Layouts;
 
 /// The crowd's compute pipelines, and the table of sort steps their
@@ -79,10 +78,17 @@ impl SortSteps {
             let at = i * stride as usize;
             bytes[at..at + size_of::<SortStep>()].copy_from_slice(bytemuck::bytes_of(step));
         }
-        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("md2-wgpu crowd sort steps"),
-            contents: &bytes,
-            usage: wgpu::BufferUsages::UNIFORM,
+        let label = "md2-wgpu crowd sort steps";
+        let usage = wgpu::BufferUsages::UNIFORM;
+        // Made on a lost device, the buffer is invalid however it is made:
+        // the crowds' passes then report the device's error.
+        let buffer = buffer_init(device, label, &bytes, usage).unwrap_or_else(|_| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes.len() as u64,
+                usage,
+                mapped_at_creation: false,
+            })
         });
         SortSteps {
             buffer,

@@ -123,6 +123,16 @@ impl CrowdViews {
         Ok(uploaded)
     }
 
+    /// Draws no crowd until the next `prepare` (the last one failed
+    /// half-way), and forgets what the views had: the next `prepare`
+    /// makes them anew.
+    pub(crate) fn forget(&mut self) {
+        self.views.clear();
+        self.spare.clear();
+        self.frame_written = None;
+        self.counts = None;
+    }
+
     /// Forgets the previous frame's time: the next frame shows no motion
     /// of the crowds' clocks.
     pub(crate) fn reset_motion(&mut self) {

@@ -21,6 +21,51 @@ pub(crate) fn ready_error(future: impl Future<Output = Option<wgpu::Error>>) -> 
     }
 }
 
+/// Runs `work` with the device's errors caught instead of handed to its
+/// uncaptured-error handler (wgpu's default panics): out of memory,
+/// validation (every object made after the device is lost is invalid, and
+/// using one is a validation error), internal. Returns what `work` gave,
+/// and the first error's message where there was one (natively at once; on
+/// the web the answer comes later and is left to the device's handler).
+pub(crate) fn caught<T>(device: &wgpu::Device, work: impl FnOnce() -> T) -> (T, Option<String>) {
+    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let value = work();
+    let validation = ready_error(validation.pop());
+    let oom = ready_error(oom.pop());
+    let internal = ready_error(internal.pop());
+    (value, oom.or(validation).or(internal))
+}
+
+/// A buffer holding `contents`, as wgpu's `create_buffer_init` makes one,
+/// but an error where its mapping fails (the device was lost: the buffer
+/// is invalid) rather than a panic.
+pub(crate) fn buffer_init(
+    device: &wgpu::Device,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer, String> {
+    // Whole 4-byte words, and never empty, as Vulkan wants.
+    let size = (contents.len() as u64)
+        .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
+        .max(wgpu::COPY_BUFFER_ALIGNMENT);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: true,
+    });
+    let mut view = buffer
+        .get_mapped_range_mut(..)
+        .map_err(|e| format!("{label}: {e}"))?;
+    view.slice(..contents.len()).copy_from_slice(contents);
+    drop(view);
+    buffer.unmap();
+    Ok(buffer)
+}
+
 /// Checks a buffer of `bytes` against the device's limits (and the storage
 /// binding limit where it is bound as storage).
 pub(crate) fn check_size(

@@ -6,8 +6,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use wgpu::util::DeviceExt;
-
+use super::buffers::buffer_init;
 use super::layouts::Layouts;
 use super::limits::check_device;
 use super::pipeline::{self, PassKey, Shading};
@@ -68,11 +67,16 @@ impl Md2Cache {
                 source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(source)),
             })
         };
-        let anorms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("md2-wgpu normal table"),
-            contents: &normal_table_bytes(),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        let anorms = buffer_init(
+            device,
+            "md2-wgpu normal table",
+            &normal_table_bytes(),
+            wgpu::BufferUsages::UNIFORM,
+        )
+        .map_err(|message| SetupError::Device {
+            operation: "creating the cache",
+            message,
+        })?;
         // Repeat: real files have st outside the skin. Mipmaps keep crowds
         // seen from afar from shimmering.
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use glam::Mat4;
 use image::RgbaImage;
-use wgpu::util::DeviceExt;
 
 use super::draw::{DrawModel, Published};
 use super::skins::upload_skins;
@@ -16,7 +15,7 @@ use crate::contract::{
     choose, model_levels, narrow, reversed, rows,
 };
 use crate::format::Md2Model;
-use crate::gpu::device::buffers::{check_size, ready_error};
+use crate::gpu::device::buffers::{buffer_init, caught, check_size};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::SetupError;
 use crate::mesh::{Level, Levels, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
@@ -187,63 +186,61 @@ impl GpuModel {
         let (indices, mirrored) =
             upload_indices(device, data.levels_of_detail(), data.index_format())?;
 
-        // The checks above cover the limits wgpu validates; the scope turns
-        // anything left (out of memory) into an error instead of a panic.
-        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let buffer = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
+        // The checks above cover the limits wgpu validates; `caught` turns
+        // anything left (out of memory, a lost device) into an error
+        // instead of a panic.
+        let device_error = |message| SetupError::Device {
+            operation: "uploading a model",
+            message,
         };
-        use wgpu::BufferUsages as U;
-        let info = buffer("md2-wgpu model info", data.info_bytes(), U::UNIFORM);
-        let vertex_data = buffer("md2-wgpu vertex data", data.vertex_bytes(), U::STORAGE);
-        let frame_params = buffer(
-            "md2-wgpu frame parameters",
-            data.frame_param_bytes(),
-            U::STORAGE,
-        );
-        let corners = buffer("md2-wgpu corners", data.corner_bytes(), U::VERTEX);
-        let skin = upload_skins(device, queue, skins);
-        let bind_group = skin.as_ref().ok().map(|skin| {
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("md2-wgpu model bind group"),
-                layout: cache.model_layout(),
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: info.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: vertex_data.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: frame_params.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: cache.anorms().as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: wgpu::BindingResource::TextureView(&skin.view),
-                    },
-                ],
-            })
-        });
-        let validation_error = ready_error(validation.pop());
-        let oom_error = ready_error(oom.pop());
-        if let Some(message) = oom_error.or(validation_error) {
-            return Err(SetupError::Device {
-                operation: "uploading a model",
-                message,
+        let (made, error) = caught(device, || {
+            use wgpu::BufferUsages as U;
+            let buffer =
+                |label: &str, contents: &[u8], usage| buffer_init(device, label, contents, usage);
+            let info = buffer("md2-wgpu model info", data.info_bytes(), U::UNIFORM)?;
+            let vertex_data = buffer("md2-wgpu vertex data", data.vertex_bytes(), U::STORAGE)?;
+            let frame_params = buffer(
+                "md2-wgpu frame parameters",
+                data.frame_param_bytes(),
+                U::STORAGE,
+            )?;
+            let corners = buffer("md2-wgpu corners", data.corner_bytes(), U::VERTEX)?;
+            let skin = upload_skins(device, queue, skins);
+            let bind_group = skin.as_ref().ok().map(|skin| {
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("md2-wgpu model bind group"),
+                    layout: cache.model_layout(),
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: info.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: vertex_data.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: frame_params.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: cache.anorms().as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 4,
+                            resource: wgpu::BindingResource::TextureView(&skin.view),
+                        },
+                    ],
+                })
             });
+            Ok::<_, String>((info, vertex_data, frame_params, corners, skin, bind_group))
+        });
+        if let Some(message) = error {
+            return Err(device_error(message));
         }
+        let (info, vertex_data, frame_params, corners, skin, bind_group) =
+            made.map_err(device_error)?;
         let skin = skin?;
         let bind_group = bind_group.expect("made with the skins");
 
@@ -538,18 +535,22 @@ fn upload_indices(
     let index_bytes = narrow(levels.indices(), format);
     check_size("indices", index_bytes.len() as u64, &device.limits(), false)?;
     let mirrored_bytes = narrow(&reversed(levels.indices()), format);
-    let buffer = |label: &str, contents: &[u8]| {
-        // COPY_SRC lets tests read back what a level draws.
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents,
-            usage: wgpu::BufferUsages::INDEX | wgpu::BufferUsages::COPY_SRC,
-        })
+    let device_error = |message| SetupError::Device {
+        operation: "uploading a model's indices",
+        message,
     };
-    Ok((
-        buffer("md2-wgpu indices", &index_bytes),
-        buffer("md2-wgpu mirrored indices", &mirrored_bytes),
-    ))
+    let (made, error) = caught(device, || {
+        // COPY_SRC lets tests read back what a level draws.
+        let usage = wgpu::BufferUsages::INDEX | wgpu::BufferUsages::COPY_SRC;
+        Ok::<_, String>((
+            buffer_init(device, "md2-wgpu indices", &index_bytes, usage)?,
+            buffer_init(device, "md2-wgpu mirrored indices", &mirrored_bytes, usage)?,
+        ))
+    });
+    if let Some(message) = error {
+        return Err(device_error(message));
+    }
+    made.map_err(device_error)
 }
 
 /// The one way [`ModelData::new`] fails, as a set-up error.

@@ -100,6 +100,12 @@ impl Immediate {
         Ok(uploaded)
     }
 
+    /// Draws nothing until the next `prepare` (the last one failed
+    /// half-way).
+    pub fn forget(&mut self) {
+        self.batches.clear();
+    }
+
     /// How many records the instance buffer holds before it must grow.
     pub fn capacity(&self) -> u64 {
         self.instances.as_ref().map_or(0, |b| b.size() / RECORD)

@@ -18,6 +18,7 @@ use crate::contract::LevelView;
 use crate::gpu::crowd::Md2Crowd;
 use crate::gpu::crowd::counts::VisibleMembers;
 use crate::gpu::crowd::views::{CrowdViews, ViewKind};
+use crate::gpu::device::buffers::caught;
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::device::material::Md2Material;
 use crate::gpu::error::{PrepareError, PrepareReport, SetupError};
@@ -364,19 +365,34 @@ impl Md2Renderer {
                 scale: camera.level_scale(self.options.level_error_pixels),
             },
         };
-        self.uploaded += self
-            .immediate
-            .prepare(device, queue, batches, options, &mut report)?;
         let shadow = self
             .shadow
             .filter(|_| self.shadow_draw(&self.pipelines).is_some());
-        self.uploaded += self.view.write(
-            queue,
-            camera,
-            shadow.as_ref(),
-            self.reverse_z(),
-            self.options.level_error_pixels,
-        );
+        let reverse_z = self.reverse_z();
+        let (uploaded, error) = caught(device, || {
+            let uploaded = self
+                .immediate
+                .prepare(device, queue, batches, options, &mut report)?;
+            Ok::<_, PrepareError>(
+                uploaded
+                    + self.view.write(
+                        queue,
+                        camera,
+                        shadow.as_ref(),
+                        reverse_z,
+                        self.options.level_error_pixels,
+                    ),
+            )
+        });
+        if let Some(message) = error {
+            // Nothing half-written is drawn: a lost device, say.
+            self.immediate.forget();
+            return Err(PrepareError::Device {
+                operation: "preparing a frame",
+                message,
+            });
+        }
+        self.uploaded += uploaded?;
         Ok(report)
     }
 
@@ -441,16 +457,27 @@ impl Md2Renderer {
             )?;
             self.resident = Some(resident);
         }
-        self.uploaded += self.crowds.prepare(
-            device,
-            queue,
-            encoder,
-            &self.cache,
-            self.view.crowd_group(),
-            kind,
-            time,
-            crowds,
-        )?;
+        let (uploaded, error) = caught(device, || {
+            self.crowds.prepare(
+                device,
+                queue,
+                encoder,
+                &self.cache,
+                self.view.crowd_group(),
+                kind,
+                time,
+                crowds,
+            )
+        });
+        if let Some(message) = error {
+            // Nothing half-written is drawn: a lost device, say.
+            self.crowds.forget();
+            return Err(PrepareError::Device {
+                operation: "preparing the crowds",
+                message,
+            });
+        }
+        self.uploaded += uploaded?;
         Ok(())
     }
 
