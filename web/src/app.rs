@@ -30,6 +30,8 @@ impl Page {
     pub fn create(
         cc: &eframe::CreationContext<'_>,
     ) -> Result<Box<dyn eframe::App>, Box<dyn std::error::Error + Send + Sync>> {
+        // Dark, as the native viewer is, whatever the browser prefers.
+        cc.egui_ctx.set_theme(egui::Theme::Dark);
         let render_state: &egui_wgpu::RenderState = cc
             .wgpu_render_state
             .as_ref()

@@ -16,7 +16,10 @@ use wgpu::util::DeviceExt;
 
 use crate::gpu::{Gpu, attachment, draw_into, gpu, read_rgba8, shared, texels};
 
-const SIZE: u32 = 128;
+/// The G-buffer's side, in pixels.
+const SIZE: u32 = 192;
+/// The reference picture's side (tests/reference/demo-crossfade.png).
+const PICTURE: u32 = 128;
 
 /// A G-buffer: world position (w: the material's own uniform) and world
 /// normal, as floats.
@@ -147,14 +150,12 @@ fn cpu_triangles(model: &Md2Model, pose: &Pose, transform: Mat4) -> Vec<[(Vec3, 
         .collect()
 }
 
-/// The nearest hit of the ray through pixel (x, y) with `triangles`, well
-/// inside one (barycentrics above 2%): position and normalised normal.
-fn cpu_surface(
-    camera: &Camera,
-    triangles: &[[(Vec3, Vec3); 3]],
-    x: u32,
-    y: u32,
-) -> Option<(Vec3, Vec3)> {
+/// A triangle the CPU reference posed: corners and their normals, in f64.
+type Corners = [(DVec3, DVec3); 3];
+
+/// The ray through the centre of pixel (x, y): its origin on the near
+/// plane and its direction to the far plane.
+fn pixel_ray(camera: &Camera, x: u32, y: u32) -> (DVec3, DVec3) {
     let ndc = DVec2::new(
         (f64::from(x) + 0.5) / f64::from(SIZE) * 2.0 - 1.0,
         1.0 - (f64::from(y) + 0.5) / f64::from(SIZE) * 2.0,
@@ -162,10 +163,32 @@ fn cpu_surface(
     let inverse = camera.view_proj.as_dmat4().inverse();
     let near = inverse.project_point3(ndc.extend(0.0));
     let far = inverse.project_point3(ndc.extend(1.0));
-    let dir = far - near;
-    let mut best: Option<(f64, DVec3, DVec3, f64)> = None;
+    (near, far - near)
+}
+
+/// The front face of `triangles` (the renderer culls the others:
+/// clockwise on screen is front) the ray through pixel (x, y) meets first,
+/// well inside it (barycentrics above 2%), unless a nearer front face
+/// nearly covers the pixel too (within 2% of its edge: which of the two a
+/// rasteriser shows there is a matter of rounding), or a face lies just
+/// behind it.
+fn cpu_triangle(
+    camera: &Camera,
+    triangles: &[[(Vec3, Vec3); 3]],
+    x: u32,
+    y: u32,
+) -> Option<Corners> {
+    let view_proj = camera.view_proj.as_dmat4();
+    let (near, dir) = pixel_ray(camera, x, y);
+    // (distance, corners, smallest barycentric)
+    let mut hits: Vec<(f64, Corners, f64)> = Vec::new();
     for tri in triangles {
-        let [(a, na), (b, nb), (c, nc)] = tri.map(|(p, n)| (p.as_dvec3(), n.as_dvec3()));
+        let corners = tri.map(|(p, n)| (p.as_dvec3(), n.as_dvec3()));
+        let [a, b, c] = corners.map(|(p, _)| p);
+        let [sa, sb, sc] = [a, b, c].map(|p| view_proj.project_point3(p));
+        if (sb.x - sa.x) * (sc.y - sa.y) - (sc.x - sa.x) * (sb.y - sa.y) >= 0.0 {
+            continue; // counter-clockwise in NDC (y up): a back face
+        }
         // Möller–Trumbore.
         let (e1, e2) = (b - a, c - a);
         let p = dir.cross(e2);
@@ -178,18 +201,40 @@ fn cpu_surface(
         let q = s.cross(e1);
         let v = dir.dot(q) / det;
         let t = e2.dot(q) / det;
-        let w = 1.0 - u - v;
-        if u < 0.0 || v < 0.0 || w < 0.0 || t < 0.0 {
-            continue;
-        }
-        if best.is_none_or(|(bt, ..)| t < bt) {
-            let hit = a * w + b * u + c * v;
-            let n = (na * w + nb * u + nc * v).normalize();
-            best = Some((t, hit, n, u.min(v).min(w)));
+        let inside = u.min(v).min(1.0 - u - v);
+        if inside >= -0.02 && t >= 0.0 {
+            hits.push((t, corners, inside));
         }
     }
-    best.filter(|&(.., inside)| inside > 0.02)
-        .map(|(_, hit, n, _)| (hit.as_vec3(), n.as_vec3()))
+    let nearest = hits
+        .iter()
+        .filter(|h| h.2 > 0.02)
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    // A surface within a hundredth of a unit behind it (coplanar faces,
+    // which some models have) fights it for the depth test: either wins.
+    let fights = |t: f64| ((t - nearest.0) * dir.length()).abs() < 0.01;
+    let ambiguous = hits
+        .iter()
+        .any(|h| (h.0 < nearest.0 && h.2 <= 0.02) || (h.1 != nearest.1 && fights(h.0)));
+    (!ambiguous).then_some(nearest.1)
+}
+
+/// How far `point` lies off the plane of `corners`, and the normal the CPU
+/// reference interpolates where it lies on that plane.
+fn on_triangle(corners: &Corners, point: DVec3) -> (f64, DVec3) {
+    let [(a, na), (b, nb), (c, nc)] = *corners;
+    let (e1, e2) = (b - a, c - a);
+    let plane = e1.cross(e2).normalize();
+    let off = (point - a).dot(plane);
+    let p = point - plane * off - a;
+    // Barycentrics of the point's projection.
+    let (d11, d12, d22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
+    let (d1, d2) = (p.dot(e1), p.dot(e2));
+    let det = d11 * d22 - d12 * d12;
+    let u = (d22 * d1 - d12 * d2) / det;
+    let v = (d11 * d2 - d12 * d1) / det;
+    let normal = (na * (1.0 - u - v) + nb * u + nc * v).normalize();
+    (off.abs(), normal)
 }
 
 /// Draws `model` in a crossfade through the G-buffer material and holds
@@ -210,29 +255,32 @@ async fn holds_to_the_reference(gpu: &Gpu, name: &str, model: &Md2Model) {
         weight: 0.25,
     };
     // Scaled unevenly and turned (normals need the inverse transpose),
-    // seen from above and aside, the whole model in view.
+    // seen from above and aside (as the native suite's G-buffer test sees
+    // it; Quake II's players and monsters are about this size).
     let transform = Mat4::from_rotation_y(0.6) * Mat4::from_scale(Vec3::new(1.3, 0.8, 1.1));
-    let (lo, hi) = model.bounds();
-    let (lo, hi) = (md2_wgpu::quake_to_y_up(lo), md2_wgpu::quake_to_y_up(hi));
-    let (center, radius) = ((lo + hi) * 0.5, (hi - lo).length() * 0.5 * 1.3);
-    let fov: f32 = 0.9;
-    let eye = center + Vec3::new(0.35, 0.45, 1.0).normalize() * radius * 1.1 / (fov * 0.5).tan();
-    let camera = Camera::look_at(eye, center, fov, 1.0, radius * 0.05, radius * 10.0);
+    let camera = Camera::look_at(
+        Vec3::new(20.0, 30.0, 80.0),
+        Vec3::ZERO,
+        0.9,
+        1.0,
+        1.0,
+        400.0,
+    );
     let instances = [Md2Instance::new(transform, pose)];
     let batches = [Md2Batch::new(&gpu_model, &instances)];
     let mut renderer = gbuffer_renderer(gpu, &cache, 1.0);
     let [positions, normals] = draw_gbuffer(gpu, &mut renderer, &camera, &batches).await;
     let triangles = cpu_triangles(model, &pose, transform);
-    let scale = triangles
-        .iter()
-        .flatten()
-        .map(|(p, _)| p.abs().max_element())
-        .fold(1.0f32, f32::max);
-    let (mut checked, mut worst_p, mut worst_n) = (0, 0.0f32, 0.0f32);
+    // A pixel a world unit wide at this distance, about: the rasteriser
+    // may place its sample a fraction of that from the pixel's centre
+    // (SwiftShader snaps corners to a coarser subpixel grid than
+    // lavapipe), which moves the point along the surface, never off it.
+    let pixel = 2.0 * 86.0 * (0.45f64).tan() / f64::from(SIZE);
+    let (mut checked, mut off_surface, mut along, mut worst_n) = (0, 0.0f64, 0.0f64, 0.0f64);
     for y in (0..SIZE).step_by(2) {
         for x in (0..SIZE).step_by(2) {
             let k = (y * SIZE + x) as usize;
-            let Some((hit, normal)) = cpu_surface(&camera, &triangles, x, y) else {
+            let Some(corners) = cpu_triangle(&camera, &triangles, x, y) else {
                 continue;
             };
             let got = Vec4::from(positions[k]);
@@ -240,22 +288,31 @@ async fn holds_to_the_reference(gpu: &Gpu, name: &str, model: &Md2Model) {
                 continue; // an edge pixel the rasteriser left to a neighbour
             }
             assert_eq!(got.w, 1.0, "{name}: the material's uniform reaches it");
-            worst_p = worst_p.max((got.truncate() - hit).abs().max_element() / scale);
-            worst_n = worst_n.max(
-                (Vec4::from(normals[k]).truncate() - normal)
-                    .abs()
-                    .max_element(),
-            );
+            let point = got.truncate().as_dvec3();
+            let (off, normal) = on_triangle(&corners, point);
+            let (origin, dir) = pixel_ray(&camera, x, y);
+            let from_ray = (point - origin).cross(dir.normalize()).length();
+            off_surface = off_surface.max(off);
+            along = along.max(from_ray / pixel);
+            let got_n = Vec4::from(normals[k]).truncate().as_dvec3();
+            worst_n = worst_n.max((got_n - normal).abs().max_element());
             checked += 1;
         }
     }
     console_log!(
-        "{name}: {checked} pixels against the CPU reference: largest position error {worst_p:e} \
-         of the model's size, normal error {worst_n:e}"
+        "{name}: {checked} pixels against the CPU reference: largest distance off its surface \
+         {off_surface:e}, from the pixel's centre {along:.3} pixels; normal error {worst_n:e}"
     );
-    assert!(checked > 200, "{name}: {checked} pixels checked");
-    assert!(worst_p <= 2e-5, "{name}: position error {worst_p}");
-    assert!(worst_n <= 1e-3, "{name}: normal error {worst_n}");
+    assert!(checked > 250, "{name}: {checked} pixels checked");
+    assert!(
+        off_surface <= 1e-4,
+        "{name}: a point {off_surface} off the surface"
+    );
+    assert!(
+        along <= 0.1,
+        "{name}: a point {along} pixels from its pixel's centre"
+    );
+    assert!(worst_n <= 1e-4, "{name}: normal error {worst_n}");
     // Without its bind group the material cannot draw: a typed error.
     renderer.set_material_bind_group(None);
     let error = renderer
@@ -326,9 +383,9 @@ async fn the_demo_model_matches_its_reference_picture() {
                     &[Md2Batch::new(&gpu_model, &instances)],
                 )
                 .unwrap();
-            let color = attachment(&gpu, format, SIZE, SIZE);
+            let color = attachment(&gpu, format, PICTURE, PICTURE);
             let depth_format = renderer.options().depth.expect("a depth state").format;
-            let depth = attachment(&gpu, depth_format, SIZE, SIZE);
+            let depth = attachment(&gpu, depth_format, PICTURE, PICTURE);
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
             draw_into(&mut encoder, &[&color], Some(&depth), |pass| {
                 renderer.render(pass)

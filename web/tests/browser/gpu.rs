@@ -239,7 +239,14 @@ pub async fn texels<T: bytemuck::Pod>(
 
 /// A mapping on its way: resolves when the browser has mapped the buffer.
 #[derive(Clone, Default)]
-struct Mapped(Arc<Mutex<(Option<Result<(), String>>, Option<Waker>)>>);
+struct Mapped(Arc<Mutex<Mapping>>);
+
+/// The mapping's outcome once known, and who waits for it.
+#[derive(Default)]
+struct Mapping {
+    outcome: Option<Result<(), String>>,
+    waker: Option<Waker>,
+}
 
 impl Mapped {
     fn new() -> Mapped {
@@ -248,8 +255,8 @@ impl Mapped {
 
     fn finish(&self, result: Result<(), String>) {
         let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        state.0 = Some(result);
-        if let Some(waker) = state.1.take() {
+        state.outcome = Some(result);
+        if let Some(waker) = state.waker.take() {
             waker.wake();
         }
     }
@@ -260,10 +267,10 @@ impl Future for Mapped {
 
     fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
         let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        match state.0.take() {
+        match state.outcome.take() {
             Some(result) => Poll::Ready(result),
             None => {
-                state.1 = Some(context.waker().clone());
+                state.waker = Some(context.waker().clone());
                 Poll::Pending
             }
         }
