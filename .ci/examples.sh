@@ -102,6 +102,22 @@ for bad in "$out/no-such-model.md2" Cargo.toml; do
   echo "examples: viewer $bad: $(head -n1 "$out/bad.err")"
 done
 
+# A lost device (destroyed after a few frames, as a GPU reset loses it):
+# the example says so and exits with code 1, without a panic.
+for name in crowd viewer; do
+  set +e
+  timeout 600 "$bin/$name" --frames 20 --size 640x400 --lose-device-after 3 \
+    >"$out/lost.out" 2>"$out/lost.err"
+  code=$?
+  set -e
+  if [ "$code" -ne 1 ] || ! grep -q "device was lost" "$out/lost.err" || grep -q "panicked" "$out/lost.err"; then
+    echo "examples: $name --lose-device-after 3: want exit 1 saying the device was lost, got $code:" >&2
+    cat "$out/lost.out" "$out/lost.err" >&2
+    exit 1
+  fi
+  echo "examples: $name --lose-device-after 3: $(grep "device was lost" "$out/lost.err")"
+done
+
 if $docs; then
   mkdir -p docs
   run viewer --frames 40 --size 1280x720 --screenshot docs/viewer.png

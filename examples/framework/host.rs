@@ -1,13 +1,20 @@
 //! The window side every windowed example shares: the window, the adapter
 //! and device, the surface ([`Screen`]), and the event loop ([`run_host`])
 //! that drives a [`Host`] through winit's events: closing, Escape,
-//! resizing, `--frames`, `--screenshot`, and waiting while the window is
-//! hidden. There are two hosts: the framework's own for [`App`](super::App)s
+//! resizing, `--frames`, `--screenshot`, waiting while the window is
+//! hidden, and a lost device.
+//!
+//! A lost device (a GPU reset, a driver update; `--lose-device-after N`
+//! makes one) ends the example cleanly: it says so on stderr and exits with
+//! code 1, without a panic. The crate's calls return typed errors after a
+//! loss, and the device's own uncaptured errors are reported, not raised; an
+//! app that wants to go on makes a new device and rebuilds its models and
+//! renderers from its `Md2Model`s (tests/gpu/device_lost.rs does). There are two hosts: the framework's own for [`App`](super::App)s
 //! (`mod.rs`), and the egui one (`gui.rs`).
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use md2_wgpu::wgpu;
@@ -157,7 +164,19 @@ impl<H: Host<M>, M> ApplicationHandler for Runner<H, M> {
                 }
             }
             WindowEvent::RedrawRequested => {
-                if host.frame() && self.common.frames.is_some_and(|n| host.frames() >= n) {
+                let drew = host.frame();
+                if self.common.lose_device_after == Some(host.frames()) {
+                    eprintln!("losing the device after {} frames, as asked", host.frames());
+                    host.screen().device.destroy();
+                }
+                if let Some(reason) = host.screen().lost() {
+                    self.fail(
+                        event_loop,
+                        format!("the GPU device was lost ({reason}): the example exits"),
+                    );
+                    return;
+                }
+                if drew && self.common.frames.is_some_and(|n| host.frames() >= n) {
                     println!("last frame: {}", host.summary());
                     self.finish(event_loop);
                 }
@@ -246,6 +265,8 @@ pub struct Screen {
     pub minimised: bool,
     /// When to ask for a frame again after the surface gave none.
     pub retry_at: Option<Instant>,
+    /// Why the device was lost, once it was.
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 impl Screen {
@@ -290,6 +311,28 @@ impl Screen {
             wgpu::PresentMode::AutoNoVsync
         };
         surface.configure(&device, &config);
+        // A lost device is told by its callback (at the next poll or
+        // submit); its errors after that are reported, not raised as panics.
+        let lost = Arc::new(Mutex::new(None));
+        let on_lost = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            *on_lost.lock().unwrap_or_else(PoisonError::into_inner) = Some(format!(
+                "{reason:?}{}",
+                if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {message}")
+                }
+            ));
+        });
+        let errors = Arc::clone(&lost);
+        device.on_uncaptured_error(Arc::new(move |error| {
+            let lost = errors.lock().unwrap_or_else(PoisonError::into_inner);
+            // After a loss, every call fails: one line said it already.
+            if lost.is_none() {
+                eprintln!("error: the GPU device reported: {error}");
+            }
+        }));
         Ok(Screen {
             window,
             instance,
@@ -300,7 +343,18 @@ impl Screen {
             queue,
             minimised: false,
             retry_at: None,
+            lost,
         })
+    }
+
+    /// Why the device was lost, if it was (polling it first, so a loss is
+    /// known by the next frame).
+    pub fn lost(&self) -> Option<String> {
+        let _ = self.device.poll(wgpu::PollType::Poll);
+        self.lost
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The surface's size in pixels (never zero: a minimised window keeps

@@ -51,6 +51,9 @@ pub struct Common {
     /// Wait for the display's refresh (the default), or show every frame
     /// at once.
     pub vsync: bool,
+    /// Destroy the device after this many frames, as a GPU reset would
+    /// lose it (to check that the example says so and exits cleanly).
+    pub lose_device_after: Option<u64>,
 }
 
 /// The help text for [`Common`]'s flags.
@@ -60,7 +63,9 @@ options:
   --screenshot PATH     save the last frame as PNG
   --check-screenshot    exit 1 if that picture is empty (one colour, or no model pixel)
   --size WxH            window size in pixels (default 1280x720)
-  --no-vsync            do not wait for the display's refresh";
+  --no-vsync            do not wait for the display's refresh
+  --lose-device-after N destroy the GPU device after N frames, as a GPU reset
+                        does: the example says so and exits (code 1)";
 
 /// Reads the command line: at most one FILE, the flags of [`Common`], and
 /// the example's own flags, which `own` takes (given a flag and the
@@ -79,6 +84,7 @@ pub fn parse_args(
         check_screenshot: false,
         size: (1280, 720),
         vsync: true,
+        lose_device_after: None,
     };
     let mut args = std::env::args().skip(1);
     let mut parse = || -> Result<bool, String> {
@@ -96,6 +102,12 @@ pub fn parse_args(
                     common.screenshot = Some(value(&mut args, "--screenshot")?.into())
                 }
                 "--check-screenshot" => common.check_screenshot = true,
+                "--lose-device-after" => {
+                    let n = value(&mut args, "--lose-device-after")?;
+                    common.lose_device_after = Some(n.parse::<u64>().map_err(|_| {
+                        format!("--lose-device-after wants a whole number, not {n:?}")
+                    })?);
+                }
                 "--size" => {
                     let s = value(&mut args, "--size")?;
                     common.size = parse_size(&s).ok_or_else(|| {
