@@ -44,7 +44,7 @@ struct Md2Posed {
     normal: vec3<f32>,
 };
 
-// One vertex of one frame. `frame` and `i` are already clamped in range.
+// One vertex of one frame (`frame` and `i` in range).
 fn md2_decode(frame: u32, i: u32) -> Md2Posed {
     let word = md2_verts[frame * md2_model.num_xyz + i];
     let q = vec3<f32>(
@@ -65,13 +65,14 @@ fn md2_decode(frame: u32, i: u32) -> Md2Posed {
 // or MD2_SHELL_OFFSET for a shell). md2_wgpu::PoseWords::of(&pose) packs a
 // CPU pose into exactly these two arguments.
 //
-// Frames are clamped to the model, so no input can read outside the vertex
-// buffer; (t, secondary t, weight) are clamped to [0, 1].
-fn md2_pose_vertex(i_in: u32, frames_in: vec4<u32>, lerp_in: vec3<f32>, push: f32) -> Md2Posed {
-    let frames = min(frames_in, vec4<u32>(md2_model.num_frames - 1u));
-    let i = min(i_in, md2_model.num_xyz - 1u);
-    let lerp = clamp(lerp_in, vec3<f32>(0.0), vec3<f32>(1.0));
-
+// The caller keeps them in range, as the crate's paths do on the CPU (every
+// instance checked, every clock sampled within its clip): frames below the
+// model's num_frames, `i` below its num_xyz, (t, secondary t, weight) in
+// [0, 1] (PoseWords::of clamps them). No clamp here: the decode is the
+// vertex stage's hottest code, and an index out of range still reads
+// nothing outside the model's buffers (wgpu, and WebGPU, check every index
+// of a storage buffer), only another vertex.
+fn md2_pose_vertex(i: u32, frames: vec4<u32>, lerp: vec3<f32>, push: f32) -> Md2Posed {
     let a = md2_decode(frames.x, i);
     let b = md2_decode(frames.y, i);
     var p = a.position + (b.position - a.position) * lerp.x;

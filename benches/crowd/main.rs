@@ -38,6 +38,7 @@ mod baselines;
 mod clock;
 mod compare;
 mod culling;
+mod decode;
 mod effects;
 mod figures;
 mod gpu;
@@ -87,7 +88,7 @@ usage: cargo bench --bench crowd [-- OPTIONS]
   --horizon-frames N   its measured frames (default 3: a frame at full detail
                        takes seconds on a software rasteriser)
   --sections LIST      any of compare,culling,flat,effects,shading,horizon,
-                       order,probe
+                       order,decode,probe
                        (default all)
   --flat-sizes LIST    crowd sizes of the steady-state section, first model
                        only (default 1000,1000000)
@@ -114,11 +115,12 @@ enum Section {
     Shading,
     Horizon,
     Order,
+    Decode,
     Probe,
 }
 
 impl Section {
-    const ALL: [Section; 8] = [
+    const ALL: [Section; 9] = [
         Section::Compare,
         Section::Culling,
         Section::Flat,
@@ -126,6 +128,7 @@ impl Section {
         Section::Shading,
         Section::Horizon,
         Section::Order,
+        Section::Decode,
         Section::Probe,
     ];
 
@@ -138,6 +141,7 @@ impl Section {
             Section::Shading => "shading",
             Section::Horizon => "horizon",
             Section::Order => "order",
+            Section::Decode => "decode",
             Section::Probe => "probe",
         }
     }
@@ -476,6 +480,7 @@ fn run(options: &Options) -> Result<(), String> {
                 options.target,
                 &options.orders,
             )?),
+            Section::Decode => rows.extend(decode::run(&bench, &models, options.target)?),
             Section::Probe => {
                 let model = &models[0];
                 let result = probe::run(&bench, model, options.probe_max, options.probe_seconds);

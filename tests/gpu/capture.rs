@@ -239,3 +239,57 @@ fn capture_rejects_frames_out_of_range() {
         "{err}"
     );
 }
+
+/// The pose WGSL clamps nothing (the crate's paths keep every word in
+/// range on the CPU): hostile words handed to it straight (frames far past
+/// the model, a vertex past it, factors that are NaN or out of [0, 1]) read
+/// nothing outside the model's buffers, as wgpu checks every index: the
+/// capture completes without a device error, a vertex gets a result, and
+/// words in range still give exactly the CPU's pose.
+#[test]
+fn hostile_words_read_nothing_outside_the_buffers() {
+    let Some(gpu) = gpu() else { return };
+    let (capture, renderer) = setup(&gpu);
+    let model = md2_wgpu::demo::demo_model();
+    let gpu_model = GpuModel::new(
+        &gpu.device,
+        &gpu.queue,
+        &renderer,
+        &model,
+        &[md2_wgpu::demo::demo_skin()],
+    )
+    .unwrap();
+    let vertices = model.vertex_count();
+    for (frames, lerp) in [
+        ([u32::MAX, u32::MAX - 1, 0, 1], [0.5, 0.0, 0.0]),
+        ([5_000_000, 0, 7, 9_999_999], [f32::NAN, 0.5, 0.75]),
+        ([0, 1, u32::MAX, 3], [2.0, -1.0, f32::INFINITY]),
+    ] {
+        let posed = capture
+            .capture_raw(&gpu.device, &gpu.queue, &gpu_model, frames, lerp)
+            .unwrap_or_else(|e| panic!("{frames:?} {lerp:?}: {e}"));
+        assert_eq!(posed.positions.len(), vertices);
+    }
+    let pose = Pose::from(FrameLerp {
+        frame_a: 10,
+        frame_b: 11,
+        t: 0.25,
+    });
+    let words = md2_wgpu::PoseWords::of(&pose);
+    let raw = capture
+        .capture_raw(
+            &gpu.device,
+            &gpu.queue,
+            &gpu_model,
+            words.frames,
+            words.lerp,
+        )
+        .unwrap();
+    let checked = capture
+        .capture(&gpu.device, &gpu.queue, &gpu_model, &pose, 0.0)
+        .unwrap();
+    assert_eq!(raw.positions, checked.positions);
+    let (mut p, mut n) = (vec![[0.0; 3]; vertices], vec![[0.0; 3]; vertices]);
+    md2_wgpu::reference::blend(&model, &pose, &mut p, &mut n).unwrap();
+    assert_eq!(worst_error(&raw.positions, &p).0, 0.0, "bit for bit");
+}

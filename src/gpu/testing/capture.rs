@@ -162,6 +162,33 @@ impl PoseCapture {
         Ok(CapturedPose { positions, normals })
     }
 
+    /// Every vertex of `model` posed by `md2_pose_vertex` from the words
+    /// exactly as given, checked by nothing on the CPU: what a host that
+    /// hands the pose WGSL hostile words gets (frames past the model, NaN
+    /// factors). Positions and normals, as [`capture`](Self::capture).
+    pub fn capture_raw(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        model: &GpuModel,
+        frames: [u32; 4],
+        lerp: [f32; 3],
+    ) -> Result<CapturedPose, PrepareError> {
+        let params = CaptureParams {
+            frames,
+            lerp: [lerp[0], lerp[1], lerp[2], 0.0],
+            ..CaptureParams::default()
+        };
+        let floats = self.run(device, queue, model, &params, 0)?;
+        let mut positions = Vec::with_capacity(floats.len() / 8);
+        let mut normals = Vec::with_capacity(floats.len() / 8);
+        for v in floats.chunks_exact(8) {
+            positions.push([v[0], v[1], v[2]]);
+            normals.push([v[4], v[5], v[6]]);
+        }
+        Ok(CapturedPose { positions, normals })
+    }
+
     /// Every vertex's motion vector (UV units, as `md2_motion` gives it) and
     /// its current normalised device coordinates, as the vertex stage
     /// computes them for the instance `current` (a record as `prepare` or

@@ -1,0 +1,218 @@
+//! What the decode's parts cost: the crate's vertex stage against variants
+//! of its pose that compute the same bits another way (without the clamps
+//! the CPU makes redundant, with the bytes unpacked as one vector, with the
+//! frame parameters in a uniform), beside `static` and `morph-pair`, in one
+//! interleaved run. Every variant draws the crate's picture exactly (the
+//! picture check requires 0 differing pixels).
+
+use md2_wgpu::{GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Renderer};
+
+use crate::Bench;
+use crate::baselines::{Baseline, Source, draw_records, pipeline};
+use crate::figures::say;
+use crate::gpu::Gpu;
+use crate::measure::{self, Entry, Table};
+use crate::morph::{Morph, Weights};
+use crate::report::{self, Row, find, ratio, ratio_spread};
+use crate::scene::{BenchModel, Member, Scene};
+use crate::strategies::{Immediate, Strategy, instance, pose_all, renderer, upload};
+
+/// The variants, as (label, entry point).
+const VARIANTS: [(&str, &str); 4] = [
+    ("decode as is", "vs_decode_clamped"),
+    ("no clamps", "vs_decode_unclamped"),
+    ("+ vector unpack", "vs_decode_vector_unpack"),
+    ("+ uniform params", "vs_decode_uniform_params"),
+];
+
+/// One variant of the pose, drawn from the crate's own records, groups,
+/// corners and indices.
+pub struct Variant {
+    renderer: Md2Renderer,
+    gpu_model: GpuModel,
+    pipeline: wgpu::RenderPipeline,
+    group: wgpu::BindGroup,
+    camera: md2_wgpu::Camera,
+    members: Vec<Member>,
+    instances: Vec<Md2Instance>,
+}
+
+impl Variant {
+    pub fn new(
+        gpu: &Gpu,
+        cache: &Md2Cache,
+        model: &md2_wgpu::Md2Model,
+        gpu_model: GpuModel,
+        scene: &Scene,
+        entry: &str,
+    ) -> Result<Variant, String> {
+        let device = gpu.device();
+        if model.frame_count() > 512 {
+            return Err("the uniform variant holds 512 frames".into());
+        }
+        let params: Vec<[f32; 4]> = model
+            .frames()
+            .iter()
+            .flat_map(|f| {
+                [
+                    [f.scale[0], f.scale[1], f.scale[2], 0.0],
+                    [f.translate[0], f.translate[1], f.translate[2], 0.0],
+                ]
+            })
+            .chain(std::iter::repeat([0.0; 4]))
+            .take(1024)
+            .collect();
+        let uniform = wgpu::util::DeviceExt::create_buffer_init(
+            device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("md2-wgpu crowd bench decode params"),
+                contents: bytemuck::cast_slice(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            },
+        );
+        let entries = [wgpu::BindGroupLayoutEntry {
+            binding: 5,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }];
+        let (pipeline, layout) = pipeline(device, cache, entry, &entries);
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("md2-wgpu crowd bench decode params"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 5,
+                resource: uniform.as_entire_binding(),
+            }],
+        });
+        Ok(Variant {
+            renderer: renderer(gpu, cache, scene)?,
+            gpu_model,
+            pipeline,
+            group,
+            camera: scene.camera,
+            members: scene.members.clone(),
+            instances: scene.members.iter().map(instance).collect(),
+        })
+    }
+}
+
+impl Strategy for Variant {
+    fn animate(&mut self, frame: u64) {
+        pose_all(&mut self.instances, &self.members, frame);
+    }
+
+    fn prepare(&mut self, gpu: &Gpu, _: &mut wgpu::CommandEncoder, _: u64) -> Result<(), String> {
+        self.renderer
+            .prepare(
+                gpu.device(),
+                gpu.queue(),
+                &self.camera,
+                &[Md2Batch::new(&self.gpu_model, &self.instances)],
+            )
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        draw_records(
+            pass,
+            &self.renderer,
+            &self.gpu_model,
+            &self.pipeline,
+            &self.group,
+            self.instances.len() as u32,
+        );
+    }
+
+    fn uploaded_bytes(&self) -> u64 {
+        self.renderer.uploaded_bytes()
+    }
+
+    fn gpu_model_bytes(&self) -> u64 {
+        self.gpu_model.gpu_bytes_breakdown().vertex_data
+    }
+}
+
+/// Measures the crate's immediate path, every variant, `static` and
+/// `morph-pair` at `n` instances in one interleaved run for every model;
+/// prints the table and each variant's ratios.
+pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, String> {
+    let (gpu, cache) = (&bench.gpu, &bench.cache);
+    let mut table = Table::default();
+    for model in models {
+        eprintln!("decode: {} × {n} ...", model.label);
+        let scene = model.crowd(n)?;
+        let look = Some("every member, posed");
+        let mut entries = vec![Entry::new(
+            "gpu",
+            look,
+            upload(gpu, cache, model).and_then(|m| Immediate::new(gpu, cache, m, &scene)),
+        )];
+        for (label, entry) in VARIANTS {
+            entries.push(Entry::new(
+                label,
+                look,
+                upload(gpu, cache, model)
+                    .and_then(|m| Variant::new(gpu, cache, &model.model, m, &scene, entry)),
+            ));
+        }
+        entries.push(Entry::new(
+            "morph-pair",
+            None,
+            upload(gpu, cache, model)
+                .and_then(|m| Morph::new(gpu, cache, &model.model, m, &scene, Weights::Pair)),
+        ));
+        entries.push(Entry::new(
+            "static",
+            None,
+            upload(gpu, cache, model)
+                .and_then(|m| Baseline::new(gpu, cache, &model.model, m, &scene, Source::Static)),
+        ));
+        let runs = measure::measure(gpu, &bench.target, entries, bench.warmup, bench.frames);
+        table.add("decode", &model.label, n, runs);
+    }
+    let Table { rows, checks } = table;
+    say!("## The decode, part by part\n");
+    say!(
+        "The crate's immediate path (`gpu`) against variants of its pose that compute the same \
+         bits another way, with `morph-pair` and `static` in the same interleaved run, {n} \
+         instances in view. Ratios round by round: median (smallest–largest round).\n"
+    );
+    say!("{}", report::markdown(&rows));
+    report::print_checks("every variant draws the crate's picture", &checks);
+    let mut out = String::from(
+        "| model | variant | frame / gpu | frame / morph-pair | frame / static | frame CPU-work / morph-pair |\n\
+         |---|---|---:|---:|---:|---:|\n",
+    );
+    for model in models {
+        let label = &model.label;
+        let (Some(gpu_row), Some(pair), Some(stat)) = (
+            find(&rows, label, n, "gpu"),
+            find(&rows, label, n, "morph-pair"),
+            find(&rows, label, n, "static"),
+        ) else {
+            continue;
+        };
+        for name in std::iter::once("gpu").chain(VARIANTS.map(|(l, _)| l)) {
+            let Some(m) = find(&rows, label, n, name) else {
+                continue;
+            };
+            out.push_str(&format!(
+                "| {label} | {name} | {} | {} | {} | {} |\n",
+                ratio_spread(&m.frame_rounds, &gpu_row.frame_rounds),
+                ratio_spread(&m.frame_rounds, &pair.frame_rounds),
+                ratio_spread(&m.frame_rounds, &stat.frame_rounds),
+                m.frame_cpu_ms
+                    .zip(pair.frame_cpu_ms)
+                    .map_or("—".into(), |(a, b)| ratio(a.median, b.median)),
+            ));
+        }
+    }
+    say!("{out}");
+    Ok(rows)
+}
