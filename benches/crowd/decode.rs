@@ -19,8 +19,8 @@ use crate::strategies::{Immediate, Strategy, instance, pose_all, renderer, uploa
 
 /// The variants, as (label, entry point).
 const VARIANTS: [(&str, &str); 4] = [
-    ("decode as is", "vs_decode_clamped"),
-    ("no clamps", "vs_decode_unclamped"),
+    ("with clamps (before)", "vs_decode_clamped"),
+    ("no clamps (the crate's)", "vs_decode_unclamped"),
     ("+ vector unpack", "vs_decode_vector_unpack"),
     ("+ uniform params", "vs_decode_uniform_params"),
 ];
