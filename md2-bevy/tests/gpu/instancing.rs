@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use bevy::core_pipeline::prepass::{
     DeferredPrepass, DepthPrepass, MotionVectorPrepass, NormalPrepass,
 };
-use bevy::light::CascadeShadowConfigBuilder;
+use bevy::light::{CascadeShadowConfigBuilder, GlobalAmbientLight};
 use bevy::pbr::DefaultOpaqueRendererMethod;
 use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
@@ -23,7 +23,8 @@ use md2_bevy::{Md2, Md2Animator, Md2Poses};
 use md2_wgpu::Quake2Player;
 
 use crate::draws::{DrawnItem, count_draws};
-use crate::harness::{Harness, gpu_or_skip};
+use crate::harness::{Harness, gpu_or_skip, pixels, save_actual};
+use crate::reference::{Mask, PosedModel, rasterize};
 
 const ENTITIES: u32 = 1000;
 
@@ -131,4 +132,111 @@ fn a_thousand_entities_of_one_model_are_one_draw_per_pass() {
         !items.iter().any(|i| i.phase == "Opaque3d"),
         "deferred: no forward draw"
     );
+}
+
+/// Entities spawned after their model's buffer is full: the plugin gives
+/// the material a buffer twice the size, and every entity, old and new,
+/// draws in its own pose (the picture covers the CPU poses of all of them
+/// within a pixel) in one draw.
+#[test]
+fn entities_added_later_grow_the_pose_buffer_and_draw_in_their_poses() {
+    if !gpu_or_skip("instancing, growth") {
+        return;
+    }
+    let mut h = Harness::new(|app| {
+        app.insert_resource(ClearColor(Color::BLACK))
+            .insert_resource(GlobalAmbientLight {
+                brightness: 20_000.0,
+                ..default()
+            });
+    });
+    let log = count_draws(&mut h.app);
+    let handle = h.load_demo();
+    let model = md2_wgpu::demo::demo_model();
+    let size = 256;
+    let target = h.target(size, size, TextureFormat::Rgba8UnormSrgb);
+    let eye =
+        Transform::from_xyz(135.0, 500.0, 700.0).looking_at(Vec3::new(135.0, 0.0, 135.0), Vec3::Y);
+    let camera = h.camera(
+        &target,
+        eye,
+        Projection::Perspective(PerspectiveProjection {
+            fov: 0.6,
+            ..default()
+        }),
+        (),
+    );
+    // Each its own pose: a record at the wrong slot would show.
+    let soldier = |i: u32| {
+        (
+            Md2Animator::player(Quake2Player::Run).with_phase(f64::from(i) * 0.037),
+            Transform::from_xyz((i % 10) as f32 * 30.0, 0.0, (i / 10) as f32 * 30.0)
+                .with_rotation(Quat::from_rotation_y(i as f32 * 0.5)),
+        )
+    };
+    let spawn = |h: &mut Harness, range: std::ops::Range<u32>| {
+        for i in range {
+            let (animator, place) = soldier(i);
+            h.app
+                .world_mut()
+                .spawn((Md2(handle.clone()), animator, place));
+        }
+    };
+    spawn(&mut h, 0..40);
+    for _ in 0..3 {
+        h.update();
+    }
+    let id = handle.id();
+    assert_eq!(h.app.world().resource::<Md2Poses>().capacity(id), 64);
+    spawn(&mut h, 40..100);
+    for _ in 0..3 {
+        h.update();
+    }
+    assert_eq!(h.app.world().resource::<Md2Poses>().capacity(id), 128);
+    log.take();
+    let image = h.capture(&target);
+    let drawn: Vec<_> = log
+        .take()
+        .into_iter()
+        .filter(|i| i.phase == "Opaque3d")
+        .collect();
+    assert!(!drawn.is_empty());
+    assert!(
+        drawn
+            .iter()
+            .all(|i| i.draws == 1 && i.instances.len() == 100),
+        "one draw of the 100: {drawn:?}"
+    );
+
+    let clip_from_world = h.clip_from_world(camera);
+    let mut crowd = PosedModel {
+        triangles: Vec::new(),
+    };
+    for i in 0..100 {
+        let (animator, place) = soldier(i);
+        crowd
+            .triangles
+            .extend(PosedModel::new(&model, &animator.pose(0.0), place.to_matrix()).triangles);
+    }
+    let cpu = rasterize(&crowd, clip_from_world, size, size).mask;
+    let colour = pixels(&image);
+    let gpu = Mask::from_fn(size, size, |x, y| {
+        colour[(y * size + x) as usize][..3]
+            .iter()
+            .any(|&c| c > 0.05)
+    });
+    eprintln!(
+        "100 soldiers, 60 of them spawned after the buffer was full: {} pixels (CPU {}), {} differ, {} more than a pixel away",
+        gpu.count(),
+        cpu.count(),
+        gpu.differing(&cpu),
+        gpu.beyond(&cpu, 1)
+    );
+    assert!(cpu.count() > 1000);
+    if gpu.beyond(&cpu, 1) != 0 {
+        panic!(
+            "the crowd is not in its poses: {}",
+            save_actual(&image, "instancing-growth").display()
+        );
+    }
 }
