@@ -18,11 +18,16 @@ use crate::scene::{BenchModel, Member, Scene};
 use crate::strategies::{Immediate, Strategy, instance, pose_all, renderer, upload};
 
 /// The variants, as (label, entry point).
-const VARIANTS: [(&str, &str); 4] = [
-    ("with clamps (before)", "vs_decode_clamped"),
-    ("no clamps (the crate's)", "vs_decode_unclamped"),
-    ("+ vector unpack", "vs_decode_vector_unpack"),
-    ("+ uniform params", "vs_decode_uniform_params"),
+const VARIANTS: [(&str, &str, bool); 5] = [
+    ("with clamps (before)", "vs_decode_clamped", false),
+    ("no clamps (the crate's)", "vs_decode_unclamped", false),
+    ("+ vector unpack", "vs_decode_vector_unpack", false),
+    ("+ uniform params", "vs_decode_uniform_params", false),
+    (
+        "+ uniform params, storage past 512",
+        "vs_decode_uniform_params",
+        true,
+    ),
 ];
 
 /// One variant of the pose, drawn from the crate's own records, groups,
@@ -44,7 +49,7 @@ impl Variant {
         model: &md2_wgpu::Md2Model,
         gpu_model: GpuModel,
         scene: &Scene,
-        entry: &str,
+        (entry, spill): (&str, bool),
     ) -> Result<Variant, String> {
         let device = gpu.device();
         if model.frame_count() > 512 {
@@ -80,7 +85,7 @@ impl Variant {
             },
             count: None,
         }];
-        let (pipeline, layout) = pipeline(device, cache, entry, &entries);
+        let (pipeline, layout) = pipeline(device, cache, (entry, spill), &entries);
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("md2-wgpu crowd bench decode params"),
             layout: &layout,
@@ -153,12 +158,13 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
             look,
             upload(gpu, cache, model).and_then(|m| Immediate::new(gpu, cache, m, &scene)),
         )];
-        for (label, entry) in VARIANTS {
+        for (label, entry, spill) in VARIANTS {
             entries.push(Entry::new(
                 label,
                 look,
-                upload(gpu, cache, model)
-                    .and_then(|m| Variant::new(gpu, cache, &model.model, m, &scene, entry)),
+                upload(gpu, cache, model).and_then(|m| {
+                    Variant::new(gpu, cache, &model.model, m, &scene, (entry, spill))
+                }),
             ));
         }
         entries.push(Entry::new(
@@ -198,7 +204,7 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
         ) else {
             continue;
         };
-        for name in std::iter::once("gpu").chain(VARIANTS.map(|(l, _)| l)) {
+        for name in std::iter::once("gpu").chain(VARIANTS.map(|(l, ..)| l)) {
             let Some(m) = find(&rows, label, n, name) else {
                 continue;
             };
