@@ -21,6 +21,7 @@ use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::diagnostic::FrameCount;
 use bevy::light::{CascadeShadowConfigBuilder, GlobalAmbientLight};
 use bevy::prelude::*;
+use bevy::render::RenderPlugin;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::window::WindowResolution;
 use md2_bevy::{Md2, Md2Animator, Md2Asset, Md2Plugin};
@@ -124,14 +125,23 @@ fn main() -> AppExit {
             AssetSourceBuilder::platform_default(&folder.to_string_lossy(), None),
         );
     }
-    app.add_plugins(DefaultPlugins.set(WindowPlugin {
-        primary_window: Some(Window {
-            title: "md2-bevy: a crowd".to_owned(),
-            resolution: WindowResolution::new(args.size.0, args.size.1),
-            ..default()
-        }),
-        ..default()
-    }))
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "md2-bevy: a crowd".to_owned(),
+                    resolution: WindowResolution::new(args.size.0, args.size.1),
+                    ..default()
+                }),
+                ..default()
+            })
+            // Unattended, frame N must show the scene: every pipeline is
+            // compiled before the frame that first needs it is drawn.
+            .set(RenderPlugin {
+                synchronous_pipeline_compilation: args.frames.is_some(),
+                ..default()
+            }),
+    )
     .add_plugins(Md2Plugin)
     .insert_resource(args)
     .insert_resource(GlobalAmbientLight {
@@ -309,21 +319,48 @@ struct Captures {
     without_crowd: Option<Image>,
 }
 
-/// `--frames N --screenshot PATH`: the frame N picture saved, then (with
-/// `--check-screenshot`) the same view without the crowd, to check that
-/// the crowd is in the picture; then exit.
+/// Where the unattended run is: the frame the crowd had its model, the
+/// step (0 nothing asked, 1 the picture asked, 2 the crowd hidden, 3
+/// waiting for the picture alone, 4 waiting for the background), and what
+/// has arrived.
+#[derive(Default)]
+struct Unattended {
+    start: Option<u32>,
+    asked: u32,
+    captures: Arc<Mutex<Captures>>,
+}
+
+/// `--frames N --screenshot PATH`: the picture N frames after the crowd
+/// has its model (loading takes a machine-dependent number of frames) is
+/// saved, then (with `--check-screenshot`) the same view without the crowd
+/// is taken, to check that the crowd is in the picture; then exit.
 fn unattended(
     mut commands: Commands,
     args: Res<Args>,
     frame: Res<FrameCount>,
     mut crowd: Query<&mut Visibility, With<Md2>>,
+    waiting: Query<(), (With<Md2>, Without<md2_bevy::Md2Slot>)>,
     mut exit: MessageWriter<AppExit>,
-    captures: Local<Arc<Mutex<Captures>>>,
-    mut asked: Local<u32>,
+    mut state: Local<Unattended>,
 ) {
+    let state = &mut *state;
+    let captures = state.captures.clone();
+    let asked = &mut state.asked;
+    let start = &mut state.start;
     let Some(frames) = args.frames else {
         return;
     };
+    if start.is_none() && waiting.is_empty() {
+        *start = Some(frame.0);
+    }
+    let Some(start) = *start else {
+        if frame.0 > 6000 {
+            eprintln!("error: the model did not load");
+            exit.write(AppExit::error());
+        }
+        return;
+    };
+    let frames = start + frames;
     let shot = |with: bool| {
         let captures = captures.clone();
         move |captured: On<ScreenshotCaptured>| {
