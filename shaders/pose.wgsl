@@ -28,8 +28,8 @@
 struct Md2ModelInfo {
     num_xyz: u32,
     num_frames: u32,
-    _pad0: u32,
-    _pad1: u32,
+    padding_a: u32,
+    padding_b: u32,
 };
 
 @group(1) @binding(0) var<uniform> md2_model: Md2ModelInfo;

@@ -156,7 +156,7 @@ fn the_pose_module_stands_alone() {
         &mirror!(
             ModelInfo,
             "Md2ModelInfo",
-            [num_xyz, num_frames, _pad0, _pad1]
+            [num_xyz, num_frames, padding_a, padding_b]
         ),
     );
 }

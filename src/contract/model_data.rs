@@ -217,8 +217,8 @@ impl ModelData {
             info: ModelInfo {
                 num_xyz: model.vertex_count() as u32,
                 num_frames: frames,
-                _pad0: 0,
-                _pad1: 0,
+                padding_a: 0,
+                padding_b: 0,
             },
             vertices: bytemuck::cast_slice(model.vertices()).to_vec(),
             frame_params: frame_params(model),

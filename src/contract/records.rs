@@ -43,10 +43,12 @@ pub struct ModelInfo {
     pub num_xyz: u32,
     /// Frames.
     pub num_frames: u32,
-    /// Padding to 16 bytes, as uniforms want.
-    pub _pad0: u32,
+    /// Padding to 16 bytes, as uniforms want (named without a leading
+    /// underscore or a trailing digit, which Bevy's shader composer
+    /// refuses in the WGSL it imports).
+    pub padding_a: u32,
     /// Padding.
-    pub _pad1: u32,
+    pub padding_b: u32,
 }
 
 /// The per-instance record, 80 bytes: `vertex.wgsl`'s `Md2InstanceIn` as
