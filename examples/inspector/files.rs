@@ -315,3 +315,153 @@ pub fn decode(file: &NamedFile) -> Result<RgbaImage, String> {
     }))
     .unwrap_or_else(|_| Err(undecodable(&"the decoder gave up on malformed data")))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use md2_wgpu::image::{ImageFormat, Rgba, RgbaImage};
+    use md2_wgpu::{Md2Model, Md2Parts, SkinName, demo};
+
+    use super::{NamedFile, sort};
+
+    fn file(name: &str, bytes: Vec<u8>) -> NamedFile {
+        NamedFile {
+            name: name.to_owned(),
+            bytes,
+        }
+    }
+
+    /// A 2 × 2 PNG of one colour.
+    fn png(name: &str, colour: [u8; 4]) -> NamedFile {
+        let mut bytes = Vec::new();
+        RgbaImage::from_pixel(2, 2, Rgba(colour))
+            .write_to(&mut Cursor::new(&mut bytes), ImageFormat::Png)
+            .unwrap();
+        file(name, bytes)
+    }
+
+    /// The demo model's bytes with these header skin names.
+    fn model_naming(skins: &[&str]) -> Vec<u8> {
+        let model = demo::demo_model();
+        Md2Model::from_parts(Md2Parts {
+            skin_size: model.skin_size(),
+            skins: skins.iter().map(|s| SkinName::new(s)).collect(),
+            tex_coords: model.tex_coords().to_vec(),
+            triangles: model.triangles().to_vec(),
+            frames: model.frames().to_vec(),
+            vertices: model.vertices().to_vec(),
+        })
+        .unwrap()
+        .to_bytes()
+    }
+
+    fn colour(slot: &super::SkinSlot) -> [u8; 4] {
+        slot.image.as_ref().expect("decoded").get_pixel(0, 0).0
+    }
+
+    #[test]
+    fn header_names_pick_their_images_whatever_the_case_and_extension() {
+        let body = model_naming(&["players\\Soldier\\Blue.PCX", "players/soldier/red.pcx"]);
+        let opened = sort(
+            &[
+                file("tris.md2", body),
+                png("red.png", [255, 0, 0, 255]),
+                png("blue.png", [0, 0, 255, 255]),
+                png("other.png", [0, 255, 0, 255]),
+            ],
+            false,
+        );
+        assert!(opened.errors.is_empty(), "{:?}", opened.errors);
+        let body = opened.body.unwrap().unwrap();
+        assert_eq!(body.name, "tris.md2");
+        let names: Vec<&str> = body.skins.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["blue.png", "red.png"],
+            "skin i is the header's skin i"
+        );
+        assert_eq!(colour(&body.skins[0]), [0, 0, 255, 255]);
+        assert_eq!(colour(&body.skins[1]), [255, 0, 0, 255]);
+    }
+
+    #[test]
+    fn a_weapon_comes_with_its_body_and_each_keeps_its_own_skin() {
+        let opened = sort(
+            &[
+                file("weapon.md2", model_naming(&["players/x/weapon.pcx"])),
+                file("tris.md2", demo::demo_model_bytes()),
+                png("weapon.png", [9, 9, 9, 255]),
+                png("skin.png", [1, 2, 3, 255]),
+                png("skin_i.png", [7, 7, 7, 255]),
+                png("ctf_r.png", [4, 4, 4, 255]),
+            ],
+            false,
+        );
+        let body = opened.body.unwrap().unwrap();
+        let weapon = opened.weapon.unwrap().unwrap();
+        assert_eq!(
+            (body.name.as_str(), weapon.name.as_str()),
+            ("tris.md2", "weapon.md2")
+        );
+        // The body names no skin: the images no one else claims, icons out,
+        // team skins last.
+        let names: Vec<&str> = body.skins.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["skin.png", "ctf_r.png"]);
+        assert_eq!(weapon.skins.len(), 1);
+        assert_eq!(colour(&weapon.skins[0]), [9, 9, 9, 255]);
+    }
+
+    #[test]
+    fn a_weapon_alone_is_shown_and_asked_for_weapons_are_weapons() {
+        let lone = sort(&[file("weapon.md2", demo::demo_model_bytes())], false);
+        assert_eq!(lone.body.unwrap().unwrap().name, "weapon.md2");
+        assert!(lone.weapon.is_none());
+        let asked = sort(&[file("tris.md2", demo::demo_model_bytes())], true);
+        assert!(asked.body.is_none());
+        assert_eq!(asked.weapon.unwrap().unwrap().name, "tris.md2");
+    }
+
+    #[test]
+    fn images_alone_are_skins_and_anything_else_is_an_error() {
+        let skins = sort(
+            &[png("a.png", [1, 1, 1, 255]), png("b.png", [2, 2, 2, 255])],
+            false,
+        );
+        assert!(skins.body.is_none());
+        assert_eq!(skins.skins.unwrap().len(), 2);
+        let odd = sort(
+            &[
+                file("notes.txt", b"hello".to_vec()),
+                file("broken.md2", b"IDP2 but nothing else".to_vec()),
+                file("bad.png", b"not a png".to_vec()),
+                file("more.md2", demo::demo_model_bytes()),
+            ],
+            false,
+        );
+        assert_eq!(odd.errors.len(), 2, "{:?}", odd.errors);
+        assert!(odd.errors[0].starts_with("notes.txt: neither an .md2 model"));
+        assert!(odd.errors[1].starts_with("more.md2: not opened"));
+        let error = odd.body.unwrap().unwrap_err();
+        assert!(error.starts_with("broken.md2: "), "{error}");
+    }
+
+    #[test]
+    fn an_image_that_does_not_decode_keeps_its_slot_and_says_why() {
+        let opened = sort(
+            &[
+                file("tris.md2", model_naming(&["skin.pcx"])),
+                file("skin.pcx", b"\x0a\x05\x01\x08 not really".to_vec()),
+            ],
+            false,
+        );
+        let body = opened.body.unwrap().unwrap();
+        assert_eq!(body.skins.len(), 1);
+        assert!(body.skins[0].image.is_none());
+        assert!(
+            body.skins[0].status.starts_with("skin.pcx: "),
+            "{}",
+            body.skins[0].status
+        );
+    }
+}

@@ -11,8 +11,6 @@ mod quake_again;
 mod records;
 mod rng;
 
-#[cfg(feature = "wgpu")]
-pub use fuzz::check_material;
 pub use fuzz::{check_from_bytes, check_levels_file, check_model_use};
 pub use limits::{limits_model, limits_model_with};
 pub use models::{md2_files_in, shared_models_dir};
@@ -23,6 +21,6 @@ pub use rng::Rng;
 
 #[cfg(feature = "wgpu")]
 pub use crate::gpu::testing::{
-    CapturedMotion, CapturedPose, Headless, PoseCapture, block_on, read_buffer, read_rgba8,
-    read_texture, wait,
+    CapturedMotion, CapturedPose, Headless, PoseCapture, block_on, check_material, read_buffer,
+    read_rgba8, read_texture, wait,
 };

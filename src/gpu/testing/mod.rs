@@ -1,9 +1,12 @@
 //! Helpers for the crate's tests, examples and benchmarks, which `support`
-//! re-exports: a headless device, blocking read-backs, and the capture of
-//! what the vertex stage computes. Not part of the supported API.
+//! re-exports: a headless device, blocking read-backs, the capture of what
+//! the vertex stage computes, and the material fuzz target's check. Not
+//! part of the supported API.
 
 mod capture;
+mod fuzz;
 mod headless;
 
 pub use capture::{CapturedMotion, CapturedPose, PoseCapture};
+pub use fuzz::check_material;
 pub use headless::{Headless, block_on, read_buffer, read_rgba8, read_texture, wait};
