@@ -7,6 +7,7 @@
 #
 # - Debian's packages: rustc-web cargo-web rust-web-src rust-web-llvm lld-22
 #   (a Rust that builds std for wasm32; rustup cannot add targets here),
+#   rust-web-clippy (its clippy, for the web crate's wasm-only code),
 #   clang-19 (meshoptimizer's C++ for wasm32), chromium chromium-driver;
 # - wasm-bindgen-cli at Cargo.lock's wasm-bindgen, under
 #   ~/.cache/md2-wgpu/wasm-bindgen-VERSION (kept by a warm machine);
@@ -23,7 +24,7 @@ step() {
 }
 
 missing=()
-for package in rustc-web cargo-web rust-web-src rust-web-llvm lld-22 clang-19 chromium chromium-driver; do
+for package in rustc-web cargo-web rust-web-src rust-web-llvm rust-web-clippy lld-22 clang-19 chromium chromium-driver; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$package")
   fi
@@ -59,6 +60,8 @@ export CARGO_TARGET_DIR=${MD2_WEB_TARGET:-$PWD/target/web}
 
 step "the library for wasm32 ($(rustc --version))"
 cargo build --quiet -p md2-wgpu --lib --release "${WASM_CARGO_FLAGS[@]}"
+step "cargo clippy for wasm32 (the page and its browser tests)"
+cargo clippy --quiet -p md2-wgpu-web --all-targets "${WASM_CARGO_FLAGS[@]}" -- -D warnings
 step "the inspector page"
 web/build.sh --out "$CARGO_TARGET_DIR/dist"
 
