@@ -55,7 +55,12 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "examples: Xvfb on $DISPLAY"
 fi
 
-cargo build --release -p md2-wgpu-examples --example hello --example viewer --example egui --example crowd \
+# Release by default, as the README runs them; .ci/run asks for the dev
+# profile (MD2_EXAMPLES_PROFILE=dev), which `cargo test` has just built, so
+# CI does not build wgpu, egui and winit a second time (the workspace
+# optimises dependencies in dev too).
+profile=${MD2_EXAMPLES_PROFILE:-release}
+cargo build --profile "$profile" -p md2-wgpu-examples --example hello --example viewer --example egui --example crowd \
   --example deferred --example render
 # Wherever cargo puts it (CARGO_TARGET_DIR, a workspace, .cargo/config.toml).
 target=$(cargo metadata --format-version 1 --no-deps |
@@ -64,7 +69,7 @@ if [ -z "$target" ]; then
   echo "examples: cargo metadata named no target directory" >&2
   exit 1
 fi
-bin=$target/release/examples
+bin=$target/$([ "$profile" = dev ] && echo debug || echo "$profile")/examples
 out=$target/examples-check
 mkdir -p "$out"
 
