@@ -414,7 +414,21 @@ fn model_folder(model_path: &Path) -> PathBuf {
 /// A header skin name split into its folders and file name: `\` read as
 /// `/`, empty and `.` parts dropped. `..` parts make the name unusable: a
 /// skin name must not lead out of the game's folders.
-fn split_skin_name(name: &str) -> Option<(Vec<&str>, &str)> {
+///
+/// Public so that a host that finds files its own way (Bevy's asset
+/// reader, a browser's dropped files) applies the same rule as
+/// [`search_skins`].
+///
+/// ```
+/// use md2_wgpu::skins::split_skin_name;
+///
+/// assert_eq!(
+///     split_skin_name("players\\Soldier\\Blue.PCX"),
+///     Some((vec!["players", "Soldier"], "Blue.PCX"))
+/// );
+/// assert_eq!(split_skin_name("../../etc/passwd"), None);
+/// ```
+pub fn split_skin_name(name: &str) -> Option<(Vec<&str>, &str)> {
     let mut parts: Vec<&str> = name
         .trim()
         .split(['/', '\\'])
@@ -428,8 +442,16 @@ fn split_skin_name(name: &str) -> Option<(Vec<&str>, &str)> {
 }
 
 /// The file names to try for a skin's file name: as written, then its stem
-/// with each known extension.
-fn candidate_names(file: &str) -> Vec<String> {
+/// with each of [`SKIN_EXTENSIONS`] (compare them to files ignoring ASCII
+/// case, as [`search_skins`] does). Public for the same reason as
+/// [`split_skin_name`].
+///
+/// ```
+/// use md2_wgpu::skins::candidate_names;
+///
+/// assert_eq!(candidate_names("skin.PCX"), ["skin.PCX", "skin.png", "skin.tga", "skin.bmp", "skin.jpg"]);
+/// ```
+pub fn candidate_names(file: &str) -> Vec<String> {
     let stem = match file.rsplit_once('.') {
         Some((stem, _)) if !stem.is_empty() => stem,
         _ => file,

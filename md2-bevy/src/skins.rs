@@ -32,6 +32,7 @@ use md2_wgpu::Md2Model;
 use md2_wgpu::image::{ImageFormat, ImageReader, Limits, RgbaImage};
 use md2_wgpu::skins::{
     FailedSkin, LoadedSkins, MAX_SKIN_SIDE, SKIN_EXTENSIONS, SkinError, SkinSource,
+    candidate_names, split_skin_name,
 };
 
 /// Finds and decodes the skins of `model`, loaded from `ctx`'s path, with
@@ -224,37 +225,6 @@ fn find_named<'a>(entries: &'a [PathBuf], name: &str) -> Option<&'a PathBuf> {
             .iter()
             .find(|p| file_name(p).eq_ignore_ascii_case(name))
     })
-}
-
-/// A header skin name split into its folders and file name: `\` read as
-/// `/`, empty and `.` parts dropped; `..` makes it unusable.
-fn split_skin_name(name: &str) -> Option<(Vec<&str>, &str)> {
-    let mut parts: Vec<&str> = name
-        .trim()
-        .split(['/', '\\'])
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
-    if parts.contains(&"..") {
-        return None;
-    }
-    let file = parts.pop()?;
-    Some((parts, file))
-}
-
-/// The file names to try: as written, then its stem with each extension.
-fn candidate_names(file: &str) -> Vec<String> {
-    let stem = match file.rsplit_once('.') {
-        Some((stem, _)) if !stem.is_empty() => stem,
-        _ => file,
-    };
-    let mut names = vec![file.to_owned()];
-    for ext in SKIN_EXTENSIONS {
-        let name = format!("{stem}.{ext}");
-        if !names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
-            names.push(name);
-        }
-    }
-    names
 }
 
 async fn find_in_dir(
