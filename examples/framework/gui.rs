@@ -200,7 +200,7 @@ impl<A: GuiApp, F: FnOnce(GuiSetup<'_>) -> Result<A, String>> Host<F> for State<
 
         let input = self.egui.take_egui_input(&self.screen.window);
         let app = &mut self.app;
-        let output = self.ctx.run_ui(input, |ui| app.ui(ui));
+        let mut output = self.ctx.run_ui(input, |ui| app.ui(ui));
         self.egui
             .handle_platform_output(&self.screen.window, output.platform_output);
         let pixels_per_point = output.pixels_per_point;
@@ -220,6 +220,9 @@ impl<A: GuiApp, F: FnOnce(GuiSetup<'_>) -> Result<A, String>> Host<F> for State<
         for id in &output.textures_delta.free {
             self.renderer.free_texture(id);
         }
+        // Applied above; epaint asserts (in debug builds) that a dropped
+        // delta was cleared, not forgotten.
+        output.textures_delta.clear();
         self.last = Some((jobs, pixels_per_point));
         self.frames += 1;
 
