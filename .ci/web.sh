@@ -67,9 +67,10 @@ web/build.sh --out "$CARGO_TARGET_DIR/dist"
 
 step "the GPU tests in headless Chromium (wasm-bindgen-test-runner, chromedriver)"
 # The runner reads web/webdriver.json (Chromium's flags for WebGPU) from
-# the crate's folder, where cargo runs it.
+# the crate's folder, where cargo runs it. No --quiet: cargo would hand it
+# to wasm-bindgen-test-runner, which refuses it.
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=900 \
-  cargo test --quiet -p md2-wgpu-web --release "${WASM_CARGO_FLAGS[@]}"
+  cargo test -p md2-wgpu-web --release "${WASM_CARGO_FLAGS[@]}"
 
 step "the page's tests (playwright-core, Debian's Chromium)"
 MD2_WEB_DIST=$CARGO_TARGET_DIR/dist MD2_REQUIRE_NODE=1 \
