@@ -5,6 +5,9 @@
 // The normal a vertex whose index is past Quake II's table reads
 // (md2_wgpu::FALLBACK_NORMAL_INDEX).
 const MD2_FALLBACK_NORMAL_INDEX: u32 = 5u;
+// Entries of the normal table at the start of md2_frame_params: one per
+// value of the index byte (md2_wgpu::contract::NORMAL_TABLE_LEN).
+const MD2_NORMAL_TABLE_LEN: u32 = 256u;
 // Quake II's POWERSUIT_SCALE: how far a shell stands off the skin, in model
 // units (md2_wgpu::SHELL_OFFSET).
 const MD2_SHELL_OFFSET: f32 = 4.0;

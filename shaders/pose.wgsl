@@ -9,10 +9,18 @@
 //   binding 1: md2_verts, every frame's packed vertices, the file's 4 bytes
 //              {x, y, z, normal index} as one little-endian u32, at
 //              md2_verts[frame * num_xyz + i]
-//   binding 2: md2_frame_params, per frame (scale, 0) then (translate, 0)
-//   binding 3: md2_anorms, Quake II's 162 normals (md2_wgpu::ANORMS) padded
-//              with the fallback normal to 256 entries, one per value of
-//              the index byte (md2_wgpu::contract::normal_table)
+//   binding 2: md2_frame_params, Quake II's 162 normals (md2_wgpu::ANORMS)
+//              padded with the fallback normal to MD2_NORMAL_TABLE_LEN
+//              entries, one per value of the index byte
+//              (md2_wgpu::contract::normal_table), then per frame (scale,
+//              0) and (translate, 0) from MD2_NORMAL_TABLE_LEN on
+//
+// Every table a vertex indexes by its own data is in storage, never in a
+// uniform: a uniform read whose index differs between the invocations of a
+// draw is serialised on NVIDIA (shaders/README.md; the normal table as a
+// uniform made this decode 1.7x slower than float morph targets there).
+// The normal table shares the frame parameters' buffer so that a resident
+// crowd's draws stay within four storage buffers in the vertex stage.
 //
 // The arithmetic follows the contract with the CPU reference
 // (src/anim/reference.rs): position = xyz * scale + translate; normal =
@@ -35,7 +43,6 @@ struct Md2ModelInfo {
 @group(1) @binding(0) var<uniform> md2_model: Md2ModelInfo;
 @group(1) @binding(1) var<storage, read> md2_verts: array<u32>;
 @group(1) @binding(2) var<storage, read> md2_frame_params: array<vec4<f32>>;
-@group(1) @binding(3) var<uniform> md2_anorms: array<vec4<f32>, 256>;
 
 struct Md2Posed {
     // Quake axes (X forward, Y left, Z up), model units.
@@ -52,11 +59,12 @@ fn md2_decode(frame: u32, i: u32) -> Md2Posed {
         f32((word >> 8u) & 0xffu),
         f32((word >> 16u) & 0xffu),
     );
-    let scale = md2_frame_params[2u * frame].xyz;
-    let translate = md2_frame_params[2u * frame + 1u].xyz;
-    // The index byte is < 256: always within the padded table, whose
-    // entries past Quake II's 162 hold the fallback normal.
-    let n = md2_anorms[word >> 24u].xyz;
+    let params = MD2_NORMAL_TABLE_LEN + 2u * frame;
+    let scale = md2_frame_params[params].xyz;
+    let translate = md2_frame_params[params + 1u].xyz;
+    // The index byte is < MD2_NORMAL_TABLE_LEN: always within the padded
+    // table, whose entries past Quake II's 162 hold the fallback normal.
+    let n = md2_frame_params[word >> 24u].xyz;
     return Md2Posed(q * scale + translate, n);
 }
 

@@ -26,7 +26,7 @@ override MD2_BUILTIN_PHASE: u32 = MD2_PHASE_OPAQUE;
 // declares, read or not: on lavapipe those four cost a crowd frame 10%.
 // (A material's entry point declares what its function reads, likewise.)
 struct Md2BuiltinInputs {
-    @builtin(position) position: vec4<f32>,
+    @builtin(position) @invariant position: vec4<f32>,
     @location(1) world_normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
     @location(3) @interpolate(flat) skin: u32,

@@ -60,12 +60,17 @@ struct Md2ExtraIn {
 // What every colour phase hands its fragment stage: the built-in one or an
 // app's material. Stable: fields are only ever added.
 struct Md2Fragment {
-    @builtin(position) position: vec4<f32>,
+    // Invariant: two pipelines that pose and place a vertex from the same
+    // words compute the same position, so they cover the same pixels (the
+    // resident and immediate paths, a material and the built-in look, a
+    // depth pre-pass and the colour pass).
+    @builtin(position) @invariant position: vec4<f32>,
     // World space (Y up), after the instance's transform (for a planar
     // shadow: on the shadow plane).
     @location(0) world_position: vec3<f32>,
     // World space, NOT unit length: the instance transform's cofactor
-    // (its inverse transpose times the determinant) applied to the
+    // with the determinant's sign (its inverse transpose times the
+    // determinant's absolute value) applied to the
     // interpolated model normal, then interpolated across the triangle.
     // Normalise it before lighting (md2_unit_normal does).
     @location(1) world_normal: vec3<f32>,
@@ -281,6 +286,6 @@ fn md2_depth_vertex(corner: Md2CornerIn, inst: Md2InstanceIn) -> vec4<f32> {
 }
 
 @vertex
-fn md2_vs_depth(corner: Md2CornerIn, inst: Md2InstanceIn) -> @builtin(position) vec4<f32> {
+fn md2_vs_depth(corner: Md2CornerIn, inst: Md2InstanceIn) -> @builtin(position) @invariant vec4<f32> {
     return md2_depth_vertex(corner, inst);
 }

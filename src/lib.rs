@@ -5,6 +5,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod anim;
+#[cfg(any(test, feature = "checks"))]
+pub mod checks;
 pub mod contract;
 pub mod demo;
 mod format;

@@ -136,7 +136,7 @@ impl Baseline {
             Source::Static => "vs_static",
             Source::Posed => "vs_posed",
         };
-        let (pipeline, layout) = pipeline(device, cache, (entry, false), &[floats(2), floats(3)]);
+        let (pipeline, layout) = pipeline(device, cache, entry, &[floats(2), floats(3)]);
         let vertices = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("md2-wgpu crowd bench float vertices"),
             layout: &layout,
@@ -200,7 +200,7 @@ pub fn floats(binding: u32) -> wgpu::BindGroupLayoutEntry {
 pub fn pipeline(
     device: &wgpu::Device,
     cache: &Md2Cache,
-    (entry, spill): (&str, bool),
+    entry: &str,
     entries: &[wgpu::BindGroupLayoutEntry],
 ) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -230,10 +230,7 @@ pub fn pipeline(
         vertex: wgpu::VertexState {
             module: &shader,
             entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("DECODE_SPILL", f64::from(u8::from(spill)))],
-                ..Default::default()
-            },
+            compilation_options: Default::default(),
             buffers: &buffers,
         },
         primitive: wgpu::PrimitiveState {

@@ -1,9 +1,14 @@
 //! What the decode's parts cost: the crate's vertex stage against variants
-//! of its pose that compute the same bits another way (without the clamps
-//! the CPU makes redundant, with the bytes unpacked as one vector, with the
-//! frame parameters in a uniform), beside `static` and `morph-pair`, in one
-//! interleaved run. Every variant draws the crate's picture exactly (the
-//! picture check requires 0 differing pixels).
+//! of its pose that compute the same bits another way, beside `static` and
+//! `morph-pair`, in one interleaved run. The normal table read from a
+//! uniform, as the crate shipped it until 0.2 (the "before" row: slow on
+//! NVIDIA, where a uniform read at a per-vertex index is serialised), from
+//! a storage buffer of its own, as tightly packed triples, or from a
+//! texture; and, with the crate's table, the clamps the CPU makes
+//! redundant, the bytes unpacked as one vector, the frame parameters in a
+//! uniform. Every variant draws the crate's picture exactly (the picture
+//! check requires 0 differing pixels) from the same 4 bytes per vertex per
+//! frame.
 
 use md2_wgpu::{GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Renderer};
 
@@ -18,16 +23,14 @@ use crate::scene::{BenchModel, Member, Scene};
 use crate::strategies::{Immediate, Strategy, instance, pose_all, renderer, upload};
 
 /// The variants, as (label, entry point).
-const VARIANTS: [(&str, &str, bool); 5] = [
-    ("with clamps (before)", "vs_decode_clamped", false),
-    ("no clamps (the crate's)", "vs_decode_unclamped", false),
-    ("+ vector unpack", "vs_decode_vector_unpack", false),
-    ("+ uniform params", "vs_decode_uniform_params", false),
-    (
-        "+ uniform params, storage past 512",
-        "vs_decode_uniform_params",
-        true,
-    ),
+const VARIANTS: [(&str, &str); 7] = [
+    ("uniform table (before)", "vs_decode_uniform_table"),
+    ("storage table, own buffer", "vs_decode_storage_table"),
+    ("storage table, 12-byte entries", "vs_decode_packed_table"),
+    ("texture table", "vs_decode_texture_table"),
+    ("+ clamps", "vs_decode_clamped"),
+    ("+ vector unpack", "vs_decode_vector_unpack"),
+    ("+ uniform params", "vs_decode_uniform_params"),
 ];
 
 /// One variant of the pose, drawn from the crate's own records, groups,
@@ -49,7 +52,7 @@ impl Variant {
         model: &md2_wgpu::Md2Model,
         gpu_model: GpuModel,
         scene: &Scene,
-        (entry, spill): (&str, bool),
+        entry: &str,
     ) -> Result<Variant, String> {
         let device = gpu.device();
         if model.frame_count() > 512 {
@@ -67,32 +70,113 @@ impl Variant {
             .chain(std::iter::repeat([0.0; 4]))
             .take(1024)
             .collect();
-        let uniform = wgpu::util::DeviceExt::create_buffer_init(
-            device,
-            &wgpu::util::BufferInitDescriptor {
-                label: Some("md2-wgpu crowd bench decode params"),
-                contents: bytemuck::cast_slice(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            },
+        let init = |label: &str, contents: &[u8], usage| {
+            wgpu::util::DeviceExt::create_buffer_init(
+                device,
+                &wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage,
+                },
+            )
+        };
+        use wgpu::BufferUsages as U;
+        let uniform = init(
+            "md2-wgpu crowd bench decode params",
+            bytemuck::cast_slice(&params),
+            U::UNIFORM,
         );
-        let entries = [wgpu::BindGroupLayoutEntry {
-            binding: 5,
+        let table = md2_wgpu::contract::normal_table();
+        let uniform_normals = init(
+            "md2-wgpu crowd bench uniform normals",
+            bytemuck::cast_slice(&table),
+            U::UNIFORM,
+        );
+        let storage_normals = init(
+            "md2-wgpu crowd bench storage normals",
+            bytemuck::cast_slice(&table),
+            U::STORAGE,
+        );
+        let packed: Vec<f32> = table.iter().flat_map(|n| [n[0], n[1], n[2]]).collect();
+        let packed_normals = init(
+            "md2-wgpu crowd bench packed normals",
+            bytemuck::cast_slice(&packed),
+            U::STORAGE,
+        );
+        let texture = wgpu::util::DeviceExt::create_texture_with_data(
+            device,
+            gpu.queue(),
+            &wgpu::TextureDescriptor {
+                label: Some("md2-wgpu crowd bench normal texture"),
+                size: wgpu::Extent3d {
+                    width: table.len() as u32,
+                    height: 1,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba32Float,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            bytemuck::cast_slice(&table),
+        );
+        let texture_view = texture.create_view(&Default::default());
+        let buffer_entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
             visibility: wgpu::ShaderStages::VERTEX,
             ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
+                ty,
                 has_dynamic_offset: false,
                 min_binding_size: None,
             },
             count: None,
-        }];
-        let (pipeline, layout) = pipeline(device, cache, (entry, spill), &entries);
+        };
+        let read_only = wgpu::BufferBindingType::Storage { read_only: true };
+        let entries = [
+            buffer_entry(5, wgpu::BufferBindingType::Uniform),
+            buffer_entry(6, wgpu::BufferBindingType::Uniform),
+            buffer_entry(7, read_only),
+            buffer_entry(8, read_only),
+            wgpu::BindGroupLayoutEntry {
+                binding: 9,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+        ];
+        let (pipeline, layout) = pipeline(device, cache, entry, &entries);
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("md2-wgpu crowd bench decode params"),
+            label: Some("md2-wgpu crowd bench decode variants"),
             layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 5,
-                resource: uniform.as_entire_binding(),
-            }],
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: uniform.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: uniform_normals.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 7,
+                    resource: storage_normals.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 8,
+                    resource: packed_normals.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 9,
+                    resource: wgpu::BindingResource::TextureView(&texture_view),
+                },
+            ],
         });
         Ok(Variant {
             renderer: renderer(gpu, cache, scene)?,
@@ -158,13 +242,12 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
             look,
             upload(gpu, cache, model).and_then(|m| Immediate::new(gpu, cache, m, &scene)),
         )];
-        for (label, entry, spill) in VARIANTS {
+        for (label, entry) in VARIANTS {
             entries.push(Entry::new(
                 label,
                 look,
-                upload(gpu, cache, model).and_then(|m| {
-                    Variant::new(gpu, cache, &model.model, m, &scene, (entry, spill))
-                }),
+                upload(gpu, cache, model)
+                    .and_then(|m| Variant::new(gpu, cache, &model.model, m, &scene, entry)),
             ));
         }
         entries.push(Entry::new(
@@ -185,9 +268,12 @@ pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, S
     let Table { rows, checks } = table;
     say!("## The decode, part by part\n");
     say!(
-        "The crate's immediate path (`gpu`) against variants of its pose that compute the same \
-         bits another way, with `morph-pair` and `static` in the same interleaved run, {n} \
-         instances in view. Ratios round by round: median (smallest–largest round).\n"
+        "The crate's immediate path (`gpu`: the normal table in storage, at the start of the \
+         frame parameters) against variants of its pose that compute the same bits another \
+         way, with `morph-pair` and `static` in the same interleaved run, {n} instances in \
+         view. `uniform table (before)` is the pose as the crate shipped it until 0.2. The \
+         variants marked `+` take the crate's table. Ratios round by round: median \
+         (smallest–largest round).\n"
     );
     say!("{}", report::markdown(&rows));
     report::print_checks("every variant draws the crate's picture", &checks);

@@ -1,6 +1,8 @@
 //! The device (the crate's headless helper, with the adapter's own limits
 //! so the largest crowds fit), the offscreen target every strategy draws
-//! into, and the pipeline-statistics query that counts vertex-shader runs.
+//! into, the pipeline-statistics query that counts vertex-shader runs, and
+//! the timestamps that split a frame's GPU time into its compute passes
+//! and its draws where the adapter has them.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -37,7 +39,9 @@ impl Gpu {
     pub fn new() -> Result<Gpu, String> {
         let headless = Headless::new(
             |adapter| adapter.limits(),
-            wgpu::Features::PIPELINE_STATISTICS_QUERY,
+            wgpu::Features::PIPELINE_STATISTICS_QUERY
+                | wgpu::Features::TIMESTAMP_QUERY
+                | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
         )?;
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&uncaptured);
@@ -75,6 +79,18 @@ impl Gpu {
             .contains(wgpu::Features::PIPELINE_STATISTICS_QUERY)
     }
 
+    /// What the frames' GPU time can be split into: `(draws, compute)`,
+    /// the render pass (timestamps at its ends) and everything the encoder
+    /// records before it (timestamps between passes).
+    pub fn timestamps(&self) -> (bool, bool) {
+        let features = self.device().features();
+        let draws = features.contains(wgpu::Features::TIMESTAMP_QUERY);
+        (
+            draws,
+            draws && features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS),
+        )
+    }
+
     /// The uncaptured errors since the last call, as one message.
     pub fn take_uncaptured(&self) -> Option<String> {
         let mut errors = self
@@ -110,11 +126,35 @@ pub struct Target {
     /// motion vectors; the others draw into the colour target alone.
     motion: wgpu::TextureView,
     statistics: Option<Statistics>,
+    timestamps: Option<Timestamps>,
 }
 
 struct Statistics {
     queries: wgpu::QuerySet,
     resolved: wgpu::Buffer,
+}
+
+/// Four timestamps a frame: the encoder's start and the end of what it
+/// records before the pass (where the adapter writes timestamps between
+/// passes), and the pass's two ends.
+struct Timestamps {
+    queries: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    read: wgpu::Buffer,
+    /// Whether the encoder's two are written.
+    between_passes: bool,
+    /// Nanoseconds a tick.
+    period: f64,
+}
+
+/// A frame's GPU time, split: milliseconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GpuSplit {
+    /// What the encoder recorded before the pass: the resident crowds'
+    /// compute passes, copies.
+    pub compute: Option<f64>,
+    /// The render pass.
+    pub draws: Option<f64>,
 }
 
 impl Target {
@@ -159,12 +199,79 @@ impl Target {
                 mapped_at_creation: false,
             }),
         });
+        let (draws, between_passes) = gpu.timestamps();
+        let timestamps = draws.then(|| Timestamps {
+            queries: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("md2-wgpu crowd bench timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 4,
+            }),
+            resolved: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("md2-wgpu crowd bench timestamps resolved"),
+                size: 4 * size_of::<u64>() as u64,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            read: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("md2-wgpu crowd bench timestamps read"),
+                size: 4 * size_of::<u64>() as u64,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            between_passes,
+            period: f64::from(gpu.queue().get_timestamp_period()),
+        });
         Target {
             color: color_texture.create_view(&Default::default()),
             color_texture,
             depth: depth.create_view(&Default::default()),
             motion: motion.create_view(&Default::default()),
             statistics,
+            timestamps,
+        }
+    }
+
+    /// Writes timestamp `index` (0: the frame's start, 1: before its pass)
+    /// into `encoder`, where the adapter writes them between passes.
+    pub fn mark(&self, encoder: &mut wgpu::CommandEncoder, index: u32) {
+        if let Some(t) = self.timestamps.as_ref().filter(|t| t.between_passes) {
+            encoder.write_timestamp(&t.queries, index);
+        }
+    }
+
+    /// Resolves the frame's timestamps into the buffer [`split`](Self::split)
+    /// reads, at the end of `encoder`.
+    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        if let Some(t) = &self.timestamps {
+            let first = if t.between_passes { 0 } else { 2 };
+            encoder.resolve_query_set(&t.queries, first..4, &t.resolved, u64::from(first) * 8);
+            encoder.copy_buffer_to_buffer(&t.resolved, 0, &t.read, 0, t.read.size());
+        }
+    }
+
+    /// The split of the frame just finished (its submission waited for).
+    pub fn split(&self, gpu: &Gpu) -> GpuSplit {
+        let Some(t) = &self.timestamps else {
+            return GpuSplit::default();
+        };
+        let slice = t.read.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |_| {});
+        if gpu
+            .device()
+            .poll(wgpu::PollType::wait_indefinitely())
+            .is_err()
+        {
+            return GpuSplit::default();
+        }
+        let ticks: Vec<u64> = match slice.get_mapped_range() {
+            Ok(view) => bytemuck::pod_collect_to_vec(&view),
+            Err(_) => return GpuSplit::default(),
+        };
+        t.read.unmap();
+        let ms = |from: u64, to: u64| to.checked_sub(from).map(|d| d as f64 * t.period / 1e6);
+        GpuSplit {
+            compute: t.between_passes.then(|| ms(ticks[0], ticks[1])).flatten(),
+            draws: ms(ticks[2], ticks[3]),
         }
     }
 
@@ -198,9 +305,18 @@ impl Target {
             attachment(&self.motion, wgpu::Color::TRANSPARENT),
         ];
         let count = if motion { 2 } else { 1 };
+        let timestamp_writes = self
+            .timestamps
+            .as_ref()
+            .map(|t| wgpu::RenderPassTimestampWrites {
+                query_set: &t.queries,
+                beginning_of_pass_write_index: Some(2),
+                end_of_pass_write_index: Some(3),
+            });
         encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("md2-wgpu crowd bench pass"),
             color_attachments: &color[..count],
+            timestamp_writes,
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &self.depth,
                 depth_ops: Some(wgpu::Operations {

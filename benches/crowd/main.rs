@@ -103,7 +103,9 @@ usage: cargo bench --bench crowd [-- OPTIONS]
                        (default 10: the next count is twice the work)
   --no-probe           skip the scale probe (as --sections without probe)
   --wall-clock         time CPU work by the wall clock only, not the thread's CPU
-                       clock (needed under valgrind: rustix#1559)";
+                       clock (needed under valgrind: rustix#1559)
+  --adapter            print the adapter the benchmark would draw with, and stop
+                       (benches/device.sh names its figures file after it)";
 
 /// The parts of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,6 +169,7 @@ struct Options {
     png: Option<PathBuf>,
     probe_max: usize,
     probe_seconds: f64,
+    adapter_only: bool,
 }
 
 impl Default for Options {
@@ -194,6 +197,7 @@ impl Default for Options {
             png: None,
             probe_max: 1_000_000,
             probe_seconds: 10.0,
+            adapter_only: false,
         }
     }
 }
@@ -290,6 +294,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             }
             "--no-probe" => o.sections.retain(|s| *s != Section::Probe),
             "--wall-clock" => clock::disable(),
+            "--adapter" => o.adapter_only = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -392,6 +397,10 @@ fn clock_read_us() -> f64 {
 }
 
 fn run(options: &Options) -> Result<(), String> {
+    if options.adapter_only {
+        println!("{}", Gpu::new()?.headless.adapter_label());
+        return Ok(());
+    }
     if let Some(path) = &options.markdown {
         figures::tee_to(path)?;
     }
@@ -422,6 +431,14 @@ fn run(options: &Options) -> Result<(), String> {
             "counted (pipeline statistics)"
         } else {
             "not counted: the adapter has no pipeline statistics"
+        }
+    );
+    say!(
+        "- GPU time split: {}",
+        match bench.gpu.timestamps() {
+            (true, true) => "compute passes and draws (timestamp queries)",
+            (true, false) => "draws only (timestamps at the render pass's ends)",
+            _ => "not measured: the adapter has no timestamp queries",
         }
     );
     for m in &models {

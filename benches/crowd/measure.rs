@@ -7,7 +7,7 @@ use image::RgbaImage;
 use md2_wgpu::MAX_LEVELS;
 
 use crate::clock::{self, Mark};
-use crate::gpu::{Gpu, Target};
+use crate::gpu::{Gpu, GpuSplit, Target};
 use crate::report::{Measured, Row, Summary};
 use crate::strategies::Strategy;
 
@@ -52,6 +52,7 @@ struct Sample {
     submit: f64,
     frame_cpu: Option<f64>,
     uploaded: u64,
+    split: GpuSplit,
 }
 
 #[derive(Default)]
@@ -63,6 +64,8 @@ struct Samples {
     finish: Vec<f64>,
     submit: Vec<f64>,
     frame_cpu: Vec<f64>,
+    gpu_compute: Vec<f64>,
+    gpu_draws: Vec<f64>,
     most_uploaded: u64,
 }
 
@@ -75,6 +78,8 @@ impl Samples {
         self.finish.push(s.finish);
         self.submit.push(s.submit);
         self.frame_cpu.extend(s.frame_cpu);
+        self.gpu_compute.extend(s.split.compute);
+        self.gpu_draws.extend(s.split.draws);
         self.most_uploaded = self.most_uploaded.max(s.uploaded);
     }
 }
@@ -94,9 +99,11 @@ fn time_frame(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("md2-wgpu crowd bench frame"),
         });
+    target.mark(&mut encoder, 0);
     let prepare_start = Mark::now();
     strategy.prepare(gpu, &mut encoder, frame)?;
     let prepare_end = Mark::now();
+    target.mark(&mut encoder, 1);
     let (draw_start, draw_end);
     {
         let mut pass = target.begin(&mut encoder, strategy.motion_target());
@@ -104,6 +111,7 @@ fn time_frame(
         strategy.draw(&mut pass);
         draw_end = Mark::now();
     }
+    target.resolve(&mut encoder);
     let finish_start = Mark::now();
     let commands = encoder.finish();
     let submit_start = Mark::now();
@@ -116,6 +124,9 @@ fn time_frame(
     if let Some(e) = gpu.take_uncaptured() {
         return Err(e);
     }
+    // Read after the timed spans: mapping the timestamps costs nothing
+    // measured.
+    let split = target.split(gpu);
     Ok(Sample {
         frame: submit_start.wall_ms(&done),
         cpu: start.cpu_ms(&submitted),
@@ -125,6 +136,7 @@ fn time_frame(
         submit: submit_start.cpu_ms(&submitted),
         frame_cpu: clock::ms_between(process_start, process_end),
         uploaded: strategy.uploaded_bytes(),
+        split,
     })
 }
 
@@ -237,6 +249,8 @@ pub fn measure(
                     finish_ms: summary(&samples.finish)?,
                     submit_ms: summary(&samples.submit)?,
                     frame_cpu_ms: Summary::of(&samples.frame_cpu),
+                    gpu_compute_ms: Summary::of(&samples.gpu_compute),
+                    gpu_draws_ms: Summary::of(&samples.gpu_draws),
                     upload_bytes: samples.most_uploaded,
                     gpu_model_bytes: strategy.gpu_model_bytes(),
                     member_gpu_bytes: strategy.member_gpu_bytes(),

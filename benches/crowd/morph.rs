@@ -95,7 +95,7 @@ impl Morph {
             Weights::Loop => ("vs_morph_loop", vec![floats(2), floats(3), floats(4)]),
             Weights::Pair => ("vs_morph_pair", vec![floats(2), floats(3)]),
         };
-        let (pipeline, layout) = pipeline(device, cache, (entry, false), &layout_entries);
+        let (pipeline, layout) = pipeline(device, cache, entry, &layout_entries);
         let mut entries = vec![
             wgpu::BindGroupEntry {
                 binding: 2,

@@ -61,6 +61,13 @@ pub struct Measured {
     /// done: on a software adapter, the rasteriser's work, which (unlike
     /// the frame time) a busy machine does not inflate.
     pub frame_cpu_ms: Option<Summary>,
+    /// GPU time of what the encoder recorded before the render pass (the
+    /// resident crowds' compute passes), by timestamps, where the adapter
+    /// writes them between passes.
+    pub gpu_compute_ms: Option<Summary>,
+    /// GPU time of the render pass, by timestamps at its ends, where the
+    /// adapter has timestamp queries.
+    pub gpu_draws_ms: Option<Summary>,
     /// The most bytes any measured frame wrote to the GPU.
     pub upload_bytes: u64,
     pub gpu_model_bytes: u64,
@@ -151,6 +158,8 @@ pub fn json(rows: &[Row], adapter: &str) -> serde_json::Value {
                     "finish_ms": m.finish_ms.json(),
                     "submit_ms": m.submit_ms.json(),
                     "frame_cpu_ms": m.frame_cpu_ms.map(|s| s.json()),
+                    "gpu_compute_ms": m.gpu_compute_ms.map(|s| s.json()),
+                    "gpu_draws_ms": m.gpu_draws_ms.map(|s| s.json()),
                     "upload_bytes_per_frame": m.upload_bytes,
                     "gpu_model_bytes": m.gpu_model_bytes,
                     "vs_invocations_per_frame": m.vs_invocations,
@@ -183,6 +192,11 @@ pass, `finish` and the submit. CPU wall ms: the whole span by the wall clock.
 - frame CPU-work ms: CPU time of all the process's threads during the frame \
 time: on a software adapter the rasteriser's own work (steadier than the frame \
 time on a busy machine); on a hardware GPU only driver overhead.
+- GPU compute ms, GPU draw ms: the frame's GPU time split by timestamp \
+queries, medians: what the encoder records before the render pass (the \
+resident crowds' compute passes; next to nothing for the other strategies) \
+and the render pass itself; — where the adapter has no timestamps (between \
+passes, for the first).
 - upload / frame: the most bytes any measured frame wrote to the GPU \
 (`uploaded_bytes()`, plus the cpu baseline's vertices).
 - VS / frame: vertex-shader invocations of one frame's render pass (pipeline \
@@ -256,16 +270,16 @@ pub fn markdown(rows: &[Row]) -> String {
     let mut out = String::new();
     out.push_str(
         "| model | instances | strategy | frame ms median (min–max) | CPU ms | renderer CPU ms \
-         | CPU wall ms | frame CPU-work ms | upload / frame | VS / frame | visible \
-         | GPU vertex data |\n\
-         |---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         | CPU wall ms | frame CPU-work ms | GPU compute ms | GPU draw ms | upload / frame \
+         | VS / frame | visible | GPU vertex data |\n\
+         |---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for row in rows {
         match &row.outcome {
             Ok(m) => {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     row.model,
                     count(row.instances as u64),
                     row.strategy,
@@ -276,6 +290,8 @@ pub fn markdown(rows: &[Row]) -> String {
                     ms(m.renderer_cpu_ms.median),
                     ms(m.cpu_wall_ms.median),
                     m.frame_cpu_ms.map_or("—".into(), |s| ms(s.median)),
+                    m.gpu_compute_ms.map_or("—".into(), |s| ms(s.median)),
+                    m.gpu_draws_ms.map_or("—".into(), |s| ms(s.median)),
                     bytes(m.upload_bytes),
                     m.vs_invocations.map_or("—".into(), count),
                     m.visible.map_or("—".into(), |v| count(v.into())),
@@ -285,7 +301,7 @@ pub fn markdown(rows: &[Row]) -> String {
             Err(e) => {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | failed: {} | | | | | | | | |",
+                    "| {} | {} | {} | failed: {} | | | | | | | | | | |",
                     row.model,
                     count(row.instances as u64),
                     row.strategy,

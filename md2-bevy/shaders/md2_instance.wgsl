@@ -1,5 +1,5 @@
 // md2-bevy: what an MD2 material binds beside the pose (md2_bevy::pose, the
-// crate's pose WGSL at the material's group, bindings 0 to 3), and the one
+// crate's pose WGSL at the material's group, bindings 0 to 2), and the one
 // conversion between Bevy's transform and the pose's rows.
 //
 // Binding numbers are Rust constants in src/material.rs (INSTANCES_BINDING,

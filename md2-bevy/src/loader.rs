@@ -8,14 +8,13 @@ use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoader, AssetServer, LoadContext, RenderAssetUsages};
 use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::log::{info, warn};
-use bevy::math::Vec4;
 use bevy::reflect::TypePath;
 use bevy::render::render_resource::{
     Extent3d, TextureDataOrder, TextureDimension, TextureFormat, TextureViewDescriptor,
     TextureViewDimension,
 };
 use bevy::render::storage::ShaderBuffer;
-use md2_wgpu::contract::{SkinArray, normal_table};
+use md2_wgpu::contract::SkinArray;
 use md2_wgpu::{Clip, GpuModelOptions, Md2Error, Md2Model, ModelData, ModelDataError};
 
 use crate::asset::{Md2Asset, Md2GpuBytes};
@@ -157,7 +156,6 @@ impl AssetLoader for Md2Loader {
                 },
                 vertices,
                 frame_params,
-                normals: normal_table().map(Vec4::from_array),
                 poses: poses.clone(),
                 skins: skin_image,
             },

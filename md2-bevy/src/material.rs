@@ -6,7 +6,6 @@
 use bevy::asset::Handle;
 use bevy::image::Image;
 use bevy::material::OpaqueRendererMethod;
-use bevy::math::Vec4;
 use bevy::mesh::{Mesh, MeshVertexBufferLayoutRef};
 use bevy::pbr::{Material, MaterialPipeline, MaterialPipelineKey};
 use bevy::reflect::TypePath;
@@ -16,12 +15,10 @@ use bevy::render::render_resource::{
 use bevy::render::storage::ShaderBuffer;
 use bevy::shader::ShaderRef;
 
-use md2_wgpu::contract::NORMAL_TABLE_LEN;
-
 use crate::mesh::ATTRIBUTE_MD2_VERTEX;
 use crate::shaders::{FRAGMENT_SHADER, VERTEX_SHADER};
 
-/// The binding of the pose's first buffer (`md2_model`); the pose's four
+/// The binding of the pose's first buffer (`md2_model`); the pose's three
 /// bindings follow it ([`md2_wgpu::contract::PoseBindings::starting_at`]).
 pub const POSE_FIRST_BINDING: u32 = 0;
 /// The binding of the entities' pose records (`md2_entity_poses`).
@@ -54,12 +51,11 @@ pub struct Md2ModelInfo {
 /// |---|---|---|
 /// | 0 | `md2_model` | [`Md2ModelInfo`], uniform |
 /// | 1 | `md2_verts` | every frame's packed vertices, the file's 4 bytes each |
-/// | 2 | `md2_frame_params` | per frame (scale, 0), (translate, 0) |
-/// | 3 | `md2_anorms` | Quake II's normals, padded to 256 ([`normal_table`](md2_wgpu::contract::normal_table)), uniform |
+/// | 2 | `md2_frame_params` | Quake II's normals, padded to 256 ([`normal_table`](md2_wgpu::contract::normal_table)), then per frame (scale, 0), (translate, 0) |
 /// | 4 | `md2_entity_poses` | a pose record per entity, at its [`MeshTag`](bevy::mesh::MeshTag) |
 /// | 5, 6 | `md2_skins`, `md2_skin_sampler` | the skins as one sRGB texture array with mips |
 ///
-/// Bindings 0 to 3 are md2-wgpu's [`PoseBindings`](md2_wgpu::contract::PoseBindings)
+/// Bindings 0 to 2 are md2-wgpu's [`PoseBindings`](md2_wgpu::contract::PoseBindings)
 /// at the material's group, and the bytes are [`ModelData`](md2_wgpu::ModelData)'s.
 /// The shaders read nothing else of the mesh than the corner's vertex index
 /// and uv, so one vertex layout serves the main pass, the prepasses, the
@@ -72,13 +68,12 @@ pub struct Md2Material {
     /// `md2_verts`: [`ModelData::vertex_bytes`](md2_wgpu::ModelData::vertex_bytes).
     #[storage(1, read_only, visibility(vertex))]
     pub vertices: Handle<ShaderBuffer>,
-    /// `md2_frame_params`: [`ModelData::frame_param_bytes`](md2_wgpu::ModelData::frame_param_bytes).
+    /// `md2_frame_params`: [`ModelData::frame_param_bytes`](md2_wgpu::ModelData::frame_param_bytes),
+    /// the normal table the pose's normal index reads (every byte's value
+    /// in range), then each frame's scale and translate. Storage: a uniform
+    /// read at each vertex's own index is serialised on NVIDIA GPUs.
     #[storage(2, read_only, visibility(vertex))]
     pub frame_params: Handle<ShaderBuffer>,
-    /// `md2_anorms`: [`md2_wgpu::contract::normal_table`], what the pose's
-    /// normal index reads (every byte's value in range).
-    #[uniform(3)]
-    pub normals: [Vec4; NORMAL_TABLE_LEN],
     /// `md2_entity_poses`: one 80-byte record per entity slot, rewritten in
     /// place every frame.
     #[storage(4, read_only, visibility(vertex, fragment))]

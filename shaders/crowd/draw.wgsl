@@ -60,22 +60,35 @@ fn md2_crowd_instance(i: u32) -> Md2InstanceIn {
     return inst;
 }
 
+// Four words of the crowd's records from `at`, as a row.
+fn md2_crowd_row(at: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(vec4<u32>(
+        md2_crowd_records[at],
+        md2_crowd_records[at + 1u],
+        md2_crowd_records[at + 2u],
+        md2_crowd_records[at + 3u],
+    ));
+}
+
 // What the previous frame showed of instance `i` of the bucket being drawn
-// (its extra record).
+// (its extra record), read word by word at fixed offsets: a local array
+// filled in a loop and indexed by its counter would live in memory where
+// the compiler does not unroll it (shaders/README.md).
 fn md2_crowd_previous(i: u32) -> Md2Previous {
     let at = md2_crowd_draw.extra_base + (md2_crowd_draw.base + i) * MD2_CROWD_EXTRA_WORDS;
-    var words: array<u32, 20>;
-    for (var k = 0u; k < MD2_CROWD_EXTRA_WORDS; k++) {
-        words[k] = md2_crowd_records[at + k];
-    }
     let rows = array<vec4<f32>, 3>(
-        bitcast<vec4<f32>>(vec4<u32>(words[0], words[1], words[2], words[3])),
-        bitcast<vec4<f32>>(vec4<u32>(words[4], words[5], words[6], words[7])),
-        bitcast<vec4<f32>>(vec4<u32>(words[8], words[9], words[10], words[11])),
+        md2_crowd_row(at),
+        md2_crowd_row(at + 4u),
+        md2_crowd_row(at + 8u),
     );
-    let frames = vec4<u32>(words[12] & 0xffffu, words[12] >> 16u, words[13] & 0xffffu, words[13] >> 16u);
-    let lerp = bitcast<vec3<f32>>(vec3<u32>(words[14], words[15], words[16]));
-    return Md2Previous(rows, frames, lerp, words[17], words[18]);
+    let pose = vec2<u32>(md2_crowd_records[at + 12u], md2_crowd_records[at + 13u]);
+    let frames = vec4<u32>(pose.x & 0xffffu, pose.x >> 16u, pose.y & 0xffffu, pose.y >> 16u);
+    let lerp = bitcast<vec3<f32>>(vec3<u32>(
+        md2_crowd_records[at + 14u],
+        md2_crowd_records[at + 15u],
+        md2_crowd_records[at + 16u],
+    ));
+    return Md2Previous(rows, frames, lerp, md2_crowd_records[at + 17u], md2_crowd_records[at + 18u]);
 }
 
 @vertex
@@ -119,6 +132,6 @@ fn md2_vs_shadow_extra_crowd(corner: Md2CornerIn, @builtin(instance_index) i: u3
 }
 
 @vertex
-fn md2_vs_depth_crowd(corner: Md2CornerIn, @builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> {
+fn md2_vs_depth_crowd(corner: Md2CornerIn, @builtin(instance_index) i: u32) -> @builtin(position) @invariant vec4<f32> {
     return md2_depth_vertex(corner, md2_crowd_instance(i));
 }

@@ -213,13 +213,25 @@ fn base(bucket: u32) -> u32 {
 }
 
 // Level `level`'s first index, index count and error (CrowdParams keeps
-// them four to a vec4).
+// them four to a vec4). cs_scan's invocations each ask for their own
+// bucket's level: the first two read every level at the same index in all
+// invocations and keep the one asked for, since a uniform read whose index
+// differs between invocations is serialised on NVIDIA (shaders/README.md).
+// level_error's callers pass the same level in every invocation.
 fn level_first(level: u32) -> u32 {
-    return crowd.level_first[level / 4u][level % 4u];
+    var first = 0u;
+    for (var l = 0u; l < MAX_LEVELS; l++) {
+        first = select(first, crowd.level_first[l / 4u][l % 4u], l == level);
+    }
+    return first;
 }
 
 fn level_count(level: u32) -> u32 {
-    return crowd.level_count[level / 4u][level % 4u];
+    var count = 0u;
+    for (var l = 0u; l < MAX_LEVELS; l++) {
+        count = select(count, crowd.level_count[l / 4u][l % 4u], l == level);
+    }
+    return count;
 }
 
 fn level_error(level: u32) -> f32 {

@@ -306,6 +306,11 @@ fn shader_constants_match_the_crate() {
             "the shader and the CPU reference must read a bad normal index the same way"
         );
         assert_eq!(
+            u32_constant(&module, "MD2_NORMAL_TABLE_LEN") as usize,
+            super::normals::NORMAL_TABLE_LEN,
+            "the frame parameters start after the normal table"
+        );
+        assert_eq!(
             f32_constant(&module, "MD2_SHELL_OFFSET"),
             crate::SHELL_OFFSET
         );

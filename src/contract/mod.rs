@@ -7,11 +7,11 @@
 //! Once per model, [`ModelData`] (built from an [`Md2Model`](crate::Md2Model)):
 //!
 //! - the pose's bind group ([`PoseBindings`]; [`PoseBindings::CRATE`] is
-//!   group 1, bindings 0 to 3): the model's counts (a 16-byte uniform), its
+//!   group 1, bindings 0 to 2): the model's counts (a 16-byte uniform), its
 //!   frames' packed vertices (the file's 4 bytes per vertex per frame,
-//!   verbatim), its frames' scale and translate, and Quake II's normal
-//!   table ([`normal_table`]: [`ANORMS`](crate::ANORMS) padded to 256
-//!   entries, the same for every model);
+//!   verbatim), and Quake II's normal table ([`normal_table`]:
+//!   [`ANORMS`](crate::ANORMS) padded to 256 entries, the same for every
+//!   model) followed by its frames' scale and translate, both storage;
 //! - a vertex buffer of welded corners ([`Corner`](crate::Corner): the
 //!   vertex's xyz index, `u32` at location 0, and its uv, `vec2<f32>` at
 //!   location 1, 12 bytes a corner) and an index buffer (and a mirrored one,
@@ -30,7 +30,13 @@
 //! which a [material](crate::Md2Material)'s code follows). The files are in
 //! the crate's `shaders/` folder, each declaration once; a test parses them
 //! with naga and holds every `#[repr(C)]` record here equal to its WGSL
-//! struct, field by field.
+//! struct, field by field, and another walks every entry point for what
+//! real GPUs punish (`shaders/README.md`).
+//!
+//! What the types leave implicit (the skin sampler, the winding and when an
+//! instance counts as mirrored, the byte layout of saved levels of detail)
+//! is stated for another host in
+//! [docs/contract.md](https://github.com/md2-wgpu/md2-wgpu/blob/main/docs/contract.md).
 //!
 //! # From bytes to pixels
 //!
@@ -42,7 +48,9 @@
 //! the same for `b`; both lerped by `t` (and a second pair by the
 //! crossfade's weight), the normal renormalised; then placed by the rows.
 //! [`reference`](crate::reference) is the same arithmetic on the CPU, and
-//! the GPU tests hold the two equal (bit for bit on lavapipe).
+//! the GPU tests hold the two within bounds derived from WGSL's accuracy
+//! rules (an implementation may fuse `a * b + c` or not: equal bits are
+//! promised only where the arithmetic is exact).
 
 // Without the `wgpu` feature, what the contract holds for the crate's own GPU half (its buckets,
 // crowd records, entry points, packing) have

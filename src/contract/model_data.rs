@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::buckets::MAX_LEVELS;
 use super::level::ModelLevels;
+use super::normals::normal_table;
 use super::records::ModelInfo;
 use super::wgsl::MAX_GPU_FRAMES;
 use crate::format::Md2Model;
@@ -151,15 +152,16 @@ impl std::error::Error for ModelDataError {
 /// |---|---|---|
 /// | [`info_bytes`](Self::info_bytes) | uniform, [`PoseBindings::model`](super::PoseBindings::model) | 16 |
 /// | [`vertex_bytes`](Self::vertex_bytes) | storage, [`PoseBindings::vertices`](super::PoseBindings::vertices) | 4 × vertices × frames: the file's records verbatim |
-/// | [`frame_param_bytes`](Self::frame_param_bytes) | storage, [`PoseBindings::frame_params`](super::PoseBindings::frame_params) | 32 a frame: (scale, 0), (translate, 0) |
+/// | [`frame_param_bytes`](Self::frame_param_bytes) | storage, [`PoseBindings::frame_params`](super::PoseBindings::frame_params) | 4,096 (the normal table) + 32 a frame: (scale, 0), (translate, 0) |
 /// | [`corner_bytes`](Self::corner_bytes) | vertex buffer: `u32` xyz index at location 0, `vec2<f32>` uv at location 1, 12-byte stride | 12 a corner |
 /// | [`index_bytes`](Self::index_bytes) | index buffer, [`index_format`](Self::index_format); every level after full detail | 2 or 4 an index |
 /// | [`mirrored_index_bytes`](Self::mirrored_index_bytes) | index buffer for mirrored instances: the same ranges, the other winding | as the indices |
 ///
 /// A draw of level `l` (see [`levels`](Self::levels)) draws the index range
 /// `first_index..first_index + index_count` of either index buffer over the
-/// corners, one instance per record; the normal table ([`ANORMS`](crate::ANORMS))
-/// is the same for every model.
+/// corners, one instance per record. The normal table at the start of the
+/// frame parameters ([`normal_table`](super::normal_table)) is the same for
+/// every model.
 ///
 /// ```
 /// use md2_wgpu::{GpuModelOptions, ModelData, demo};
@@ -167,7 +169,7 @@ impl std::error::Error for ModelDataError {
 /// let model = demo::demo_model();
 /// let data = ModelData::new(&model, GpuModelOptions::DEFAULT)?;
 /// assert_eq!(data.vertex_bytes().len(), 4 * model.vertex_count() * model.frame_count() as usize);
-/// assert_eq!(data.frame_param_bytes().len(), 32 * model.frame_count() as usize);
+/// assert_eq!(data.frame_param_bytes().len(), 4096 + 32 * model.frame_count() as usize);
 /// assert_eq!(data.levels().len(), 1);
 /// # Ok::<(), md2_wgpu::ModelDataError>(())
 /// ```
@@ -260,7 +262,9 @@ impl ModelData {
         bytemuck::cast_slice(&self.vertices)
     }
 
-    /// Per frame, `(scale, 0)` then `(translate, 0)` as `vec4<f32>`s.
+    /// `md2_frame_params`, as `vec4<f32>`s: the normal table
+    /// ([`normal_table`](super::normal_table), [`NORMAL_TABLE_LEN`](super::NORMAL_TABLE_LEN)
+    /// entries), then per frame `(scale, 0)` and `(translate, 0)`.
     pub fn frame_param_bytes(&self) -> &[u8] {
         bytemuck::cast_slice(&self.frame_params)
     }
@@ -376,18 +380,15 @@ fn bounding_sphere(frame_bounds: &[([f32; 3], [f32; 3])]) -> [f32; 4] {
     [center[0], center[1], center[2], radius]
 }
 
-/// Two vec4 per frame: (scale, 0), (translate, 0).
+/// The normal table, then two vec4 per frame: (scale, 0), (translate, 0).
 fn frame_params(model: &Md2Model) -> Vec<[f32; 4]> {
-    model
-        .frames()
-        .iter()
-        .flat_map(|f| {
-            [
-                [f.scale[0], f.scale[1], f.scale[2], 0.0],
-                [f.translate[0], f.translate[1], f.translate[2], 0.0],
-            ]
-        })
-        .collect()
+    let frames = model.frames().iter().flat_map(|f| {
+        [
+            [f.scale[0], f.scale[1], f.scale[2], 0.0],
+            [f.translate[0], f.translate[1], f.translate[2], 0.0],
+        ]
+    });
+    normal_table().into_iter().chain(frames).collect()
 }
 
 /// The index list as bytes of `format`.

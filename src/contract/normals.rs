@@ -1,7 +1,9 @@
 //! Quake II's normal table as the pose reads it: padded to every value of
 //! the packed vertex's index byte, so no index can read past it and every
-//! index ≥ 162 reads the fallback normal, and laid out as `vec4`s, as a
-//! uniform array must be.
+//! index ≥ 162 reads the fallback normal, and laid out as `vec4`s: the
+//! first [`NORMAL_TABLE_LEN`] entries of the pose's `md2_frame_params`
+//! storage buffer (never a uniform: a uniform indexed by each vertex's own
+//! normal byte is serialised on NVIDIA; `shaders/README.md`).
 
 use crate::format::{ANORMS, FALLBACK_NORMAL_INDEX};
 
@@ -21,9 +23,11 @@ pub(crate) const NORMALS: [[f32; 3]; NORMAL_TABLE_LEN] = {
     table
 };
 
-/// The normal table as the pose's `md2_anorms` uniform holds it (see
-/// [`PoseBindings`](super::PoseBindings)): [`NORMAL_TABLE_LEN`] entries of
-/// `vec4<f32>` (x, y, z, 0), 4,096 bytes, the same for every model.
+/// The normal table as the pose reads it, at the start of
+/// `md2_frame_params` (see [`PoseBindings`](super::PoseBindings) and
+/// [`ModelData::frame_param_bytes`](super::ModelData::frame_param_bytes)):
+/// [`NORMAL_TABLE_LEN`] entries of `vec4<f32>` (x, y, z, 0), 4,096 bytes,
+/// the same for every model.
 pub fn normal_table() -> [[f32; 4]; NORMAL_TABLE_LEN] {
     NORMALS.map(|[x, y, z]| [x, y, z, 0.0])
 }

@@ -71,7 +71,7 @@ pub struct ModelInfo {
 /// | 48..56 | `frames` | 5: `Uint16x4` |
 /// | 56..68 | `t`, `t2`, `weight` | 6: `Float32x3` |
 /// | 68..72 | `skin_intensity` | 7: `Uint32` |
-/// | 72..76 | `tint` | 8: `Unorm8x4` |
+/// | 72..76 | `tint` | 8: `Uint32` (unpacked in the shader, `unpack4x8unorm`) |
 /// | 76..80 | `effects` | 9: `Uint32` |
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]

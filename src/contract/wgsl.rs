@@ -18,7 +18,7 @@ macro_rules! pose_module {
 /// (`md2_pose_vertex`), and the instance transform (`md2_world_position`,
 /// `md2_world_normal`), for an app's own vertex or compute stage.
 ///
-/// It declares the model's four bindings at group 1, bindings 0 to 3, as
+/// It declares the model's three bindings at group 1, bindings 0 to 2, as
 /// [`PoseBindings::CRATE`] lists them (a [`GpuModel`]'s bind group has them;
 /// [`ModelData`](super::ModelData) is their bytes for any other host); use
 /// [`pose_wgsl`] or [`PoseBindings::wgsl`] to place them elsewhere. Every
@@ -100,7 +100,7 @@ pub(crate) const CAPTURE_WGSL: &str = concat!(
     include_str!("../../shaders/testing/capture.wgsl"),
 );
 
-/// Where the pose's four bindings are: one bind group, four bindings. A
+/// Where the pose's bindings are: one bind group, three bindings. A
 /// [`GpuModel`](crate::GpuModel)'s bind group is [`PoseBindings::CRATE`]
 /// (with the skins at binding 4); another host places them where its own
 /// layout has room (a Bevy material's group, say) and uploads
@@ -110,10 +110,20 @@ pub(crate) const CAPTURE_WGSL: &str = concat!(
 /// |---|---|---|---|
 /// | `model` | `md2_model` | `var<uniform> Md2ModelInfo` | [`ModelData::info_bytes`](super::ModelData::info_bytes), 16 |
 /// | `vertices` | `md2_verts` | `var<storage, read> array<u32>` | [`ModelData::vertex_bytes`](super::ModelData::vertex_bytes): 4 per vertex per frame |
-/// | `frame_params` | `md2_frame_params` | `var<storage, read> array<vec4<f32>>` | [`ModelData::frame_param_bytes`](super::ModelData::frame_param_bytes): 32 per frame |
-/// | `normals` | `md2_anorms` | `var<uniform> array<vec4<f32>, 256>` | [`normal_table_bytes`](super::normal_table_bytes): 4,096 |
+/// | `frame_params` | `md2_frame_params` | `var<storage, read> array<vec4<f32>>` | [`ModelData::frame_param_bytes`](super::ModelData::frame_param_bytes): the normal table (4,096), then 32 per frame |
 ///
-/// Every binding is read by the vertex (or compute) stage only.
+/// Every binding is read by the vertex (or compute) stage only. The two
+/// storage buffers are all the pose adds to a stage's storage-buffer
+/// count (a resident crowd's draws add two more: four, WebGPU's downlevel
+/// limit).
+///
+/// Until 0.2 the normal table was a fourth binding, a uniform: indexed by
+/// each vertex's own normal byte, it was read one lane at a time on NVIDIA
+/// GPUs (`shaders/README.md`). It is now the first
+/// [`NORMAL_TABLE_LEN`](super::NORMAL_TABLE_LEN) entries of
+/// `md2_frame_params`, whose bytes include it: a host that uploads
+/// [`ModelData::frame_param_bytes`](super::ModelData::frame_param_bytes)
+/// there needs no other change, and binding 3 is no longer read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PoseBindings {
     /// The bind group index.
@@ -122,17 +132,27 @@ pub struct PoseBindings {
     pub model: u32,
     /// `md2_verts`.
     pub vertices: u32,
-    /// `md2_frame_params`.
+    /// `md2_frame_params`: the normal table, then each frame's scale and
+    /// translate.
     pub frame_params: u32,
-    /// `md2_anorms`.
+    /// Where `md2_anorms`, the normal table as a uniform, was until 0.2.
+    /// The pose no longer reads it ([`wgsl`](Self::wgsl) ignores it): the
+    /// table is part of `frame_params`.
+    #[deprecated(
+        since = "0.2.0",
+        note = "the normal table is the start of `frame_params` (a storage buffer); nothing reads this binding"
+    )]
     pub normals: u32,
 }
 
 impl PoseBindings {
-    /// Where the crate's pipelines bind them: group 1, bindings 0 to 3.
+    /// Where the crate's pipelines bind them: group 1, bindings 0 to 2.
     pub const CRATE: PoseBindings = PoseBindings::starting_at(1, 0);
 
-    /// Group `group`, bindings `first` to `first + 3` in the table's order.
+    /// Group `group`, bindings `first` to `first + 2` in the table's order.
+    // The deprecated field is still set (to the binding after the others,
+    // where it was) for the release that keeps it.
+    #[allow(deprecated)]
     pub const fn starting_at(group: u32, first: u32) -> PoseBindings {
         PoseBindings {
             group,
@@ -154,7 +174,6 @@ impl PoseBindings {
                 self.frame_params,
                 "md2_frame_params",
             ),
-            (crate_bindings.normals, self.normals, "md2_anorms"),
         ];
         let mut text = MD2_POSE_WGSL.to_string();
         for (from, to, name) in moves {
@@ -179,7 +198,7 @@ impl PoseBindings {
 }
 
 /// [`MD2_POSE_WGSL`] with the model's bind group at `group` instead of 1
-/// (bindings 0 to 3).
+/// (bindings 0 to 2).
 pub fn pose_wgsl(group: u32) -> String {
     PoseBindings::starting_at(group, 0).wgsl()
 }
@@ -240,12 +259,7 @@ mod tests {
     #[test]
     fn moved_bindings_are_where_asked_and_nothing_else_changes() {
         let moved = PoseBindings::starting_at(3, 7).wgsl();
-        for (binding, name) in [
-            (7, "md2_model"),
-            (8, "md2_verts"),
-            (9, "md2_frame_params"),
-            (10, "md2_anorms"),
-        ] {
+        for (binding, name) in [(7, "md2_model"), (8, "md2_verts"), (9, "md2_frame_params")] {
             assert!(
                 moved.contains(&format!("@group(3) @binding({binding}) var"))
                     && moved.contains(name),
@@ -259,14 +273,14 @@ mod tests {
         );
         // Moving the bindings onto one another's numbers is a permutation.
         let swapped = PoseBindings {
-            group: 1,
-            model: 3,
-            vertices: 2,
-            frame_params: 1,
-            normals: 0,
+            model: 2,
+            frame_params: 0,
+            ..PoseBindings::CRATE
         }
         .wgsl();
-        assert!(swapped.contains("@group(1) @binding(3) var<uniform> md2_model"));
-        assert!(swapped.contains("@group(1) @binding(0) var<uniform> md2_anorms"));
+        assert!(swapped.contains("@group(1) @binding(2) var<uniform> md2_model"));
+        assert!(swapped.contains("@group(1) @binding(0) var<storage, read> md2_frame_params"));
+        // No table a vertex indexes is a uniform.
+        assert!(!MD2_POSE_WGSL.contains("md2_anorms"));
     }
 }

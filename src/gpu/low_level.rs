@@ -78,7 +78,7 @@ pub fn read_crowd_records(
     let read = read_crowd(renderer, device, queue, index, false);
     async move {
         let (records, members) = read.await?;
-        let words: &[u32] = bytemuck::cast_slice(&members);
+        let words = crate::gpu::readback::words(&members);
         records
             .into_iter()
             .map(|(bucket, r)| {

@@ -10,6 +10,14 @@ use std::task::{Context, Poll, Waker};
 
 use crate::gpu::device::buffers::caught;
 
+/// `bytes` read back from the GPU as the `u32` words they hold. Copied, not
+/// cast in place: a `Vec<u8>` (or a mapped range) is aligned to 4 only by
+/// the allocator's grace, and an empty one not at all, where
+/// `bytemuck::cast_slice` panics.
+pub(crate) fn words(bytes: &[u8]) -> Vec<u32> {
+    bytemuck::pod_collect_to_vec(bytes)
+}
+
 /// What a read-back has come to.
 #[derive(Debug, Default)]
 struct State {

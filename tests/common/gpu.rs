@@ -341,6 +341,53 @@ pub fn crowd_records(
     md2_wgpu::support::wait(&gpu.device, read)
 }
 
+/// The pose a record holds, as an instance takes it: packed again
+/// (`PoseWords::of`), it gives the record's words.
+pub fn record_pose(record: &md2_wgpu::InstanceRecord) -> md2_wgpu::Pose {
+    let [a, b, c, d] = record.frames.map(u32::from);
+    md2_wgpu::Pose {
+        primary: md2_wgpu::FrameLerp {
+            frame_a: a,
+            frame_b: b,
+            t: record.t,
+        },
+        secondary: md2_wgpu::FrameLerp {
+            frame_a: c,
+            frame_b: d,
+            t: record.t2,
+        },
+        weight: record.weight,
+    }
+}
+
+/// `instances` with each one's pose replaced by the pose the crowd drew for
+/// the member standing where it stands (the translation of its transform),
+/// read back from view `index` of `renderer`'s last `prepare_crowds`. The
+/// immediate path then packs the very words the crowd's compute pass
+/// wrote, so two pictures can be held to the same pixels; how the GPU's
+/// clocks compare with the CPU's is the clock tests' business. Returns how
+/// many were replaced.
+pub fn with_drawn_poses(
+    gpu: &Gpu,
+    renderer: &Md2Renderer,
+    index: usize,
+    instances: &mut [md2_wgpu::Md2Instance],
+) -> usize {
+    let records = crowd_records(gpu, renderer, index).expect("the crowd's records");
+    let mut replaced = 0;
+    for instance in instances {
+        let at = instance.transform.w_axis.truncate().to_array();
+        let drawn = records
+            .iter()
+            .find(|(_, r)| [r.rows[0][3], r.rows[1][3], r.rows[2][3]] == at);
+        if let Some((_, record)) = drawn {
+            instance.pose = record_pose(record);
+            replaced += 1;
+        }
+    }
+    replaced
+}
+
 /// The extra records beside [`crowd_records`]' records.
 pub fn crowd_extras(
     gpu: &Gpu,

@@ -15,6 +15,36 @@ pub fn differing_pixels(a: &RgbaImage, b: &RgbaImage, tolerance: u8) -> usize {
         .count()
 }
 
+/// Pixels one picture covers (alpha above 0) and the other does not.
+pub fn coverage_differences(a: &RgbaImage, b: &RgbaImage) -> usize {
+    assert_eq!(a.dimensions(), b.dimensions());
+    a.pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| (p.0[3] > 0) != (q.0[3] > 0))
+        .count()
+}
+
+/// Asserts that two pipelines drew the same picture from the same words:
+/// the same pixels covered (every position output is `@invariant`: the
+/// same data and control flow give the same position whatever pipeline
+/// computes it), and every channel within 1 (the other outputs are not
+/// invariant: a pipeline may fuse their arithmetic differently, a few ULP
+/// that move a value only when it sits that close to a rounding boundary,
+/// by one step; a later blend's (1 − alpha) shrinks that step before its
+/// own rounding).
+pub fn assert_same_drawing(a: &RgbaImage, b: &RgbaImage, what: &str) {
+    let uncovered = coverage_differences(a, b);
+    assert_eq!(
+        uncovered, 0,
+        "{what}: {uncovered} pixels covered by one only"
+    );
+    let differ = differing_pixels(a, b, 1);
+    assert_eq!(
+        differ, 0,
+        "{what}: {differ} pixels differ by more than 1/255"
+    );
+}
+
 /// Mean absolute difference per channel, over every pixel (0..255).
 pub fn mean_difference(a: &RgbaImage, b: &RgbaImage) -> f64 {
     assert_eq!(a.dimensions(), b.dimensions());

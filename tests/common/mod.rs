@@ -3,16 +3,20 @@
 //! (`$MD2_SHARED_MODELS`, else `../shared/md2`), a headless device on
 //! whatever adapter exists (the crate's own `support::Headless`, skipping
 //! loudly without one unless MD2_REQUIRE_GPU=1), offscreen rendering with
-//! the crate's one read-back, models built in code, and picture
-//! comparisons. The GPU part needs the `gpu` feature (on by default):
+//! the crate's one read-back, models built in code, picture comparisons,
+//! and the bounds a GPU result is held to (derived from WGSL's accuracy
+//! rules, `bounds`). The GPU part needs the `gpu` feature (on by default):
 //! without it the suite tests md2-wgpu built without wgpu.
 
+pub mod api;
+pub mod bounds;
 mod glcmds;
 #[cfg(feature = "gpu")]
 mod gpu;
 mod images;
 mod models;
 mod shared;
+mod surface;
 
 pub use glcmds::*;
 #[cfg(feature = "gpu")]
@@ -20,3 +24,4 @@ pub use gpu::*;
 pub use images::*;
 pub use models::*;
 pub use shared::*;
+pub use surface::*;

@@ -77,6 +77,23 @@ pub fn workspace_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// Where the reference pictures are: `$MD2_REFERENCE_DIR`, else
+/// `tests/reference` of the workspace the binary was built in, else of the
+/// current directory (a test binary copied to another machine runs from a
+/// checkout's root there: `benches/device.sh`).
+pub fn reference_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MD2_REFERENCE_DIR") {
+        return PathBuf::from(dir);
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("reference");
+    let here = Path::new("tests").join("reference");
+    if !built.is_dir() && here.is_dir() {
+        here
+    } else {
+        built
+    }
+}
+
 /// Cargo's target directory (which `CARGO_TARGET_DIR` may move).
 pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {

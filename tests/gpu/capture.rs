@@ -1,7 +1,11 @@
 //! GPU equals CPU: the positions and normals the shader computes (captured
 //! through `cs_capture`, which calls the vertex shader's own `pose_vertex`)
-//! match `md2_wgpu::reference::blend` to a relative error of 1e-5.
+//! match `md2_wgpu::reference::blend` within the bound WGSL's accuracy
+//! rules give each vertex (`common::bounds`: fused or unfused
+//! multiply-adds, 2.5-ULP division, `sqrt` as `1 / inverseSqrt`), and bit
+//! for bit where every step is exact.
 
+use crate::common::bounds::{VertexBound, pose_bounds};
 use crate::common::*;
 use md2_wgpu::support::PoseCapture;
 use md2_wgpu::{
@@ -9,24 +13,60 @@ use md2_wgpu::{
     PackedVertex, Pose, PrepareError, SHELL_OFFSET, TexCoord, Triangle, nearest_normal_index,
 };
 
-const TOLERANCE: f32 = 1e-5;
-
-/// Largest of |gpu − cpu| / max(|cpu|, 1) over every vertex (the floor of
-/// 1 keeps positions near the origin from inflating the ratio).
-fn worst_error(gpu: &[[f32; 3]], cpu: &[[f32; 3]]) -> (f32, usize) {
+/// The vertex whose difference is largest against its bound, as (how much
+/// of the bound it takes, the vertex): above 1 breaks the bound (NaN
+/// counts as infinitely far).
+fn worst_against(
+    gpu: &[[f32; 3]],
+    cpu: &[[f32; 3]],
+    bounds: &[VertexBound],
+    bound: fn(&VertexBound) -> f32,
+) -> (f32, usize) {
     assert_eq!(gpu.len(), cpu.len());
     let mut worst = (0.0f32, 0);
     for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
-        let d = ((g[0] - c[0]).powi(2) + (g[1] - c[1]).powi(2) + (g[2] - c[2]).powi(2)).sqrt();
-        let scale = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt().max(1.0);
-        let e = d / scale;
-        // NaN compares false: count it as the worst possible.
-        let e = if e.is_nan() { f32::INFINITY } else { e };
-        if e > worst.0 {
-            worst = (e, i);
+        let limit = bound(&bounds[i]);
+        for k in 0..3 {
+            let d = (g[k] - c[k]).abs();
+            let share = if d == 0.0 {
+                0.0
+            } else if d.is_nan() || limit == 0.0 {
+                f32::INFINITY
+            } else {
+                d / limit
+            };
+            if share > worst.0 {
+                worst = (share, i);
+            }
         }
     }
     worst
+}
+
+/// Asserts the GPU's pose within each vertex's bound of the CPU's.
+fn assert_within(
+    what: &str,
+    (gp, gn): (&[[f32; 3]], &[[f32; 3]]),
+    (cp, cn): (&[[f32; 3]], &[[f32; 3]]),
+    bounds: &[VertexBound],
+) -> (f32, f32) {
+    let (sp, ip) = worst_against(gp, cp, bounds, |b| b.position);
+    assert!(
+        sp <= 1.0,
+        "{what}: position {ip} is {:?} on the GPU, {:?} on the CPU: {sp} times its bound {}",
+        gp[ip],
+        cp[ip],
+        bounds[ip].position
+    );
+    let (sn, inn) = worst_against(gn, cn, bounds, |b| b.normal);
+    assert!(
+        sn <= 1.0,
+        "{what}: normal {inn} is {:?} on the GPU, {:?} on the CPU: {sn} times its bound {}",
+        gn[inn],
+        cn[inn],
+        bounds[inn].normal
+    );
+    (sp, sn)
 }
 
 fn poses_for(frame_count: u32) -> Vec<Pose> {
@@ -71,6 +111,7 @@ fn compare(gpu: &Gpu, capture: &PoseCapture, renderer: &Md2Renderer, name: &str,
     let mut normals = vec![[0.0f32; 3]; n];
     let poses = poses_for(model.frame_count());
     let (mut worst_p, mut worst_n) = (0.0f32, 0.0f32);
+    let (mut exact, mut widest) = (0usize, 0.0f32);
     // Every pose plain, and pushed out as a powerup shell.
     let cases = poses.iter().flat_map(|p| [(p, 0.0), (p, SHELL_OFFSET)]);
     for (pose, push) in cases {
@@ -79,27 +120,22 @@ fn compare(gpu: &Gpu, capture: &PoseCapture, renderer: &Md2Renderer, name: &str,
         let captured = capture
             .capture(&gpu.device, &gpu.queue, &gpu_model, pose, push)
             .unwrap();
-        let (gp, gn) = (&captured.positions, &captured.normals);
-        let (ep, ip) = worst_error(gp, &positions);
-        let (en, inn) = worst_error(gn, &normals);
-        assert!(
-            ep <= TOLERANCE,
-            "{name} {pose:?} pushed {push}: position {ip} is {:?} on the GPU, {:?} on the CPU (error {ep})",
-            gp[ip],
-            positions[ip]
+        let bounds = pose_bounds(model, pose, push);
+        exact += bounds.iter().filter(|b| b.position == 0.0).count();
+        widest = bounds.iter().map(|b| b.position).fold(widest, f32::max);
+        let (sp, sn) = assert_within(
+            &format!("{name} {pose:?} pushed {push}"),
+            (&captured.positions, &captured.normals),
+            (&positions, &normals),
+            &bounds,
         );
-        worst_p = worst_p.max(ep);
-        worst_n = worst_n.max(en);
-        assert!(
-            en <= TOLERANCE,
-            "{name} {pose:?}: normal {inn} is {:?} on the GPU, {:?} on the CPU (error {en})",
-            gn[inn],
-            normals[inn]
-        );
+        worst_p = worst_p.max(sp);
+        worst_n = worst_n.max(sn);
     }
     eprintln!(
-        "{name}: {} poses × {n} vertices, plain and shelled, agree (worst relative error: \
-         positions {worst_p:e}, normals {worst_n:e})",
+        "{name}: {} poses × {n} vertices, plain and shelled, within their derived bounds \
+         (largest share of a bound: positions {worst_p:.3}, normals {worst_n:.3}; widest \
+         position bound {widest:e}; {exact} positions exact by the arithmetic)",
         poses.len()
     );
 }
@@ -245,7 +281,9 @@ fn capture_rejects_frames_out_of_range() {
 /// the model, a vertex past it, factors that are NaN or out of [0, 1]) read
 /// nothing outside the model's buffers, as wgpu checks every index: the
 /// capture completes without a device error, a vertex gets a result, and
-/// words in range still give exactly the CPU's pose.
+/// words in range still give the CPU's pose: the same bits as the checked
+/// capture (one pipeline, the same words), and the reference's within each
+/// vertex's derived bound.
 #[test]
 fn hostile_words_read_nothing_outside_the_buffers() {
     let Some(gpu) = gpu() else { return };
@@ -288,8 +326,18 @@ fn hostile_words_read_nothing_outside_the_buffers() {
     let checked = capture
         .capture(&gpu.device, &gpu.queue, &gpu_model, &pose, 0.0)
         .unwrap();
+    // One pipeline given the same words computes the same bits.
     assert_eq!(raw.positions, checked.positions);
+    assert_eq!(raw.normals, checked.normals);
     let (mut p, mut n) = (vec![[0.0; 3]; vertices], vec![[0.0; 3]; vertices]);
     md2_wgpu::reference::blend(&model, &pose, &mut p, &mut n).unwrap();
-    assert_eq!(worst_error(&raw.positions, &p).0, 0.0, "bit for bit");
+    // An implementation may fuse q · scale + translate and the lerp's
+    // multiply-add, or not (NVIDIA's and lavapipe's bits differ by
+    // 4e-7 here): the bound says how far that can take each vertex.
+    assert_within(
+        "frames 10 and 11 at 0.25, raw words",
+        (&raw.positions, &raw.normals),
+        (&p, &n),
+        &pose_bounds(&model, &pose, 0.0),
+    );
 }

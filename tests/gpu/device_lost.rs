@@ -76,21 +76,30 @@ fn scene(gpu: &Gpu, model: &Md2Model) -> Result<image::RgbaImage, String> {
     Ok(target.read(gpu, encoder))
 }
 
-#[test]
-fn after_a_lost_device_calls_fail_typed_and_a_new_device_draws_the_same_pixels() {
-    let Some(gpu) = gpu() else { return };
-    let model = demo::demo_model();
-    let before = scene(&gpu, &model).unwrap();
-    assert!(coverage(&before) > 500, "the scene draws");
+/// The renderer, model and crowd of one device, made before it is lost,
+/// as an app's would be, with a frame drawn.
+struct Before {
+    renderer: Md2Renderer,
+    gpu_model: GpuModel,
+    crowd: Md2Crowd,
+    member: CrowdMember,
+    instances: Vec<Md2Instance>,
+    camera: Camera,
+}
 
-    // The renderer, model and crowd of the lost device, made before it is
-    // lost, as an app's would be.
-    let mut renderer = Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH).unwrap();
+fn before(gpu: &Gpu, model: &Md2Model, cache: Option<&md2_wgpu::Md2Cache>) -> Before {
+    let renderer = match cache {
+        Some(cache) => {
+            Md2Renderer::with_cache(&gpu.device, cache, SRGB, Md2RendererOptions::WITH_DEPTH)
+        }
+        None => Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH),
+    }
+    .unwrap();
     let gpu_model = GpuModel::new(
         &gpu.device,
         &gpu.queue,
         &renderer,
-        &model,
+        model,
         &[demo::demo_skin()],
     )
     .unwrap();
@@ -100,17 +109,220 @@ fn after_a_lost_device_calls_fail_typed_and_a_new_device_draws_the_same_pixels()
         ClipClock::new(Quake2Player::Run.clip(), 0.0),
     );
     crowd.add(member.clone()).unwrap();
-    // The app's own calls on the lost device are errors too (its textures,
-    // its pass): an app that survives a loss catches them, as this one
-    // counts them. The crate's own calls must not reach this handler.
+    let instances = vec![Md2Instance::new(
+        Mat4::from_translation(Vec3::X * 40.0),
+        FrameLerp::still(0),
+    )];
+    let mut frame = Before {
+        renderer,
+        gpu_model,
+        crowd,
+        member,
+        instances,
+        camera: Camera::framing_model(model, 1.0),
+    };
+    let target = frame.draw(gpu).expect("a frame before the loss");
+    assert!(coverage(&target) > 100, "the frame before the loss draws");
+    frame
+}
+
+impl Before {
+    /// A frame with the same instances and crowd as the last: `prepare`,
+    /// `prepare_crowds`, `render`.
+    fn draw(&mut self, gpu: &Gpu) -> Result<image::RgbaImage, md2_wgpu::PrepareError> {
+        let batches = [Md2Batch::new(&self.gpu_model, &self.instances)];
+        self.renderer
+            .prepare(&gpu.device, &gpu.queue, &self.camera, &batches)?;
+        let target = Target::for_renderer(gpu, &self.renderer, SIZE, SIZE);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        self.renderer.prepare_crowds(
+            &gpu.device,
+            &gpu.queue,
+            &mut encoder,
+            1.0,
+            [&mut self.crowd],
+        )?;
+        {
+            let mut pass = target.begin(&mut encoder, self.renderer.options().depth);
+            self.renderer.render(&mut pass);
+        }
+        Ok(target.read(gpu, encoder))
+    }
+
+    fn draws(&self) -> u64 {
+        md2_wgpu::low_level::recorded_draws(&self.renderer)
+    }
+}
+
+fn is_device_error(result: &Result<impl std::fmt::Debug, md2_wgpu::PrepareError>) -> bool {
+    matches!(result, Err(md2_wgpu::PrepareError::Device { .. }))
+}
+
+fn is_setup_device_error(result: &Result<impl std::fmt::Debug, md2_wgpu::SetupError>) -> bool {
+    matches!(result, Err(md2_wgpu::SetupError::Device { .. }))
+}
+
+/// Every call that makes GPU objects, on a lost device: a `SetupError::Device`.
+fn every_maker_fails(
+    gpu: &Gpu,
+    model: &Md2Model,
+    cache: &md2_wgpu::Md2Cache,
+    gpu_model: &mut GpuModel,
+) {
+    let made = GpuModel::new(&gpu.device, &gpu.queue, cache, model, &[]);
+    assert!(is_setup_device_error(&made), "{made:?}");
+    let made = Md2Crowd::new(&gpu.device, cache, gpu_model);
+    assert!(is_setup_device_error(&made), "{made:?}");
+    let made = Md2Renderer::with_cache(&gpu.device, cache, SRGB, Md2RendererOptions::WITH_DEPTH);
+    assert!(is_setup_device_error(&made), "{made:?}");
+    let made = Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH);
+    assert!(is_setup_device_error(&made), "{made:?}");
+    let levels =
+        md2_wgpu::Levels::new(model, gpu_model.mesh(), &md2_wgpu::LevelOptions::NONE).unwrap();
+    let set = gpu_model.set_levels(&gpu.device, levels);
+    assert!(is_setup_device_error(&set), "{set:?}");
+}
+
+/// The app's own calls on a lost device are errors too (its textures, its
+/// pass): an app that survives a loss catches them, as this one counts
+/// them. The crate's own calls must not reach this handler.
+fn count_uncaptured(gpu: &Gpu) -> Arc<AtomicUsize> {
     let uncaptured = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&uncaptured);
     gpu.device.on_uncaptured_error(Arc::new(move |_| {
         counter.fetch_add(1, Ordering::Relaxed);
     }));
-    gpu.device.destroy();
+    uncaptured
+}
 
-    let camera = Camera::framing_model(&model, 1.0);
+/// With the cache watching the device (`Md2Cache::watch_device_lost`, the
+/// app's own callback handed to it), every call after the loss says so,
+/// call by call, once wgpu has reported it (at the device's next poll);
+/// the app's callback runs once; CPU-side changes go on. A new device
+/// rebuilt from the same models draws the same pixels as before.
+#[test]
+fn a_watched_lost_device_makes_every_call_an_error_and_a_new_one_draws_the_same() {
+    let Some(gpu) = gpu() else { return };
+    let model = demo::demo_model();
+    let picture_before = scene(&gpu, &model).unwrap();
+    assert!(coverage(&picture_before) > 500, "the scene draws");
+
+    let cache = md2_wgpu::Md2Cache::new(&gpu.device).unwrap();
+    let heard = Arc::new(AtomicUsize::new(0));
+    let app_heard = Arc::clone(&heard);
+    cache.watch_device_lost(&gpu.device, move |reason, message| {
+        eprintln!("the app's callback: {reason:?}: {message}");
+        app_heard.fetch_add(1, Ordering::Relaxed);
+    });
+    let mut frame = before(&gpu, &model, Some(&cache));
+    let uncaptured = count_uncaptured(&gpu);
+    assert!(cache.device_lost().is_none());
+    gpu.device.destroy();
+    // wgpu reports the loss at the device's next poll (an app's frame loop,
+    // or a read-back, polls).
+    let _ = gpu.device.poll(wgpu::PollType::Poll);
+    assert_eq!(heard.load(Ordering::Relaxed), 1, "the app's callback ran");
+    let why = cache.device_lost().expect("the cache knows").to_string();
+    assert!(why.contains("Destroyed"), "{why}");
+
+    // `prepare` with the same instances as the frame before: nothing grows,
+    // and still an error.
+    let batches = [Md2Batch::new(&frame.gpu_model, &frame.instances)];
+    let prepared = frame
+        .renderer
+        .prepare(&gpu.device, &gpu.queue, &frame.camera, &batches);
+    assert!(is_device_error(&prepared), "{prepared:?}");
+    assert!(
+        prepared
+            .unwrap_err()
+            .to_string()
+            .contains("the device was lost"),
+        "says why"
+    );
+    // `prepare_crowds` with an unchanged crowd.
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let crowds = frame.renderer.prepare_crowds(
+        &gpu.device,
+        &gpu.queue,
+        &mut encoder,
+        1.0,
+        [&mut frame.crowd],
+    );
+    assert!(is_device_error(&crowds), "{crowds:?}");
+    {
+        let target = Target::for_renderer(&gpu, &frame.renderer, SIZE, SIZE);
+        let mut pass = target.begin(&mut encoder, frame.renderer.options().depth);
+        frame.renderer.render(&mut pass);
+    }
+    assert_eq!(frame.draws(), 0, "nothing is drawn after a refused frame");
+    gpu.queue.submit([encoder.finish()]);
+    // The read-backs.
+    let visible = md2_wgpu::support::wait(
+        &gpu.device,
+        frame.renderer.visible_members(&gpu.device, &gpu.queue),
+    );
+    assert!(is_device_error(&visible), "{visible:?}");
+    assert!(
+        frame
+            .renderer
+            .recent_visible_members(&gpu.device)
+            .is_none_or(|v| v.per_crowd.is_empty())
+    );
+    // Everything that makes GPU objects.
+    every_maker_fails(&gpu, &model, &cache, &mut frame.gpu_model);
+    // The CPU side goes on.
+    for _ in 0..300 {
+        frame.crowd.add(frame.member.clone()).unwrap();
+    }
+    assert_eq!(frame.crowd.len(), 301);
+    assert!(is_device_error(&frame.draw(&gpu)));
+    assert_eq!(frame.draws(), 0);
+    eprintln!(
+        "the app's own calls on the lost device raised {} errors",
+        uncaptured.load(Ordering::Relaxed)
+    );
+
+    // A new device, everything rebuilt from the same model: the same
+    // picture.
+    let Some(again) = crate::common::gpu() else {
+        return;
+    };
+    let after = scene(&again, &model).unwrap();
+    assert_eq!(differing_pixels(&picture_before, &after, 0), 0);
+}
+
+/// Without a watch the crate cannot know of a loss it is not told of: what
+/// the crate docs say holds, call by call. Calls that make or grow GPU
+/// objects (a model, a crowd, a renderer, levels, a grown instance
+/// buffer, a crowd's grown buffers) and read-backs are errors; a frame that
+/// only rewrites buffers made before the loss returns Ok and draws into a
+/// target the lost device never shows. The app's signal is wgpu's own
+/// device-lost callback; `Md2Cache::mark_device_lost` hands it on.
+#[test]
+fn an_unwatched_lost_device_is_noticed_where_the_docs_say() {
+    let Some(gpu) = gpu() else { return };
+    let model = demo::demo_model();
+    let mut frame = before(&gpu, &model, None);
+    let _uncaptured = count_uncaptured(&gpu);
+    gpu.device.destroy();
+    let _ = gpu.device.poll(wgpu::PollType::Poll);
+
+    // The same frame again: nothing is made, nothing is noticed.
+    let batches = [Md2Batch::new(&frame.gpu_model, &frame.instances)];
+    let same = frame
+        .renderer
+        .prepare(&gpu.device, &gpu.queue, &frame.camera, &batches);
+    assert!(same.is_ok(), "{same:?}");
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let crowds = frame.renderer.prepare_crowds(
+        &gpu.device,
+        &gpu.queue,
+        &mut encoder,
+        1.0,
+        [&mut frame.crowd],
+    );
+    assert!(crowds.is_ok(), "{crowds:?}");
+    // More instances than the buffer holds: the grown buffer is an error.
     let many: Vec<Md2Instance> = (0..5000)
         .map(|i| {
             Md2Instance::new(
@@ -119,70 +331,44 @@ fn after_a_lost_device_calls_fail_typed_and_a_new_device_draws_the_same_pixels()
             )
         })
         .collect();
-    // The first frame after the loss: with as many instances as before it
-    // writes into buffers made before the loss (nothing shows); with more,
-    // the grown buffer is the device's error.
-    let small = renderer.prepare(
+    let grown = frame.renderer.prepare(
         &gpu.device,
         &gpu.queue,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &many[..1])],
+        &frame.camera,
+        &[Md2Batch::new(&frame.gpu_model, &many)],
     );
-    assert!(small.is_ok() || matches!(small, Err(md2_wgpu::PrepareError::Device { .. })));
-    let grown = renderer.prepare(
-        &gpu.device,
-        &gpu.queue,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &many)],
-    );
-    assert!(
-        matches!(grown, Err(md2_wgpu::PrepareError::Device { .. })),
-        "{grown:?}"
-    );
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    assert!(is_device_error(&grown), "{grown:?}");
+    // A crowd that outgrew its buffers.
     for _ in 0..300 {
-        crowd.add(member.clone()).unwrap();
+        frame.crowd.add(frame.member.clone()).unwrap();
     }
-    let crowds = renderer.prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 1.0, [&mut crowd]);
-    assert!(
-        matches!(crowds, Err(md2_wgpu::PrepareError::Device { .. })),
-        "{crowds:?}"
+    let crowds = frame.renderer.prepare_crowds(
+        &gpu.device,
+        &gpu.queue,
+        &mut encoder,
+        1.0,
+        [&mut frame.crowd],
     );
-    {
-        let target = Target::for_renderer(&gpu, &renderer, SIZE, SIZE);
-        let mut pass = target.begin(&mut encoder, renderer.options().depth);
-        renderer.render(&mut pass);
-        assert_eq!(
-            md2_wgpu::low_level::recorded_draws(&renderer),
-            0,
-            "nothing is drawn after a failed prepare"
-        );
-    }
-    gpu.queue.submit([encoder.finish()]);
+    assert!(is_device_error(&crowds), "{crowds:?}");
+    drop(encoder);
     let visible = md2_wgpu::support::wait(
         &gpu.device,
-        renderer.visible_members(&gpu.device, &gpu.queue),
+        frame.renderer.visible_members(&gpu.device, &gpu.queue),
     );
-    assert!(visible.is_err(), "{visible:?}");
-    assert!(
-        GpuModel::new(
-            &gpu.device,
-            &gpu.queue,
-            &renderer,
-            &model,
-            &[demo::demo_skin()]
-        )
-        .is_err()
-    );
-    assert!(Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH).is_err());
-    let captured = uncaptured.load(Ordering::Relaxed);
-    eprintln!("the app's own calls on the lost device raised {captured} errors");
+    assert!(is_device_error(&visible), "{visible:?}");
+    let cache = frame.renderer.cache().clone();
+    every_maker_fails(&gpu, &model, &cache, &mut frame.gpu_model);
 
-    // A new device, everything rebuilt from the same model: the same
-    // picture.
-    let Some(again) = crate::common::gpu() else {
-        return;
-    };
-    let after = scene(&again, &model).unwrap();
-    assert_eq!(differing_pixels(&before, &after, 0), 0);
+    // Told by the app (from its own wgpu callback), every call says so.
+    cache.mark_device_lost("the app's callback said so");
+    let batches = [Md2Batch::new(&frame.gpu_model, &frame.instances)];
+    let told = frame
+        .renderer
+        .prepare(&gpu.device, &gpu.queue, &frame.camera, &batches);
+    assert!(is_device_error(&told), "{told:?}");
+    assert!(
+        told.unwrap_err()
+            .to_string()
+            .contains("the app's callback said so")
+    );
 }

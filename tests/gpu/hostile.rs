@@ -265,7 +265,7 @@ fn instance_count_can_grow_and_shrink() {
 fn a_model_over_the_storage_limit_is_a_clear_error() {
     let Some(gpu) = gpu_with(
         |_| wgpu::Limits {
-            max_storage_buffer_binding_size: 4096,
+            max_storage_buffer_binding_size: 8192,
             ..md2_wgpu::required_limits()
         },
         wgpu::Features::empty(),
@@ -273,21 +273,36 @@ fn a_model_over_the_storage_limit_is_a_clear_error() {
         return;
     };
     let renderer = renderer(&gpu);
-    // 400 frames × 3 vertices × 4 bytes = 4,800 bytes of vertex data.
+    // 700 frames × 3 vertices × 4 bytes = 8,400 bytes of vertex data.
     let err =
-        GpuModel::new(&gpu.device, &gpu.queue, &renderer, &many_frames(400), &[]).unwrap_err();
+        GpuModel::new(&gpu.device, &gpu.queue, &renderer, &many_frames(700), &[]).unwrap_err();
     assert_eq!(
         err,
         SetupError::ModelTooLarge {
             buffer: "vertex data",
-            bytes: 4800,
+            bytes: 8400,
             limit_name: "max_storage_buffer_binding_size",
-            limit: 4096,
+            limit: 8192,
         }
     );
-    assert!(err.to_string().contains("4800 bytes"), "{err}");
+    assert!(err.to_string().contains("8400 bytes"), "{err}");
+    // 200 frames: 2,400 bytes of vertex data, and the normal table and
+    // frame parameters, 4,096 + 6,400, over the limit.
+    let err =
+        GpuModel::new(&gpu.device, &gpu.queue, &renderer, &many_frames(200), &[]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SetupError::ModelTooLarge {
+                buffer: "frame parameters",
+                bytes: 10496,
+                ..
+            }
+        ),
+        "{err}"
+    );
     // Within the limit works (100 frames: 1,200 bytes of vertex data,
-    // 3,200 of frame parameters).
+    // 4,096 + 3,200 of normal table and frame parameters).
     GpuModel::new(&gpu.device, &gpu.queue, &renderer, &many_frames(100), &[]).unwrap();
 
     // A real model on the same device.
@@ -341,7 +356,8 @@ fn gpu_bytes_are_the_files_bytes() {
     let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[]).unwrap();
     let bytes = gpu_model.gpu_bytes_breakdown();
     assert_eq!(bytes.vertex_data, 4 * 3 * 7);
-    assert_eq!(bytes.frame_params, 32 * 7);
+    // The normal table, then 32 bytes a frame.
+    assert_eq!(bytes.frame_params, 4096 + 32 * 7);
     assert_eq!(gpu_model.gpu_bytes(), bytes.total());
     assert_eq!(gpu_model.corner_count(), 3);
     assert_eq!(gpu_model.triangle_count(), 1);

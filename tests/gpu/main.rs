@@ -14,5 +14,6 @@ mod materials;
 mod motion;
 mod order;
 mod pictures;
+mod refused;
 mod rules;
 mod views;

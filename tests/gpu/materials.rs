@@ -5,7 +5,7 @@
 //! material is a typed error.
 
 use crate::common::*;
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Mat4, Vec3};
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
     Camera, ClipClock, CrowdMember, Effects, FrameLerp, Light, MaterialError, Md2Batch, Md2Cache,
@@ -193,82 +193,6 @@ pub(crate) fn draw_gbuffer(
     targets.map(|t| texels(gpu, &t))
 }
 
-/// The nearest hit of the ray through pixel (x, y) with the CPU-posed,
-/// transformed triangles, well inside one (barycentrics above 2%): the
-/// world position and the interpolated, normalised world normal there (in
-/// f64, so the reference's own rounding does not count).
-fn cpu_surface(
-    camera: &Camera,
-    triangles: &[[(Vec3, Vec3); 3]],
-    x: u32,
-    y: u32,
-) -> Option<(Vec3, Vec3)> {
-    use glam::DVec3;
-    let ndc = glam::DVec2::new(
-        (f64::from(x) + 0.5) / f64::from(SIZE) * 2.0 - 1.0,
-        1.0 - (f64::from(y) + 0.5) / f64::from(SIZE) * 2.0,
-    );
-    let inverse = camera.view_proj.as_dmat4().inverse();
-    let near = inverse.project_point3(ndc.extend(0.0));
-    let far = inverse.project_point3(ndc.extend(1.0));
-    let dir = far - near;
-    let mut best: Option<(f64, DVec3, DVec3, f64)> = None;
-    for tri in triangles {
-        let [(a, na), (b, nb), (c, nc)] = tri.map(|(p, n)| (p.as_dvec3(), n.as_dvec3()));
-        // Möller–Trumbore.
-        let (e1, e2) = (b - a, c - a);
-        let p = dir.cross(e2);
-        let det = e1.dot(p);
-        if det.abs() < 1e-12 {
-            continue;
-        }
-        let s = near - a;
-        let u = s.dot(p) / det;
-        let q = s.cross(e1);
-        let v = dir.dot(q) / det;
-        let t = e2.dot(q) / det;
-        let w = 1.0 - u - v;
-        if u < 0.0 || v < 0.0 || w < 0.0 || t < 0.0 {
-            continue;
-        }
-        if best.is_none_or(|(bt, ..)| t < bt) {
-            let hit = a * w + b * u + c * v;
-            let n = (na * w + nb * u + nc * v).normalize();
-            best = Some((t, hit, n, u.min(v).min(w)));
-        }
-    }
-    best.filter(|&(.., inside)| inside > 0.02)
-        .map(|(_, hit, n, _)| (hit.as_vec3(), n.as_vec3()))
-}
-
-/// The posed model's triangles in world space, with world normals as the
-/// vertex stage computes them: the inverse transpose, not normalised (the
-/// cofactor is that times the constant determinant), so that interpolating
-/// them weighs the corners as the rasteriser does.
-fn cpu_triangles(
-    model: &md2_wgpu::Md2Model,
-    pose: &Pose,
-    transform: Mat4,
-) -> Vec<[(Vec3, Vec3); 3]> {
-    let n = model.vertex_count();
-    let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    md2_wgpu::reference::blend(model, pose, &mut p, &mut nrm).unwrap();
-    let world = transform * md2_wgpu::QUAKE_TO_Y_UP;
-    let normal_matrix = glam::Mat3::from_mat4(world).inverse().transpose();
-    let vertex = |i: u16| {
-        let i = usize::from(i);
-        (
-            world.transform_point3(Vec3::from(p[i])),
-            normal_matrix * Vec3::from(nrm[i]),
-        )
-    };
-    model
-        .triangles()
-        .iter()
-        .map(|t| t.xyz.map(vertex))
-        .collect()
-}
-
 #[test]
 fn a_gbuffer_material_writes_the_cpu_references_positions_and_normals() {
     let Some(gpu) = gpu() else { return };
@@ -359,31 +283,29 @@ fn a_gbuffer_material_writes_the_cpu_references_positions_and_normals() {
     renderer.set_material_bind_group(Some(marker(1.0)));
     let [positions, normals] = draw_gbuffer(&gpu, &mut renderer, &camera, &batches);
     let triangles = cpu_triangles(&model, &pose, transform);
-    let (mut checked, mut worst_p, mut worst_n) = (0, 0.0f32, 0.0f32);
+    // A conformant rasteriser shades a point on the triangle's plane, up
+    // to a fraction of a pixel from the pixel's centre (it snaps corners to
+    // its sub-pixel grid): lavapipe lands on the centre, NVIDIA 3e-3 world
+    // units (under a hundredth of a pixel) from it. Each written point is
+    // held to its CPU triangle's plane, its pixel's ray, and the normal the
+    // CPU interpolates where the point is (common::surface).
+    let size = (SIZE, SIZE);
+    let pixel = pixel_width(f64::from(Vec3::new(20.0, 30.0, 80.0).length()), 0.9, SIZE);
     // How far from unit length the raw world normal is, and the unit one.
     let (mut raw_off, mut unit_off) = (0.0f32, 0.0f32);
-    for y in (0..SIZE).step_by(3) {
-        for x in (0..SIZE).step_by(3) {
-            let k = (y * SIZE + x) as usize;
-            let Some((hit, normal)) = cpu_surface(&camera, &triangles, x, y) else {
-                continue;
-            };
-            let got = Vec4::from(positions[k]);
-            if got.w == 0.0 {
-                continue; // an edge pixel the rasteriser left to a neighbour
-            }
-            worst_p = worst_p.max((got.truncate() - hit).abs().max_element());
-            let got_n = Vec4::from(normals[k]);
-            worst_n = worst_n.max((got_n.truncate() - normal).abs().max_element());
-            raw_off = raw_off.max((got_n.w - 1.0).abs());
-            unit_off = unit_off.max((got_n.truncate().length() - 1.0).abs());
-            checked += 1;
-        }
-    }
-    eprintln!("{checked} pixels: largest position error {worst_p:e}, normal error {worst_n:e}");
-    assert!(checked > 250, "{checked} pixels checked");
-    assert!(worst_p <= 1e-3, "position error {worst_p}");
-    assert!(worst_n <= 1e-3, "normal error {worst_n}");
+    let (checked, worst) = gbuffer_against_reference(
+        &camera,
+        size,
+        &triangles,
+        (&positions, &normals),
+        (3, pixel),
+        |_, n| {
+            raw_off = raw_off.max((n[3] - 1.0).abs());
+            unit_off = unit_off.max((Vec3::new(n[0], n[1], n[2]).length() - 1.0).abs());
+        },
+    );
+    eprintln!("{}", worst.describe(checked));
+    worst.assert_within_bounds("the G-buffer", checked, 250);
     // What `Md2Fragment`'s docs say: `world_normal` is not unit length (an
     // uneven scale and the interpolation shorten or lengthen it), and
     // `md2_unit_normal` is.

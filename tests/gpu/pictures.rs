@@ -479,7 +479,7 @@ fn the_demo_model_matches_its_reference_picture() {
     let camera = frames_camera(&model, &[0, 41, 42, 47, 48], 1.0);
     let actual = render_pose(&gpu, &mut renderer, &camera, &gpu_model, pose);
 
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reference");
+    let dir = reference_dir();
     let reference_path = dir.join("demo-crossfade.png");
     let actual_path = dir.join("demo-crossfade-actual.png");
     std::fs::create_dir_all(&dir).unwrap();

@@ -116,6 +116,9 @@ fn the_index_buffers_hold_every_level_the_cpu_builds() {
 /// of view.
 const SIZE: u32 = 128;
 const FOV_Y: f32 = 0.7;
+/// The silhouette bounds as plain (Euclidean) distances, in pixels: the
+/// first coarser level's, and the others'.
+const STATED_PLAIN: (f64, f64) = (1.5, 4.0);
 
 /// A camera `distance` from the middle of `frame`, three-quarters from
 /// the front, with the default light.
@@ -144,12 +147,14 @@ fn compare(a: &RgbaImage, b: &RgbaImage) -> (f64, f64) {
     (mean(either), mean(both))
 }
 
-/// How far the two silhouettes lie apart, in pixels: the largest distance
-/// (Chebyshev, at most `reach + 1`) from a pixel one picture covers and
-/// the other does not to the nearest pixel the other covers. Both ways: a
-/// thin part the level drops counts as far as it was wide, a part it
+/// How far the two silhouettes lie apart, in pixels, both ways: over every
+/// pixel one picture covers and the other does not, the largest distance
+/// to the nearest pixel the other covers (at most `reach + 1`), measured
+/// two ways: (Chebyshev: the larger of the horizontal and vertical offsets,
+/// Euclidean: the plain distance). A part a level drops entirely counts as
+/// far as its farthest pixel lies from what the level keeps; a part it
 /// swells as far as it swelled.
-fn silhouette_distance(a: &RgbaImage, b: &RgbaImage, reach: i64) -> i64 {
+fn silhouette_distance(a: &RgbaImage, b: &RgbaImage, reach: i64) -> (i64, f64) {
     let covered = |image: &RgbaImage, x: i64, y: i64| {
         x >= 0
             && y >= 0
@@ -157,7 +162,7 @@ fn silhouette_distance(a: &RgbaImage, b: &RgbaImage, reach: i64) -> i64 {
             && y < i64::from(image.height())
             && image.get_pixel(x as u32, y as u32).0[3] > 0
     };
-    let mut farthest = 0;
+    let (mut chebyshev, mut euclidean) = (0, 0.0f64);
     for (x, y, p) in a.enumerate_pixels() {
         let (x, y) = (i64::from(x), i64::from(y));
         let in_a = p.0[3] > 0;
@@ -166,18 +171,19 @@ fn silhouette_distance(a: &RgbaImage, b: &RgbaImage, reach: i64) -> i64 {
         }
         // Covered by one alone: how far to the other's nearest pixel.
         let other = if in_a { b } else { a };
-        let distance = (1..=reach)
-            .find(|&r| {
-                (-r..=r).any(|dy| {
-                    (-r..=r).any(|dx| {
-                        (dx.abs() == r || dy.abs() == r) && covered(other, x + dx, y + dy)
-                    })
-                })
-            })
-            .unwrap_or(reach + 1);
-        farthest = farthest.max(distance);
+        let mut nearest = (reach + 1, (reach + 1) as f64);
+        for dy in -reach..=reach {
+            for dx in -reach..=reach {
+                if covered(other, x + dx, y + dy) {
+                    nearest.0 = nearest.0.min(dx.abs().max(dy.abs()));
+                    nearest.1 = nearest.1.min(((dx * dx + dy * dy) as f64).sqrt());
+                }
+            }
+        }
+        chebyshev = chebyshev.max(nearest.0);
+        euclidean = euclidean.max(nearest.1);
     }
-    farthest
+    (chebyshev, euclidean)
 }
 
 /// The nearest distance at which `gpu_model` draws an instance at the
@@ -210,8 +216,9 @@ fn first_chosen_at(gpu_model: &GpuModel, model: &Md2Model, level: usize) -> Opti
 /// silhouette against full detail's, in three poses. What holds, and what
 /// the crate docs state: the first coarser level's silhouette lies within
 /// 1 pixel of full detail's both ways; the coarser ones within 3 (they may
-/// drop a thin part, a weapon's tip or a hand, up to 3 pixels wide)
-/// wherever full detail covers 10 pixels or more. The coarsest levels of
+/// drop a thin part, a weapon's tip or a hand), measured as the larger of
+/// the horizontal and vertical offsets; as plain distances within 1.5 and
+/// 4 pixels, wherever full detail covers 10 pixels or more. The coarsest levels of
 /// some models are first chosen where the whole model covers fewer (1 to
 /// 7 pixels), and may cover none of them. The issue's figures (covered pixels within 3%, mean colour difference at
 /// most 4/255) are printed, not required: at their switch distances the
@@ -263,20 +270,25 @@ fn where_the_crate_first_chooses_a_level_its_silhouette_stays_within_the_stated_
                 let (full, coarse) = (draw(0), draw(l));
                 let (a, b) = (coverage(&full), coverage(&coarse));
                 let (colour, shading) = compare(&full, &coarse);
-                let apart = silhouette_distance(&full, &coarse, 8);
+                let (apart, plain) = silhouette_distance(&full, &coarse, 8);
                 table.push(format!(
                     "{name:<16} level {l} frame {frame:>3}: {distance:.0} units, {} triangles, \
-                     {a} / {b} pixels ({:.1}%), {apart} px apart, colour {colour:.2}/255 \
-                     ({shading:.2})",
+                     {a} / {b} pixels ({:.1}%), {apart} px apart ({plain:.2} px plain), \
+                     colour {colour:.2}/255 ({shading:.2})",
                     level.triangle_count(),
                     100.0 * a.abs_diff(b) as f64 / a.max(1) as f64
                 ));
                 assert!(a > 0, "{name} level {l} frame {frame}: nothing drawn");
                 // A model a few pixels tall has no silhouette to speak of.
-                if a >= 10 && apart > stated {
+                let stated_plain = if l == 1 {
+                    STATED_PLAIN.0
+                } else {
+                    STATED_PLAIN.1
+                };
+                if a >= 10 && (apart > stated || plain > stated_plain) {
                     failures.push(format!(
                         "{name} level {l} frame {frame}: the silhouettes lie {apart} pixels \
-                         apart, more than {stated}"
+                         apart ({plain:.2} plain), more than {stated} ({stated_plain})"
                     ));
                     let stem = format!("lod-{}-{l}-{frame}", name.replace('/', "-"));
                     crate::common::save_picture(&full, &format!("{stem}-full.png"));

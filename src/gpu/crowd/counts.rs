@@ -11,7 +11,7 @@ use std::future::Future;
 use super::view::CrowdView;
 use crate::contract::crowd::{COUNTED_WORDS, SORTED_LEVELS};
 use crate::contract::{MAX_LEVELS, TRANSLUCENT, level_of_opaque};
-use crate::gpu::readback::Readback;
+use crate::gpu::readback::{Readback, words};
 
 /// One crowd's draw arguments, every bucket's, and the levels of its
 /// translucent and shell buckets: the words the counts read.
@@ -95,7 +95,7 @@ impl VisibleCounts {
         let read = Readback::start(device, queue, encoder, &parts);
         async move {
             let bytes = read.await?;
-            let words: &[u32] = bytemuck::cast_slice(&bytes);
+            let words = words(&bytes);
             let mut chunks = words.chunks_exact(CROWD_ARGS as usize / 4);
             let mut counted = VisibleMembers {
                 frame,
@@ -189,7 +189,7 @@ impl VisibleCounts {
             if self.latest.as_ref().is_none_or(|l| l.frame < slot.frame) {
                 let bytes = (slot.crowds as u64 * CROWD_ARGS).max(4);
                 if let Ok(view) = slot.buffer.get_mapped_range(..bytes) {
-                    let words: &[u32] = bytemuck::cast_slice(&view);
+                    let words = words(&view);
                     let crowds = || {
                         words
                             .chunks_exact(CROWD_ARGS as usize / 4)

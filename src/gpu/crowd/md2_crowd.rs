@@ -116,6 +116,7 @@ impl Md2Crowd {
         model: &GpuModel,
     ) -> Result<Md2Crowd, SetupError> {
         let cache = cache.as_ref();
+        cache.check_setup("creating a crowd")?;
         // Members are bound as storage, with the crowd's clip table after
         // them (room for RESERVED_CLIPS clips kept). Each view's visible
         // records take one small record per visible member (and per

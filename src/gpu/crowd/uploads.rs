@@ -7,7 +7,7 @@
 use super::clips::ClipTable;
 use super::motion::Motion;
 use crate::contract::crowd::{CLIP_VEC4S, ClipRecord, CrowdParams, MEMBER_VEC4S, MemberRecord};
-use crate::gpu::device::buffers::{grown_size, write_changed};
+use crate::gpu::device::buffers::{buffer_init, grown_size, write_changed};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::PrepareError;
 
@@ -94,12 +94,13 @@ impl Uploads {
             clips: MIN_CLIPS,
         };
         let members = member_buffer(device, room.bytes())?;
-        let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("md2-wgpu crowd params"),
-            size: size_of::<CrowdParams>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        // Made mapped (zeroed), so a lost device is noticed here.
+        let params = buffer_init(
+            device,
+            "md2-wgpu crowd params",
+            &[0; size_of::<CrowdParams>()],
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        )?;
         let group = crowd_group(device, cache, &members, &params, motion.binding());
         Ok(Uploads {
             dirty: Vec::new(),

@@ -1,18 +1,17 @@
 //! What every renderer of a device shares: the shader modules, the layouts,
-//! the sampler, the normal table and the pipelines, built once and keyed by
-//! what the pass they draw into looks like.
+//! the sampler and the pipelines, built once and keyed by what the pass
+//! they draw into looks like.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use super::buffers::buffer_init;
 use super::layouts::Layouts;
 use super::limits::check_device;
 use super::pipeline::{self, PassKey, Shading};
-use crate::contract::{CROWD_WGSL, MD2_RENDERER_WGSL, entry, normal_table_bytes};
+use crate::contract::{CROWD_WGSL, MD2_RENDERER_WGSL, entry};
 use crate::gpu::crowd::pipelines::CrowdPipelines;
-use crate::gpu::error::SetupError;
+use crate::gpu::error::{PrepareError, SetupError};
 
 /// A built-in pipeline's key: the colour format and whether the shader
 /// encodes sRGB (`None` for a depth-only pass), the motion target's format,
@@ -24,9 +23,18 @@ pub(crate) struct BuiltinKey {
     pub pass: PassKey,
 }
 
+/// Why a cache's device was lost, set once.
+#[derive(Debug, Default)]
+struct DeviceLoss(OnceLock<String>);
+
+/// The message of an error on a lost device.
+fn lost_message(why: &str) -> String {
+    format!("the device was lost ({why})")
+}
+
 /// Shared GPU state for any number of renderers (views) of one device:
-/// shader modules, bind-group layouts, the skin sampler, the normal table,
-/// and a pipeline cache keyed by (colour format, output, samples, depth
+/// shader modules, bind-group layouts, the skin sampler, and a pipeline
+/// cache keyed by (colour format, output, samples, depth
 /// state, culling, draw).
 ///
 /// Cheap to clone (an `Arc`). A renderer made with
@@ -45,7 +53,8 @@ struct CacheInner {
     crowd: wgpu::ShaderModule,
     layouts: Layouts,
     sampler: wgpu::Sampler,
-    anorms: wgpu::Buffer,
+    /// Why the device was lost, once wgpu or the app said so.
+    lost: DeviceLoss,
     pipelines: Mutex<HashMap<BuiltinKey, wgpu::RenderPipeline>>,
     crowd_passes: OnceLock<CrowdPipelines>,
 }
@@ -67,16 +76,6 @@ impl Md2Cache {
                 source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(source)),
             })
         };
-        let anorms = buffer_init(
-            device,
-            "md2-wgpu normal table",
-            &normal_table_bytes(),
-            wgpu::BufferUsages::UNIFORM,
-        )
-        .map_err(|message| SetupError::Device {
-            operation: "creating the cache",
-            message,
-        })?;
         // Repeat: real files have st outside the skin. Mipmaps keep crowds
         // seen from afar from shimmering.
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
@@ -93,10 +92,74 @@ impl Md2Cache {
             crowd: module("md2-wgpu crowd shader", CROWD_WGSL),
             layouts: Layouts::new(device),
             sampler,
-            anorms,
+            lost: DeviceLoss::default(),
             pipelines: Mutex::new(HashMap::new()),
             crowd_passes: OnceLock::new(),
         })))
+    }
+
+    /// Installs `device`'s lost callback (wgpu keeps one): when wgpu says
+    /// the device is lost, this cache records it and calls `on_lost`, the
+    /// app's own callback, with wgpu's reason and message. From then on
+    /// every call of the crate that uses this cache (directly, or through a
+    /// renderer, model or crowd made with it) says so:
+    /// [`PrepareError::Device`] and [`SetupError::Device`], a read-back's
+    /// error; CPU-side changes to crowds go on. wgpu runs the callback at
+    /// the device's next poll after the loss (`device.poll`, or the crate's
+    /// own read-backs) and, on the web, when the browser resolves the
+    /// device's `lost` promise.
+    ///
+    /// An app that sets wgpu's callback itself calls
+    /// [`mark_device_lost`](Self::mark_device_lost) from it instead.
+    /// Without either, a lost device is noticed only by the calls that make
+    /// GPU objects (see the crate docs' "A lost device").
+    pub fn watch_device_lost(
+        &self,
+        device: &wgpu::Device,
+        on_lost: impl Fn(wgpu::DeviceLostReason, String) + Send + 'static,
+    ) {
+        let cache = self.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            cache.mark_device_lost(format!("{reason:?}: {message}"));
+            on_lost(reason, message);
+        });
+    }
+
+    /// Records that this cache's device was lost (`message` says how): what
+    /// [`watch_device_lost`](Self::watch_device_lost) does when wgpu calls
+    /// it, for an app that keeps wgpu's device-lost callback for itself.
+    /// The first message is kept.
+    pub fn mark_device_lost(&self, message: impl Into<String>) {
+        let _ = self.0.lost.0.set(message.into());
+    }
+
+    /// Why this cache's device was lost, once
+    /// [`watch_device_lost`](Self::watch_device_lost) or
+    /// [`mark_device_lost`](Self::mark_device_lost) recorded it.
+    pub fn device_lost(&self) -> Option<&str> {
+        self.0.lost.0.get().map(String::as_str)
+    }
+
+    /// [`SetupError::Device`] for `operation` where the device was lost.
+    pub(crate) fn check_setup(&self, operation: &'static str) -> Result<(), SetupError> {
+        match self.device_lost() {
+            Some(why) => Err(SetupError::Device {
+                operation,
+                message: lost_message(why),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// [`PrepareError::Device`] for `operation` where the device was lost.
+    pub(crate) fn check_prepare(&self, operation: &'static str) -> Result<(), PrepareError> {
+        match self.device_lost() {
+            Some(why) => Err(PrepareError::Device {
+                operation,
+                message: lost_message(why),
+            }),
+            None => Ok(()),
+        }
     }
 
     pub(crate) fn layouts(&self) -> &Layouts {
@@ -124,7 +187,7 @@ impl Md2Cache {
 
     /// The layout of a model's bind group (group 1 of the render module,
     /// and of [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL)): the model's counts,
-    /// packed frames, frame parameters and normal table
+    /// packed frames, and normal table with frame parameters
     /// ([`PoseBindings::CRATE`](crate::contract::PoseBindings::CRATE)), and
     /// its skins at binding 4. A [`GpuModel::bind_group`](crate::GpuModel::bind_group)
     /// has it.
@@ -137,12 +200,6 @@ impl Md2Cache {
     /// and the skin sampler.
     pub fn view_layout(&self) -> &wgpu::BindGroupLayout {
         &self.0.layouts.view
-    }
-
-    /// Quake II's normal table on the GPU, which every model's bind group
-    /// binds.
-    pub(crate) fn anorms(&self) -> &wgpu::Buffer {
-        &self.0.anorms
     }
 
     /// The built-in pipeline for `key`, built on first use.

@@ -5,7 +5,7 @@
 use std::num::NonZeroU64;
 
 use crate::contract::crowd::{CrowdFrame, CrowdParams, SortStep};
-use crate::contract::{ExtraRecord, InstanceRecord, ModelInfo, NORMAL_TABLE_LEN, ViewUniform};
+use crate::contract::{ExtraRecord, InstanceRecord, ModelInfo, ViewUniform};
 
 /// A render vertex as the vertex buffer holds it:
 /// [`Corner`](crate::Corner), `vertex.wgsl`'s `Md2CornerIn`.
@@ -115,11 +115,6 @@ impl Layouts {
             uniform(0, S::VERTEX | S::COMPUTE, size_of::<ModelInfo>()),
             storage(1, S::VERTEX | S::COMPUTE, true),
             storage(2, S::VERTEX | S::COMPUTE, true),
-            uniform(
-                3,
-                S::VERTEX | S::COMPUTE,
-                size_of::<[[f32; 4]; NORMAL_TABLE_LEN]>(),
-            ),
         ];
         let skins = wgpu::BindGroupLayoutEntry {
             binding: 4,

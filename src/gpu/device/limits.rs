@@ -8,8 +8,8 @@ use crate::gpu::error::SetupError;
 /// at group 3).
 ///
 /// A device requested with exactly these gets their texture cap too (2048
-/// texels a side) and 128 MiB storage bindings (1,047,552 members in one
-/// crowd: 128 bytes each, beside its clip table). An app with no limits of its own should pass
+/// texels a side) and 128 MiB storage bindings (1,048,320 members in one
+/// crowd: 128 bytes each, beside room for 1,024 32-byte clips). An app with no limits of its own should pass
 /// [`adapter_limits`] instead: everything the adapter offers.
 pub fn required_limits() -> wgpu::Limits {
     wgpu::Limits::downlevel_defaults()

@@ -26,7 +26,8 @@ use crate::scene::Camera;
 pub struct GpuModelBytes {
     /// The frames' packed vertices: exactly 4 × vertices × frames.
     pub vertex_data: u64,
-    /// Per-frame scale and translate: 32 bytes a frame.
+    /// The normal table (4,096 bytes), then per-frame scale and translate:
+    /// 32 bytes a frame.
     pub frame_params: u64,
     /// The welded corners (xyz index and uv): 12 bytes each.
     pub corners: u64,
@@ -61,7 +62,8 @@ pub struct GpuModelBuffers<'a> {
     pub info: &'a wgpu::Buffer,
     /// `md2_verts`: the frames' packed vertices (storage).
     pub vertex_data: &'a wgpu::Buffer,
-    /// `md2_frame_params`: per frame, scale and translate (storage).
+    /// `md2_frame_params`: the normal table, then per frame scale and
+    /// translate (storage).
     pub frame_params: &'a wgpu::Buffer,
     /// The welded corners (vertex buffer: `Uint32` at location 0,
     /// `Float32x2` at location 1, 12-byte stride).
@@ -101,6 +103,8 @@ pub struct GpuModel {
     /// What the crowds of this model draw, republished when its levels
     /// change (made when the first crowd is).
     published: OnceLock<Arc<Published>>,
+    /// The cache it was made with: it knows whether the device was lost.
+    cache: Md2Cache,
 }
 
 /// What a model is, beside its buffers.
@@ -169,6 +173,7 @@ impl GpuModel {
         skins: &[RgbaImage],
     ) -> Result<GpuModel, SetupError> {
         let cache = cache.as_ref();
+        cache.check_setup("uploading a model")?;
         let limits = device.limits();
         check_size(
             "vertex data",
@@ -224,10 +229,6 @@ impl GpuModel {
                             resource: frame_params.as_entire_binding(),
                         },
                         wgpu::BindGroupEntry {
-                            binding: 3,
-                            resource: cache.anorms().as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
                             binding: 4,
                             resource: wgpu::BindingResource::TextureView(&skin.view),
                         },
@@ -281,6 +282,7 @@ impl GpuModel {
             mesh: data.mesh().clone(),
             bytes,
             published: OnceLock::new(),
+            cache: cache.clone(),
         })
     }
 
@@ -310,6 +312,7 @@ impl GpuModel {
     /// # Ok(()) }
     /// ```
     pub fn set_levels(&mut self, device: &wgpu::Device, levels: Levels) -> Result<(), SetupError> {
+        self.cache.check_setup("adding levels of detail")?;
         levels
             .check_for(&self.mesh)
             .map_err(|e| SetupError::ModelData(ModelDataError::LevelsMismatch(e)))?;
@@ -450,7 +453,7 @@ impl GpuModel {
     }
 
     /// The model's bind group, group 1 of the render module: the pose's
-    /// four bindings as [`PoseBindings::CRATE`](crate::contract::PoseBindings::CRATE)
+    /// three bindings as [`PoseBindings::CRATE`](crate::contract::PoseBindings::CRATE)
     /// lists them, and the skins (`texture_2d_array<f32>`) at binding 4;
     /// its layout is [`Md2Cache::model_layout`]. Bind it where a shader of
     /// the app's reads [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL) (moved with

@@ -87,6 +87,9 @@ pub struct Md2Renderer {
     /// Draw calls recorded by `render`/`render_phase` since the last
     /// `prepare`, for tests that count them.
     recorded: AtomicU64,
+    /// A `prepare` or `prepare_crowds` was refused since the last
+    /// successful `prepare`: `render` records nothing.
+    refused: bool,
 }
 
 // The renderer lives wherever the application's render state lives,
@@ -192,9 +195,13 @@ impl Md2Renderer {
         output: ColorOutput,
         options: Md2RendererOptions,
     ) -> Result<Md2Renderer, SetupError> {
+        cache.check_setup("building a renderer")?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let pipelines = Pipelines::new(device, cache, &look, &options, false)?;
-        let view = ViewBuffer::new(device, cache);
+        let view = ViewBuffer::new(device, cache).map_err(|message| SetupError::Device {
+            operation: "building a renderer",
+            message,
+        })?;
         if let Some(message) = crate::gpu::device::buffers::ready_error(scope.pop()) {
             return Err(SetupError::Device {
                 operation: "building the renderer's pipelines",
@@ -214,6 +221,7 @@ impl Md2Renderer {
             crowds: CrowdViews::default(),
             uploaded: 0,
             recorded: AtomicU64::new(0),
+            refused: false,
         })
     }
 
@@ -344,6 +352,25 @@ impl Md2Renderer {
     ) -> Result<PrepareReport, PrepareError> {
         self.uploaded = 0;
         self.recorded.store(0, Ordering::Relaxed);
+        // A refused frame draws nothing, crowds included, until a prepare
+        // succeeds (the crate docs' "A refused frame").
+        self.refused = true;
+        let report = self.prepare_batches(device, queue, camera, batches);
+        if report.is_err() {
+            self.immediate.forget();
+        }
+        self.refused = report.is_err();
+        report
+    }
+
+    fn prepare_batches(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        camera: &Camera,
+        batches: &[Md2Batch<'_>],
+    ) -> Result<PrepareReport, PrepareError> {
+        self.cache.check_prepare("preparing a frame")?;
         for pipelines in std::iter::once(&mut self.pipelines).chain(&mut self.resident) {
             pipelines.fit_shadow(
                 device,
@@ -386,7 +413,6 @@ impl Md2Renderer {
         });
         if let Some(message) = error {
             // Nothing half-written is drawn: a lost device, say.
-            self.immediate.forget();
             return Err(PrepareError::Device {
                 operation: "preparing a frame",
                 message,
@@ -441,6 +467,25 @@ impl Md2Renderer {
         time: f64,
         crowds: impl IntoIterator<Item = &'c mut Md2Crowd>,
     ) -> Result<(), PrepareError> {
+        let prepared = self.prepare_resident(device, queue, encoder, time, crowds);
+        if prepared.is_err() {
+            // Nothing half-written is drawn, and nothing else of the frame
+            // until the next successful `prepare`.
+            self.crowds.forget();
+            self.refused = true;
+        }
+        prepared
+    }
+
+    fn prepare_resident<'c>(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        time: f64,
+        crowds: impl IntoIterator<Item = &'c mut Md2Crowd>,
+    ) -> Result<(), PrepareError> {
+        self.cache.check_prepare("preparing the crowds")?;
         let kind = ViewKind {
             sort: self.options.translucent_order == TranslucentOrder::BackToFront,
             extra: self.look.extra(),
@@ -470,8 +515,6 @@ impl Md2Renderer {
             )
         });
         if let Some(message) = error {
-            // Nothing half-written is drawn: a lost device, say.
-            self.crowds.forget();
             return Err(PrepareError::Device {
                 operation: "preparing the crowds",
                 message,
@@ -498,6 +541,9 @@ impl Md2Renderer {
     /// number of instances. The shadow phase sets the pass's stencil
     /// reference (see [`ShadowStencil`](crate::ShadowStencil)).
     pub fn render_phase(&self, pass: &mut wgpu::RenderPass<'_>, phase: Md2Phase) {
+        if self.refused {
+            return;
+        }
         let buckets = phase.draws();
         let mut draws = 0;
         if self.immediate.draws_any(buckets)
@@ -564,8 +610,17 @@ impl Md2Renderer {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> impl Future<Output = Result<VisibleMembers, PrepareError>> + use<> {
-        let read = self.crowds.read_visible(device, queue);
+        let lost = self
+            .cache
+            .check_prepare("reading the crowds' draw arguments back");
+        let read = lost
+            .is_ok()
+            .then(|| self.crowds.read_visible(device, queue));
         async move {
+            let read = match read {
+                Some(read) => read,
+                None => return lost.map(|()| VisibleMembers::default()),
+            };
             read.await.map_err(|message| PrepareError::Device {
                 operation: "reading the crowds' draw arguments back",
                 message,

@@ -5,7 +5,7 @@
 
 use crate::contract::ViewUniform;
 use crate::gpu::crowd::pipelines::camera_group;
-use crate::gpu::device::buffers::write_changed;
+use crate::gpu::device::buffers::{buffer_init, write_changed};
 use crate::gpu::device::cache::Md2Cache;
 use crate::scene::{Camera, PlanarShadow};
 
@@ -23,20 +23,24 @@ pub(crate) struct ViewBuffer {
 }
 
 impl ViewBuffer {
-    pub fn new(device: &wgpu::Device, cache: &Md2Cache) -> ViewBuffer {
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("md2-wgpu view"),
-            size: size_of::<ViewUniform>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        ViewBuffer {
+    /// The view's buffer (zeroed) and bind groups; an error where the
+    /// device cannot make them (it was lost).
+    pub fn new(device: &wgpu::Device, cache: &Md2Cache) -> Result<ViewBuffer, String> {
+        // Made mapped, so a lost device is noticed here, not at the first
+        // frame.
+        let buffer = buffer_init(
+            device,
+            "md2-wgpu view",
+            &[0; size_of::<ViewUniform>()],
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        )?;
+        Ok(ViewBuffer {
             group: cache.view_group(device, &buffer),
             crowd_group: camera_group(device, cache.layouts(), &buffer),
             buffer,
             written: None,
             previous_view_proj: None,
-        }
+        })
     }
 
     /// Group 0 of the render pipelines.

@@ -4,13 +4,13 @@
 //! ray-cast at the pixel's centre, must match; the demo model's picture
 //! matches the reference picture the native suite keeps.
 
-use glam::{DVec2, DVec3, Mat3, Mat4, Vec3, Vec4};
+use glam::{Mat4, Vec3};
 use md2_wgpu::wgpu;
 use md2_wgpu::{
     Camera, FrameLerp, GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Material,
     Md2MaterialDescriptor, Md2Model, Md2Renderer, Md2RendererOptions, Pose, demo,
 };
-use md2_wgpu_tests::mean_difference;
+use md2_wgpu_tests::{cpu_triangles, gbuffer_against_reference, mean_difference, pixel_width};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test};
 use wgpu::util::DeviceExt;
 
@@ -128,115 +128,6 @@ async fn draw_gbuffer(
     [positions, normals]
 }
 
-/// The posed model's triangles in world space, with world normals as the
-/// vertex stage computes them (the inverse transpose, not normalised).
-fn cpu_triangles(model: &Md2Model, pose: &Pose, transform: Mat4) -> Vec<[(Vec3, Vec3); 3]> {
-    let n = model.vertex_count();
-    let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    md2_wgpu::reference::blend(model, pose, &mut p, &mut nrm).expect("the CPU reference poses");
-    let world = transform * md2_wgpu::QUAKE_TO_Y_UP;
-    let normal_matrix = Mat3::from_mat4(world).inverse().transpose();
-    let vertex = |i: u16| {
-        let i = usize::from(i);
-        (
-            world.transform_point3(Vec3::from(p[i])),
-            normal_matrix * Vec3::from(nrm[i]),
-        )
-    };
-    model
-        .triangles()
-        .iter()
-        .map(|t| t.xyz.map(vertex))
-        .collect()
-}
-
-/// A triangle the CPU reference posed: corners and their normals, in f64.
-type Corners = [(DVec3, DVec3); 3];
-
-/// The ray through the centre of pixel (x, y): its origin on the near
-/// plane and its direction to the far plane.
-fn pixel_ray(camera: &Camera, x: u32, y: u32) -> (DVec3, DVec3) {
-    let ndc = DVec2::new(
-        (f64::from(x) + 0.5) / f64::from(SIZE) * 2.0 - 1.0,
-        1.0 - (f64::from(y) + 0.5) / f64::from(SIZE) * 2.0,
-    );
-    let inverse = camera.view_proj.as_dmat4().inverse();
-    let near = inverse.project_point3(ndc.extend(0.0));
-    let far = inverse.project_point3(ndc.extend(1.0));
-    (near, far - near)
-}
-
-/// The front face of `triangles` (the renderer culls the others:
-/// clockwise on screen is front) the ray through pixel (x, y) meets first,
-/// well inside it (barycentrics above 2%), unless a nearer front face
-/// nearly covers the pixel too (within 2% of its edge: which of the two a
-/// rasteriser shows there is a matter of rounding), or a face lies just
-/// behind it.
-fn cpu_triangle(
-    camera: &Camera,
-    triangles: &[[(Vec3, Vec3); 3]],
-    x: u32,
-    y: u32,
-) -> Option<Corners> {
-    let view_proj = camera.view_proj.as_dmat4();
-    let (near, dir) = pixel_ray(camera, x, y);
-    // (distance, corners, smallest barycentric)
-    let mut hits: Vec<(f64, Corners, f64)> = Vec::new();
-    for tri in triangles {
-        let corners = tri.map(|(p, n)| (p.as_dvec3(), n.as_dvec3()));
-        let [a, b, c] = corners.map(|(p, _)| p);
-        let [sa, sb, sc] = [a, b, c].map(|p| view_proj.project_point3(p));
-        if (sb.x - sa.x) * (sc.y - sa.y) - (sc.x - sa.x) * (sb.y - sa.y) >= 0.0 {
-            continue; // counter-clockwise in NDC (y up): a back face
-        }
-        // Möller–Trumbore.
-        let (e1, e2) = (b - a, c - a);
-        let p = dir.cross(e2);
-        let det = e1.dot(p);
-        if det.abs() < 1e-12 {
-            continue;
-        }
-        let s = near - a;
-        let u = s.dot(p) / det;
-        let q = s.cross(e1);
-        let v = dir.dot(q) / det;
-        let t = e2.dot(q) / det;
-        let inside = u.min(v).min(1.0 - u - v);
-        if inside >= -0.02 && t >= 0.0 {
-            hits.push((t, corners, inside));
-        }
-    }
-    let nearest = hits
-        .iter()
-        .filter(|h| h.2 > 0.02)
-        .min_by(|a, b| a.0.total_cmp(&b.0))?;
-    // A surface within a hundredth of a unit behind it (coplanar faces,
-    // which some models have) fights it for the depth test: either wins.
-    let fights = |t: f64| ((t - nearest.0) * dir.length()).abs() < 0.01;
-    let ambiguous = hits
-        .iter()
-        .any(|h| (h.0 < nearest.0 && h.2 <= 0.02) || (h.1 != nearest.1 && fights(h.0)));
-    (!ambiguous).then_some(nearest.1)
-}
-
-/// How far `point` lies off the plane of `corners`, and the normal the CPU
-/// reference interpolates where it lies on that plane.
-fn on_triangle(corners: &Corners, point: DVec3) -> (f64, DVec3) {
-    let [(a, na), (b, nb), (c, nc)] = *corners;
-    let (e1, e2) = (b - a, c - a);
-    let plane = e1.cross(e2).normalize();
-    let off = (point - a).dot(plane);
-    let p = point - plane * off - a;
-    // Barycentrics of the point's projection.
-    let (d11, d12, d22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
-    let (d1, d2) = (p.dot(e1), p.dot(e2));
-    let det = d11 * d22 - d12 * d12;
-    let u = (d22 * d1 - d12 * d2) / det;
-    let v = (d11 * d2 - d12 * d1) / det;
-    let normal = (na * (1.0 - u - v) + nb * u + nc * v).normalize();
-    (off.abs(), normal)
-}
-
 /// Draws `model` in a crossfade through the G-buffer material and holds
 /// every sampled pixel to the CPU reference.
 async fn holds_to_the_reference(gpu: &Gpu, name: &str, model: &Md2Model) {
@@ -271,48 +162,22 @@ async fn holds_to_the_reference(gpu: &Gpu, name: &str, model: &Md2Model) {
     let mut renderer = gbuffer_renderer(gpu, &cache, 1.0);
     let [positions, normals] = draw_gbuffer(gpu, &mut renderer, &camera, &batches).await;
     let triangles = cpu_triangles(model, &pose, transform);
-    // A pixel a world unit wide at this distance, about: the rasteriser
-    // may place its sample a fraction of that from the pixel's centre
-    // (SwiftShader snaps corners to a coarser subpixel grid than
-    // lavapipe), which moves the point along the surface, never off it.
-    let pixel = 2.0 * 86.0 * (0.45f64).tan() / f64::from(SIZE);
-    let (mut checked, mut off_surface, mut along, mut worst_n) = (0, 0.0f64, 0.0f64, 0.0f64);
-    for y in (0..SIZE).step_by(2) {
-        for x in (0..SIZE).step_by(2) {
-            let k = (y * SIZE + x) as usize;
-            let Some(corners) = cpu_triangle(&camera, &triangles, x, y) else {
-                continue;
-            };
-            let got = Vec4::from(positions[k]);
-            if got.w == 0.0 {
-                continue; // an edge pixel the rasteriser left to a neighbour
-            }
-            assert_eq!(got.w, 1.0, "{name}: the material's uniform reaches it");
-            let point = got.truncate().as_dvec3();
-            let (off, normal) = on_triangle(&corners, point);
-            let (origin, dir) = pixel_ray(&camera, x, y);
-            let from_ray = (point - origin).cross(dir.normalize()).length();
-            off_surface = off_surface.max(off);
-            along = along.max(from_ray / pixel);
-            let got_n = Vec4::from(normals[k]).truncate().as_dvec3();
-            worst_n = worst_n.max((got_n - normal).abs().max_element());
-            checked += 1;
-        }
-    }
-    console_log!(
-        "{name}: {checked} pixels against the CPU reference: largest distance off its surface \
-         {off_surface:e}, from the pixel's centre {along:.3} pixels; normal error {worst_n:e}"
+    // A conformant rasteriser shades a point on the triangle's plane, up
+    // to a fraction of a pixel from the pixel's centre (it snaps corners to
+    // its sub-pixel grid: SwiftShader to a coarser one than lavapipe):
+    // md2_wgpu_tests::surface says what each point is held to.
+    let size = (SIZE, SIZE);
+    let pixel = pixel_width(86.0, 0.9, SIZE);
+    let (checked, worst) = gbuffer_against_reference(
+        &camera,
+        size,
+        &triangles,
+        (&positions, &normals),
+        (2, pixel),
+        |p, _| assert_eq!(p[3], 1.0, "{name}: the material's uniform reaches it"),
     );
-    assert!(checked > 250, "{name}: {checked} pixels checked");
-    assert!(
-        off_surface <= 1e-4,
-        "{name}: a point {off_surface} off the surface"
-    );
-    assert!(
-        along <= 0.1,
-        "{name}: a point {along} pixels from its pixel's centre"
-    );
-    assert!(worst_n <= 1e-4, "{name}: normal error {worst_n}");
+    console_log!("{name}: {}", worst.describe(checked));
+    worst.assert_within_bounds(name, checked, 250);
     // Without its bind group the material cannot draw: a typed error.
     renderer.set_material_bind_group(None);
     let error = renderer

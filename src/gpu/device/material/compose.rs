@@ -246,3 +246,48 @@ fn type_wgsl(module: &naga::Module, ty: naga::Handle<naga::Type>) -> String {
 fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
+
+/// The real-GPU rules (`crate::checks`) over composed materials: the
+/// crate's part of a material's module keeps them, and an app's own breach
+/// is found in its function.
+#[cfg(test)]
+mod rules {
+    use super::compose;
+    use crate::checks::{Rule, check_wgsl};
+
+    /// A material's module is the render module, the app's WGSL and the entry
+    /// point the crate writes: the crate's part of it keeps the rules, and an
+    /// app's table read per fragment is found.
+    #[test]
+    fn a_composed_material_keeps_the_rules_and_a_bad_one_is_caught() {
+        let target = [Some(wgpu::ColorTargetState::from(
+            wgpu::TextureFormat::Rgba8UnormSrgb,
+        ))];
+        let targets: Vec<wgpu::ColorTargetState> = target.iter().flatten().cloned().collect();
+        let descriptor = |source, fragment| crate::Md2MaterialDescriptor {
+            label: "rules",
+            source,
+            fragment,
+            targets: &targets,
+            bind_group_layout: None,
+        };
+        let composed =
+            compose(&descriptor(crate::support::QUAKE_AGAIN_WGSL, "quake_again")).unwrap();
+        assert!(composed.source.contains("md2_fs_material"));
+        let found = check_wgsl("the quake_again material", &composed.source).unwrap();
+        assert!(found.is_empty(), "{found:#?}");
+
+        let palette = "
+    const PALETTE = array<vec4<f32>, 4>(vec4<f32>(1.0), vec4<f32>(0.5), vec4<f32>(0.25), vec4<f32>(0.0));
+    fn by_id(in: Md2Fragment) -> vec4<f32> {
+        var palette = PALETTE;
+        return palette[in.id % 4u];
+    }";
+        let composed = compose(&descriptor(palette, "by_id")).unwrap();
+        let found = check_wgsl("a palette material", &composed.source).unwrap();
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].rule, Rule::DynamicLocalIndex);
+        assert_eq!(found[0].function, "by_id");
+        assert_eq!(found[0].entry_point, "md2_fs_material");
+    }
+}

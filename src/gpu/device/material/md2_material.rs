@@ -54,7 +54,7 @@ use crate::gpu::error::SetupError;
 /// |---|---|
 /// | `position` | `@builtin(position)`: the fragment's framebuffer position |
 /// | `world_position` | world space, after the instance transform (on a planar shadow: on the plane) |
-/// | `world_normal` | world space and **not unit length**: the instance transform's cofactor (its inverse transpose times its determinant) applied to the pose's unit normal at each vertex, then interpolated across the triangle, which shortens it (and a non-uniform scale makes even the vertices' normals other than unit). Normalise it before lighting: `md2_unit_normal(in)` |
+/// | `world_normal` | world space and **not unit length**: the instance transform's cofactor with its determinant's sign (its inverse transpose times the determinant's absolute value) applied to the pose's unit normal at each vertex, then interpolated across the triangle, which shortens it (and a non-uniform scale makes even the vertices' normals other than unit). Normalise it before lighting: `md2_unit_normal(in)` |
 /// | `uv` | skin coordinates; `md2_albedo(in)` samples the skin (`md2_skins`, `md2_skin_sampler`) |
 /// | `skin` | the skin layer |
 /// | `tint` | linear rgb × intensity, alpha |
@@ -121,9 +121,12 @@ struct MaterialInner {
     pipelines: Mutex<HashMap<PassKey, wgpu::RenderPipeline>>,
 }
 
+// The layouts' index and the public constant are one number.
+const _: () = assert!(Md2Material::GROUP == MATERIAL_GROUP);
+
 impl Md2Material {
     /// The bind group index that is the material's.
-    pub const GROUP: u32 = MATERIAL_GROUP;
+    pub const GROUP: u32 = 2;
 
     /// Checks the material against the crate's vertex stage and the device,
     /// and compiles it: its pipelines are built as renderers need them.
