@@ -14,6 +14,7 @@ pub mod gltf;
 #[cfg(feature = "wgpu")]
 mod gpu;
 mod mesh;
+pub mod model;
 mod scene;
 pub mod skins;
 
@@ -24,7 +25,7 @@ pub use image;
 pub use wgpu;
 
 pub use anim::{clock, playback, reference};
-pub use format::animations;
+pub use model::animations;
 
 pub use anim::{
     Clip, ClipClock, Crossfade, Fade, FrameLerp, MAX_FADE_SECONDS, Playback, Playing, Pose,
@@ -35,13 +36,16 @@ pub use contract::{
     MD2_POSE_WGSL, MD2_RENDERER_WGSL, ModelData, ModelDataError, PoseWords, pose_wgsl,
 };
 pub use format::{
-    ANORMS, Animation, FALLBACK_NORMAL_INDEX, Frame, GlCmd, GlCmdKind, GlVertex, Md2Error,
-    Md2Header, Md2Model, Md2Parts, Md2Warning, PackedVertex, Section, SkinName, TexCoord, Triangle,
-    nearest_normal_index, normal_from_index,
+    GlCmd, GlCmdKind, GlVertex, Md2Error, Md2Header, Md2Model, Md2Parts, Md2Warning, Section,
+    SkinName, TexCoord, Triangle,
 };
 pub use mesh::{
-    Corner, Level, LevelOptions, Levels, LevelsFileError, MeshError, RenderMesh, TriangleOrder,
+    Level, LevelOptions, Levels, LevelsFileError, MeshError, RenderMesh, TriangleOrder,
     VertexCacheStats,
+};
+pub use model::{
+    ANORMS, Animation, Corner, FALLBACK_NORMAL_INDEX, Frame, PackedVertex, nearest_normal_index,
+    normal_from_index,
 };
 pub use scene::fields;
 pub use scene::{

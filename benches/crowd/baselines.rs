@@ -13,9 +13,9 @@
 //! They get every advantage the crate has, by construction rather than by
 //! copying: one instanced draw for the whole crowd (Quake II issued a draw
 //! per entity); the crate's own corner and index buffers, skins, sampler,
-//! camera and light (groups 0 and 1 of md2.wgsl, bound as the renderer
+//! camera and light (groups 0 and 1 of the render module, `MD2_RENDERER_WGSL`, bound as the renderer
 //! binds them); the crate's instance records, packed and uploaded by
-//! `Md2Renderer::prepare`; md2.wgsl's transform, lighting and fragment
+//! `Md2Renderer::prepare`; the render module's transform, lighting and fragment
 //! code (see baselines.wgsl.part). Only the float vertices are their own.
 
 use std::borrow::Cow;
@@ -193,7 +193,7 @@ pub fn floats(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// md2.wgsl with the baselines appended, vertex stage `entry`, its groups 0
+/// The render module with the baselines appended, vertex stage `entry`, its groups 0
 /// and 1 as the crate lays them out, a group 2 of `entries` for the
 /// baseline's own vertex data, and the crate's vertex buffers; depth,
 /// culling and winding as the crate's opaque pipeline has them.

@@ -14,7 +14,7 @@ pub const WIDTH: u32 = 1280;
 /// See [`WIDTH`].
 pub const HEIGHT: u32 = 720;
 /// sRGB colour, as a window's surface usually is: every pipeline takes
-/// md2.wgsl's `fs_main` (the hardware encodes).
+/// the built-in `md2_fs_builtin` (the hardware encodes).
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// Planar shadows need a stencil aspect; every strategy draws with the same
 /// depth buffer, with or without them.

@@ -14,7 +14,7 @@
 //! Bevy's targets also carry a tangent (9 floats a vertex a target); these
 //! carry position and normal (6), as MD2 has no tangents: they are lighter
 //! than Bevy's. Both draw the crate's records (transform, skin, tint) with
-//! md2.wgsl's `shaded()` and fragment code, as the other baselines do.
+//! the render module's `md2_shade` and fragment code, as the other baselines do.
 
 use md2_wgpu::{GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Model, Md2Renderer, RenderMesh};
 use wgpu::util::DeviceExt;

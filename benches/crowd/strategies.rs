@@ -2,7 +2,7 @@
 //!
 //! - `gpu`: the crate's immediate path. Per frame the application samples
 //!   every member's clock and `prepare` writes one 80-byte record per
-//!   instance; md2.wgsl decodes and interpolates.
+//!   instance; the pose (`shaders/pose.wgsl`) decodes and interpolates.
 //! - `resident`: the crate's resident crowd. The members and their clocks
 //!   live on the GPU; per frame the CPU writes the time, a compute pass
 //!   samples every clock, culls against the view and compacts the visible

@@ -7,7 +7,7 @@
 
 #define_import_path md2_bevy::instance
 
-// One entity's pose, at md2_instances[MeshTag]: src/instances.rs's
+// One entity's pose, at md2_entity_poses[MeshTag]: src/poses.rs's
 // PoseRecord, 80 bytes. `frames` and `lerp` are md2_pose_vertex's arguments
 // (md2_wgpu::PoseWords); `previous_*` the same a frame earlier, for motion
 // vectors.

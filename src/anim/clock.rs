@@ -24,7 +24,7 @@
 //! 8 ms: a frame's `t` would jitter by a tenth at 10 frames a second. The
 //! crowd's compute pass therefore keeps time as integer ticks in 64 bits and
 //! reduces `(now − start) × rate` modulo the clip in integer arithmetic with
-//! a 96-bit fixed-point rate (see `crowd.wgsl`). The result is exact to about
+//! a 96-bit fixed-point rate (see `shaders/crowd/clock.wgsl`). The result is exact to about
 //! 2⁻²⁴ of a frame however long the application has run, until the elapsed
 //! frames (time × fps × speed) approach 2⁵³·10⁻⁴ ≈ 9·10¹¹ (some 2,800 years
 //! at 10 frames a second), where the `f64` rate itself starts to show; the
@@ -185,7 +185,7 @@ pub(crate) fn fade_ticks(duration: f64) -> Option<u32> {
     }
 }
 
-/// A clip clock as the crowd's compute pass runs it (crowd.wgsl's `Clock`).
+/// A clip clock as the crowd's compute pass runs it (`shaders/crowd/types.wgsl`'s `Clock`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(not(feature = "wgpu"), allow(dead_code))]
 pub(crate) struct GpuClock {

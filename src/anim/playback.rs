@@ -26,8 +26,8 @@
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-use crate::format::Animation;
-use crate::format::Md2Model;
+use crate::model::Animation;
+use crate::model::KeyframeModel;
 
 /// The rate at which Quake II ran its animations: 10 frames a second.
 pub const QUAKE2_FPS: f32 = 10.0;
@@ -167,9 +167,9 @@ impl Clip {
     }
 
     /// The clips of a model, one per [`Animation`] found from its frame
-    /// names (see [`Md2Model::animations`]); looping as [`Clip::from`] an
-    /// animation decides.
-    pub fn for_model(model: &Md2Model) -> Vec<Clip> {
+    /// names (see [`KeyframeModel::animations`]); looping as [`Clip::from`]
+    /// an animation decides.
+    pub fn for_model(model: &KeyframeModel) -> Vec<Clip> {
         model.animations().iter().map(Clip::from).collect()
     }
 
@@ -450,7 +450,7 @@ impl Quake2Player {
         self.entry().name
     }
 
-    /// The name [`Md2Model::animations`] gives the animation when the frames
+    /// The name [`KeyframeModel::animations`](crate::model::KeyframeModel::animations) gives the animation when the frames
     /// carry the game's names: the same as [`Quake2Player::name`] except
     /// `crstnd` and `crattak`, as the frames are named `crstnd01`,
     /// `crattak1`.
@@ -523,7 +523,7 @@ impl Quake2Player {
     }
 
     /// Whether `model` has the player's 198 frames, so the table applies.
-    pub fn fits(model: &Md2Model) -> bool {
+    pub fn fits(model: &KeyframeModel) -> bool {
         model.frame_count() == Quake2Player::FRAME_COUNT
     }
 }

@@ -19,14 +19,14 @@
 //!   table normal of `primary.frame_a`'s vertex: never NaN.
 //!
 //! [`interpolate`]`(lerp)` gives exactly [`blend`]`(Pose::from(lerp))`.
-//! Output slices must hold exactly [`Md2Model::vertex_count`] entries; the
+//! Output slices must hold exactly [`KeyframeModel::vertex_count`](crate::model::KeyframeModel::vertex_count) entries; the
 //! frames and lengths are checked once, up front, and nothing is allocated.
 
 use std::fmt;
 
 use super::playback::{FrameLerp, Pose};
 use crate::contract::NORMALS;
-use crate::format::{Md2Model, PackedVertex};
+use crate::model::{KeyframeModel, PackedVertex};
 
 /// Below this squared length a blended normal is replaced by the table
 /// normal (the shader uses the same threshold).
@@ -102,7 +102,7 @@ impl FrameRef<'_> {
 }
 
 fn frame<'a>(
-    model: &'a Md2Model,
+    model: &'a KeyframeModel,
     field: &'static str,
     frame: u32,
 ) -> Result<FrameRef<'a>, ReferenceError> {
@@ -122,7 +122,7 @@ fn frame<'a>(
 }
 
 fn check_outputs(
-    model: &Md2Model,
+    model: &KeyframeModel,
     positions: &[[f32; 3]],
     normals: &[[f32; 3]],
 ) -> Result<(), ReferenceError> {
@@ -168,7 +168,7 @@ fn normalize_or(n: [f32; 3], fallback: [f32; 3]) -> [f32; 3] {
 
 /// Decodes one frame: positions in model units and the table normals.
 pub fn decode_frame(
-    model: &Md2Model,
+    model: &KeyframeModel,
     frame_index: u32,
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
@@ -187,7 +187,7 @@ pub fn decode_frame(
 ///
 /// Gives exactly what [`blend`] gives for `Pose::from(lerp)`.
 pub fn interpolate(
-    model: &Md2Model,
+    model: &KeyframeModel,
     lerp: FrameLerp,
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
@@ -219,7 +219,7 @@ fn lerp_frames(
 /// then the two blended by the weight, then the normal renormalised (see the
 /// [module docs](self) for the exact arithmetic).
 pub fn blend(
-    model: &Md2Model,
+    model: &KeyframeModel,
     pose: &Pose,
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],

@@ -12,8 +12,8 @@ use super::level::ModelLevels;
 use super::normals::normal_table;
 use super::records::ModelInfo;
 use super::wgsl::MAX_GPU_FRAMES;
-use crate::format::Md2Model;
-use crate::mesh::{Corner, Level, LevelOptions, Levels, MeshError, RenderMesh, TriangleOrder};
+use crate::mesh::{Level, LevelOptions, Levels, MeshError, RenderMesh, TriangleOrder};
+use crate::model::{Corner, KeyframeModel};
 
 /// How a model's GPU data is made: the triangle order and the levels of
 /// detail to build.
@@ -145,7 +145,7 @@ impl std::error::Error for ModelDataError {
 }
 
 /// A model's GPU data as plain bytes, built on the CPU from an
-/// [`Md2Model`]: everything the pose WGSL and a draw of the model read,
+/// [`Md2Model`](crate::Md2Model): everything the pose WGSL and a draw of the model read,
 /// uploaded once and never written again while the model animates.
 ///
 /// | data | where it goes | bytes |
@@ -190,7 +190,10 @@ impl ModelData {
     /// `model`'s GPU data: its frames as they are, its corners and
     /// triangles in `options.triangle_order`, and the levels of detail
     /// `options.levels` asks for (at most [`MAX_LEVELS`] in all).
-    pub fn new(model: &Md2Model, options: GpuModelOptions) -> Result<ModelData, ModelDataError> {
+    pub fn new(
+        model: &KeyframeModel,
+        options: GpuModelOptions,
+    ) -> Result<ModelData, ModelDataError> {
         let frames = model.frame_count();
         if frames > MAX_GPU_FRAMES {
             return Err(ModelDataError::TooManyFrames {
@@ -213,7 +216,9 @@ impl ModelData {
         } else {
             started.elapsed()
         };
-        let frame_bounds: Arc<[_]> = (0..frames).map(|f| model.frame_bounds(f)).collect();
+        let frame_bounds: Arc<[_]> = (0..frames)
+            .map(|f| model.frame_bounds(f).to_pair())
+            .collect();
         let sphere = bounding_sphere(&frame_bounds);
         Ok(ModelData {
             info: ModelInfo {
@@ -381,7 +386,7 @@ fn bounding_sphere(frame_bounds: &[([f32; 3], [f32; 3])]) -> [f32; 4] {
 }
 
 /// The normal table, then two vec4 per frame: (scale, 0), (translate, 0).
-fn frame_params(model: &Md2Model) -> Vec<[f32; 4]> {
+fn frame_params(model: &KeyframeModel) -> Vec<[f32; 4]> {
     let frames = model.frames().iter().flat_map(|f| {
         [
             [f.scale[0], f.scale[1], f.scale[2], 0.0],

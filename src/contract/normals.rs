@@ -5,7 +5,7 @@
 //! storage buffer (never a uniform: a uniform indexed by each vertex's own
 //! normal byte is serialised on NVIDIA; `shaders/README.md`).
 
-use crate::format::{ANORMS, FALLBACK_NORMAL_INDEX};
+use crate::model::{ANORMS, FALLBACK_NORMAL_INDEX};
 
 /// Entries of the table: one per value of a `u8` normal index.
 pub const NORMAL_TABLE_LEN: usize = 256;

@@ -46,7 +46,8 @@ use image::RgbaImage;
 
 use crate::anim::Quake2Player;
 use crate::format::Md2Parts;
-use crate::format::{Frame, Md2Model, PackedVertex, TexCoord, Triangle};
+use crate::format::{Md2Model, TexCoord, Triangle};
+use crate::model::{Frame, PackedVertex};
 use math::{V3, add, cross, sub};
 
 /// The skin's width in texels (also the header's `skinwidth`).

@@ -8,7 +8,7 @@
 //! the search over them, in index order with the same `f32` dot product,
 //! gives exactly what the full search gives.
 
-use crate::format::{ANORMS, FALLBACK_NORMAL_INDEX};
+use crate::model::{ANORMS, FALLBACK_NORMAL_INDEX};
 
 use super::math::{V3, dot, normalize};
 
@@ -103,7 +103,7 @@ impl NormalIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::nearest_normal_index;
+    use crate::model::nearest_normal_index;
 
     #[test]
     fn agrees_with_the_full_search_everywhere() {

@@ -1,9 +1,9 @@
 //! The in-memory MD2 model: every section of the file, with the frames' packed
-//! vertices kept exactly as stored.
+//! vertices kept exactly as stored, in the model seam
+//! ([`KeyframeModel`]) every other room reads.
 
-use super::animations::{Animation, group};
-use super::anorms::normal_from_index;
 use super::error::Md2Warning;
+use crate::model::{Animation, Frame, KeyframeModel, PackedVertex, fixed_name, name_until_nul};
 
 /// The 68-byte MD2 header, field by field, as the file gives it (for a model
 /// built in code: as [`Md2Model::to_bytes`] will write it).
@@ -80,65 +80,6 @@ pub struct Triangle {
     pub st: [u16; 3],
 }
 
-/// One vertex of one frame, exactly the file's 4 bytes: a position quantised
-/// to a byte per axis and an index into [`ANORMS`](crate::ANORMS).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-pub struct PackedVertex {
-    /// x, y, z in the frame's quantised grid.
-    pub position: [u8; 3],
-    /// Index into the normal table (≥ 162 is read as straight up).
-    pub normal_index: u8,
-}
-
-impl PackedVertex {
-    /// The vertex in model units: position × scale + translate.
-    #[inline]
-    pub fn decode_position(&self, frame: &Frame) -> [f32; 3] {
-        let p = self.position;
-        [
-            p[0] as f32 * frame.scale[0] + frame.translate[0],
-            p[1] as f32 * frame.scale[1] + frame.translate[1],
-            p[2] as f32 * frame.scale[2] + frame.translate[2],
-        ]
-    }
-
-    /// The unit normal from the table.
-    #[inline]
-    pub fn normal(&self) -> [f32; 3] {
-        normal_from_index(self.normal_index)
-    }
-}
-
-/// A keyframe's header: how its packed vertices map to model units, and its
-/// name. The vertices themselves are in [`Md2Model::frame_vertices`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Frame {
-    /// Multiplies each packed coordinate.
-    pub scale: [f32; 3],
-    /// Added after scaling.
-    pub translate: [f32; 3],
-    /// The name's 16 bytes as stored, NUL padding (and whatever an old tool
-    /// left after the NUL) included, so a rewrite is exact.
-    pub name_bytes: [u8; 16],
-}
-
-impl Frame {
-    /// A frame header with the given name (truncated to 15 bytes).
-    pub fn new(name: &str, scale: [f32; 3], translate: [f32; 3]) -> Self {
-        Frame {
-            scale,
-            translate,
-            name_bytes: fixed_name(name),
-        }
-    }
-
-    /// The name up to the first NUL (bytes that are not UTF-8 replaced).
-    pub fn name(&self) -> String {
-        name_until_nul(&self.name_bytes)
-    }
-}
-
 /// A skin path as stored in the header's skin list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SkinName {
@@ -208,23 +149,50 @@ impl GlCmd {
 /// with [`Md2Model::from_parts`], write one with [`Md2Model::to_bytes`].
 /// Fields are private so that a model is always valid: every index in range,
 /// every frame complete, every scale finite.
+///
+/// Its frames, welded corners and animations are a [`KeyframeModel`]
+/// ([`keyframes`](Md2Model::keyframes), [`Deref`](std::ops::Deref) and
+/// [`AsRef`]): what meshes, levels, the CPU reference, the GPU and the glTF
+/// export read, so an `&Md2Model` (or `&Arc<Md2Model>`) goes wherever they
+/// take a `&KeyframeModel`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Md2Model {
     pub(crate) header: Md2Header,
     pub(crate) skins: Vec<SkinName>,
     pub(crate) tex_coords: Vec<TexCoord>,
     pub(crate) triangles: Vec<Triangle>,
-    pub(crate) frames: Vec<Frame>,
-    /// All frames' vertices, frame-major: `vertices[frame * num_xyz + i]`.
-    pub(crate) vertices: Vec<PackedVertex>,
     pub(crate) glcmds: Vec<GlCmd>,
-    /// The frames grouped by name: derived from `frames`, kept so that the
-    /// renames are reported once, when the model is made.
-    pub(crate) animations: Vec<Animation>,
     pub(crate) warnings: Vec<Md2Warning>,
+    /// The frames, their packed vertices, the welded corners and the
+    /// animations.
+    pub(crate) keyframes: KeyframeModel,
+}
+
+impl AsRef<KeyframeModel> for Md2Model {
+    fn as_ref(&self) -> &KeyframeModel {
+        &self.keyframes
+    }
+}
+
+/// An MD2 model is its keyframes plus the file's own sections (header,
+/// skins, texel coordinates, GL commands): deref lets every path past the
+/// parser take `&KeyframeModel` and still be handed an `&Md2Model`, without
+/// generics or a conversion at each call.
+impl std::ops::Deref for Md2Model {
+    type Target = KeyframeModel;
+
+    fn deref(&self) -> &KeyframeModel {
+        &self.keyframes
+    }
 }
 
 impl Md2Model {
+    /// The model seam's view of this model: frames, welded corners,
+    /// animations.
+    pub fn keyframes(&self) -> &KeyframeModel {
+        &self.keyframes
+    }
+
     /// The header, as read (or as it will be written, for a built model).
     pub fn header(&self) -> &Md2Header {
         &self.header
@@ -252,33 +220,29 @@ impl Md2Model {
 
     /// The frame headers (scale, translate, name).
     pub fn frames(&self) -> &[Frame] {
-        &self.frames
+        self.keyframes.frames()
     }
 
     /// How many vertices each frame has (`num_xyz`).
     pub fn vertex_count(&self) -> usize {
-        self.header.num_xyz as usize
+        self.keyframes.vertex_count()
     }
 
     /// How many frames there are (at least 1).
     pub fn frame_count(&self) -> u32 {
-        // Both constructors refuse a model too large for a 32-bit header,
-        // and every frame takes at least 40 bytes of it.
-        self.frames.len() as u32
+        self.keyframes.frame_count()
     }
 
     /// Every frame's packed vertices, frame-major, exactly as in the file:
     /// the bytes the GPU receives unchanged.
     pub fn vertices(&self) -> &[PackedVertex] {
-        &self.vertices
+        self.keyframes.vertices()
     }
 
     /// One frame's packed vertices. Panics if `frame` is out of range, like
     /// slice indexing; see [`Md2Model::frame_count`].
     pub fn frame_vertices(&self, frame: u32) -> &[PackedVertex] {
-        let n = self.vertex_count();
-        let frame = frame as usize;
-        &self.vertices[frame * n..(frame + 1) * n]
+        self.keyframes.frame_vertices(frame)
     }
 
     /// The GL commands (strips and fans) as stored; empty where the file had
@@ -298,77 +262,26 @@ impl Md2Model {
     /// documented in [`animations`](crate::animations): contiguous ranges
     /// that cover every frame, with unique names.
     pub fn animations(&self) -> &[Animation] {
-        &self.animations
+        self.keyframes.animations()
     }
 
     /// The animation with this name (exactly as [`Md2Model::animations`]
     /// gives it), if there is one.
     pub fn animation(&self, name: &str) -> Option<&Animation> {
-        self.animations.iter().find(|a| a.name == name)
+        self.keyframes.animation(name)
     }
 
     /// The axis-aligned bounds of one frame in model units: (min, max).
     /// Panics if `frame` is out of range, like
     /// [`frame_vertices`](Md2Model::frame_vertices).
+    /// [`KeyframeModel::frame_bounds`] gives them as [`Bounds`](crate::model::Bounds).
     pub fn frame_bounds(&self, frame: u32) -> ([f32; 3], [f32; 3]) {
-        let f = &self.frames[frame as usize];
-        let mut min = [f32::INFINITY; 3];
-        let mut max = [f32::NEG_INFINITY; 3];
-        for v in self.frame_vertices(frame) {
-            let p = v.decode_position(f);
-            for k in 0..3 {
-                min[k] = min[k].min(p[k]);
-                max[k] = max[k].max(p[k]);
-            }
-        }
-        (min, max)
+        self.keyframes.frame_bounds(frame).to_pair()
     }
 
     /// The bounds over every frame: what a camera frames to show the model
-    /// whatever it does.
+    /// whatever it does. [`KeyframeModel::bounds`] gives them as [`Bounds`](crate::model::Bounds).
     pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
-        let mut min = [f32::INFINITY; 3];
-        let mut max = [f32::NEG_INFINITY; 3];
-        for frame in 0..self.frame_count() {
-            let (lo, hi) = self.frame_bounds(frame);
-            for k in 0..3 {
-                min[k] = min[k].min(lo[k]);
-                max[k] = max[k].max(hi[k]);
-            }
-        }
-        (min, max)
+        self.keyframes.bounds().to_pair()
     }
-}
-
-/// The animations of these frames, and a warning for each one renamed to
-/// keep the names unique.
-pub(crate) fn name_animations(frames: &[Frame]) -> (Vec<Animation>, Vec<Md2Warning>) {
-    let (animations, renamed) = group(frames.iter().map(Frame::name));
-    let warnings = renamed
-        .into_iter()
-        .map(|r| {
-            let a = &animations[r.index];
-            Md2Warning::AnimationRenamed {
-                name: r.name,
-                renamed: a.name.clone(),
-                first: a.first,
-                last: a.last,
-            }
-        })
-        .collect();
-    (animations, warnings)
-}
-
-/// A name as a NUL-padded fixed-size field, truncated so one NUL remains.
-pub(crate) fn fixed_name<const N: usize>(name: &str) -> [u8; N] {
-    let mut out = [0u8; N];
-    let bytes = name.as_bytes();
-    let n = bytes.len().min(N - 1);
-    out[..n].copy_from_slice(&bytes[..n]);
-    out
-}
-
-fn name_until_nul(bytes: &[u8]) -> String {
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    String::from_utf8_lossy(&bytes[..end]).into_owned()
 }

@@ -5,14 +5,13 @@
 use std::path::Path;
 
 use super::error::{Md2Error, Md2Warning, Section};
+use super::keyframes::keyframes_of;
 use super::layout::{
     FRAME_HEADER_SIZE, GLCMD_WORD, MAX_FRAMES, MAX_SKIN_SIDE, MAX_SKINS, MAX_TRIANGLES, MAX_VERTS,
     SKIN_NAME_SIZE, ST_SIZE, TRIANGLE_SIZE,
 };
-use super::model::{
-    Frame, GlCmd, GlCmdKind, GlVertex, Md2Header, Md2Model, PackedVertex, SkinName, TexCoord,
-    Triangle, name_animations,
-};
+use super::model::{GlCmd, GlCmdKind, GlVertex, Md2Header, Md2Model, SkinName, TexCoord, Triangle};
+use crate::model::{Frame, PackedVertex};
 
 impl Md2Model {
     /// Reads a model from a file. Any error is an [`Md2Error::InFile`]
@@ -248,18 +247,18 @@ impl<'a> Parser<'a> {
         let triangles = self.triangles(tris, num_xyz, num_st)?;
         let (frames, vertices) = self.frames(frames, num_xyz, framesize)?;
         let glcmds = self.glcmds(glcmds, num_xyz);
-        let (animations, renames) = name_animations(&frames);
+        let skin_size = (h.skinwidth as u32, h.skinheight as u32);
+        let (keyframes, renames) =
+            keyframes_of(skin_size, &tex_coords, &triangles, frames, vertices);
 
         let mut model = Md2Model {
             header: h,
             skins,
             tex_coords,
             triangles,
-            frames,
-            vertices,
             glcmds,
-            animations,
             warnings: Vec::new(),
+            keyframes,
         };
         // A file laid out as the writer lays it out rewrites byte for byte;
         // any other layout is a quirk the caller should know a rewrite
@@ -408,7 +407,7 @@ impl<'a> Parser<'a> {
             });
             let verts = &self.bytes[at + FRAME_HEADER_SIZE..at + FRAME_HEADER_SIZE + 4 * num_xyz];
             for (j, c) in verts.chunks_exact(4).enumerate() {
-                if c[3] as usize >= super::anorms::ANORMS.len() {
+                if c[3] as usize >= crate::model::ANORMS.len() {
                     bad_normals += 1;
                     first_bad.get_or_insert((i as u32, j, c[3]));
                 }

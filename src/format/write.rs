@@ -2,11 +2,10 @@
 
 use super::error::Md2Error;
 use super::glcmds::generate_glcmds;
+use super::keyframes::keyframes_of;
 use super::layout::{MAX_SKIN_SIDE, canonical_header};
-use super::model::{
-    Frame, GlCmd, GlCmdKind, Md2Header, Md2Model, PackedVertex, SkinName, TexCoord, Triangle,
-    name_animations,
-};
+use super::model::{GlCmd, GlCmdKind, Md2Header, Md2Model, SkinName, TexCoord, Triangle};
+use crate::model::{Frame, PackedVertex};
 
 /// Everything needed to build a model in code; see [`Md2Model::from_parts`].
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -83,7 +82,8 @@ impl Md2Model {
                 return invalid(format!("frame {i} has a non-finite scale or translate"));
             }
         }
-        let (animations, warnings) = name_animations(&frames);
+        let (keyframes, warnings) =
+            keyframes_of(skin_size, &tex_coords, &triangles, frames, vertices);
         let mut model = Md2Model {
             header: Md2Header {
                 ident: Md2Header::IDENT,
@@ -96,11 +96,9 @@ impl Md2Model {
             skins,
             tex_coords,
             triangles,
-            frames,
-            vertices,
             glcmds: Vec::new(),
-            animations,
             warnings,
+            keyframes,
         };
         model.glcmds = generate_glcmds(&model);
         model.header = model
@@ -149,7 +147,7 @@ impl Md2Model {
                 out.extend_from_slice(&i.to_le_bytes());
             }
         }
-        for (i, frame) in (0..).zip(&self.frames) {
+        for (i, frame) in (0..).zip(self.frames()) {
             for x in frame.scale.iter().chain(&frame.translate) {
                 out.extend_from_slice(&x.to_le_bytes());
             }

@@ -27,7 +27,7 @@ use super::buffer::{AccessorSpec, Builder, float_bounds, put_f32s};
 use super::error::GltfError;
 use super::options::{GltfOptions, KeyInterpolation};
 use crate::anim::Clip;
-use crate::format::Md2Model;
+use crate::model::KeyframeModel;
 
 /// A clip's keys: when, and which frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +39,7 @@ pub(super) struct Keys {
 
 /// The clips the options ask for, checked against the model, with their
 /// keys.
-pub(super) fn keys(model: &Md2Model, options: &GltfOptions) -> Result<Vec<Keys>, GltfError> {
+pub(super) fn keys(model: &KeyframeModel, options: &GltfOptions) -> Result<Vec<Keys>, GltfError> {
     let clips = match &options.clips {
         Some(clips) => clips.clone(),
         None => Clip::for_model(model)
@@ -53,7 +53,7 @@ pub(super) fn keys(model: &Md2Model, options: &GltfOptions) -> Result<Vec<Keys>,
         .collect()
 }
 
-fn clip_keys(model: &Md2Model, clip: Clip) -> Result<Keys, GltfError> {
+fn clip_keys(model: &KeyframeModel, clip: Clip) -> Result<Keys, GltfError> {
     let frame_count = model.frame_count();
     let frames = clip.frames();
     if *frames.end() >= frame_count {

@@ -19,8 +19,8 @@ use super::materials::{self, EncodedSkin};
 use super::options::{GltfOptions, MAX_GLB_BYTES};
 use super::quantize::{Grid, SHORT_UNIT, distance, short, unit_short};
 use super::report::{GltfExport, GltfReport, QuantizationReport};
-use crate::format::Md2Model;
 use crate::mesh::RenderMesh;
+use crate::model::KeyframeModel;
 
 /// The GLB header and the two chunk headers.
 const GLB_HEADERS: u64 = 12 + 8 + 8;
@@ -49,7 +49,7 @@ const VARIANTS: &str = "KHR_materials_variants";
 /// # Ok::<(), md2_wgpu::gltf::GltfError>(())
 /// ```
 pub fn to_glb(
-    model: &Md2Model,
+    model: &KeyframeModel,
     skins: &[RgbaImage],
     options: &GltfOptions,
 ) -> Result<GltfExport, GltfError> {

@@ -2,8 +2,7 @@
 //! and what an export must know of all of them before it writes any.
 
 use super::error::GltfError;
-use crate::format::Md2Model;
-use crate::mesh::Corner;
+use crate::model::{Corner, KeyframeModel};
 
 /// Quake's axes (X forward, Y left, Z up) as glTF's (Y up, the model facing
 /// +Z): `(x, y, z)` becomes `(y, z, x)`, the mapping of
@@ -24,13 +23,13 @@ pub(super) struct CornerFrame {
 
 /// Decodes frames at the mesh's corners.
 pub(super) struct CornerFrames<'a> {
-    model: &'a Md2Model,
+    model: &'a KeyframeModel,
     corners: &'a [Corner],
     scale: f32,
 }
 
 impl<'a> CornerFrames<'a> {
-    pub fn new(model: &'a Md2Model, corners: &'a [Corner], scale: f32) -> Self {
+    pub fn new(model: &'a KeyframeModel, corners: &'a [Corner], scale: f32) -> Self {
         CornerFrames {
             model,
             corners,

@@ -1,5 +1,5 @@
-//! The mesh the GPU draws: the file's (xyz, st) pairs welded into one list
-//! of corners, and the triangles over them, ordered so the vertex shader
+//! The mesh the GPU draws: a model's welded corners and the triangles over
+//! them, ordered so the vertex shader
 //! runs as few times as it can. CPU only: nothing here knows about wgpu.
 //!
 //! The vertex shader is where this crate spends its GPU time (it decodes two
@@ -18,11 +18,9 @@ mod error;
 mod levels;
 mod render_mesh;
 mod vertex_cache;
-mod weld;
 
 pub use error::MeshError;
 pub(crate) use levels::levels_checksum;
 pub use levels::{Level, LevelOptions, Levels, LevelsFileError};
 pub use render_mesh::{RenderMesh, TriangleOrder};
 pub use vertex_cache::VertexCacheStats;
-pub use weld::Corner;

@@ -1,11 +1,9 @@
-//! The mesh the GPU draws: the file's (xyz, st) pairs welded into one list
-//! of corners, and the triangles over them in the file's order or the
-//! vertex cache's.
+//! The mesh the GPU draws: a model's welded corners and the triangles over
+//! them, in the source's order or the vertex cache's.
 
 use super::error::MeshError;
 use super::vertex_cache::{self, VertexCacheStats};
-use super::weld::{Corner, weld};
-use crate::format::Md2Model;
+use crate::model::{Corner, KeyframeModel};
 
 /// The order a [`RenderMesh`] draws its triangles in. The triangles, their
 /// winding and their corners are the same either way: only the order of
@@ -46,10 +44,9 @@ pub struct RenderMesh {
 }
 
 impl RenderMesh {
-    /// Welds `model`'s triangle corners and orders the triangles as `order`
-    /// says.
-    pub fn new(model: &Md2Model, order: TriangleOrder) -> RenderMesh {
-        let (corners, indices) = weld(model);
+    /// `model`'s welded corners and triangles, ordered as `order` says.
+    pub fn new(model: &KeyframeModel, order: TriangleOrder) -> RenderMesh {
+        let (corners, indices) = (model.corners().to_vec(), model.indices().to_vec());
         let (corners, indices) = match order {
             TriangleOrder::File => (corners, indices),
             TriangleOrder::VertexCache => vertex_cache::optimize(&corners, &indices),
@@ -97,7 +94,8 @@ impl RenderMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{Frame, Md2Parts, PackedVertex, SkinName, TexCoord, Triangle};
+    use crate::format::{Md2Model, Md2Parts, SkinName, TexCoord, Triangle};
+    use crate::model::{Frame, PackedVertex};
 
     /// A quad strip of `quads` quads with a texture seam on its middle
     /// column: xyz 2·i and 2·i+1 sit at column i; the seam column's two

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use super::error::MeshError;
-use super::weld::Corner;
+use crate::model::Corner;
 
 /// What a first-in-first-out post-transform cache of `cache_size` entries
 /// makes of a triangle list: how often the vertex shader runs.

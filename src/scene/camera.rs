@@ -7,7 +7,7 @@ use std::ops::RangeInclusive;
 
 use super::effects::PlanarShadow;
 use crate::contract::{VIEW_SHADOWS, ViewUniform};
-use crate::format::Md2Model;
+use crate::model::KeyframeModel;
 
 /// Quake axes (X forward, Y left, Z up) to a right-handed Y-up world in which
 /// a model faces +Z, as glTF assets do: `(x, y, z)` becomes `(y, z, x)`.
@@ -195,8 +195,8 @@ impl Camera {
     /// A camera that shows `model` in every frame, from a three-quarter front
     /// view, with the model at the origin of the Y-up world (as an instance
     /// with the identity transform draws it).
-    pub fn framing_model(model: &Md2Model, aspect: f32) -> Camera {
-        let (lo, hi) = model.bounds();
+    pub fn framing_model(model: &KeyframeModel, aspect: f32) -> Camera {
+        let (lo, hi) = model.bounds().to_pair();
         Camera::framing(quake_to_y_up(lo), quake_to_y_up(hi), FRAMING_VIEW, aspect)
     }
 
@@ -205,14 +205,14 @@ impl Camera {
     /// lies down). Frames past the model are ignored; with none left, the
     /// whole model is framed.
     pub fn framing_frames(
-        model: &Md2Model,
+        model: &KeyframeModel,
         frames: impl IntoIterator<Item = u32>,
         aspect: f32,
     ) -> Camera {
         let mut lo = Vec3::splat(f32::INFINITY);
         let mut hi = Vec3::splat(f32::NEG_INFINITY);
         for frame in frames.into_iter().filter(|&f| f < model.frame_count()) {
-            let (a, b) = model.frame_bounds(frame);
+            let (a, b) = model.frame_bounds(frame).to_pair();
             lo = lo.min(quake_to_y_up(a));
             hi = hi.max(quake_to_y_up(b));
         }
@@ -355,7 +355,7 @@ pub(crate) fn view_depth(row: [f32; 4], point: Vec3) -> f32 {
 
 /// The sort key of an instance record whose transform rows are `rows`: the
 /// view depth of its origin, as bits that sort ascending from the farthest.
-/// crowd.wgsl's `depth_key` computes the same.
+/// `shaders/crowd/compact.wgsl`'s `depth_key` computes the same.
 pub(crate) fn depth_key(row: [f32; 4], rows: &[[f32; 4]; 3]) -> u32 {
     let origin = Vec3::new(rows[0][3], rows[1][3], rows[2][3]);
     let bits = view_depth(row, origin).to_bits();
@@ -383,12 +383,12 @@ fn look_at_view(eye: Vec3, target: Vec3) -> Mat4 {
 /// point over `frames` (the frames the instance will show) at `feet.y`, its
 /// footprint centred on `feet.x, feet.z`, facing +Z. Frames past the model
 /// are ignored; with none left it is a plain translation to `feet`.
-pub fn stand_on_ground(model: &Md2Model, frames: RangeInclusive<u32>, feet: Vec3) -> Mat4 {
+pub fn stand_on_ground(model: &KeyframeModel, frames: RangeInclusive<u32>, feet: Vec3) -> Mat4 {
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
     let count = model.frame_count();
     for frame in frames.filter(|&f| f < count) {
-        let (a, b) = model.frame_bounds(frame);
+        let (a, b) = model.frame_bounds(frame).to_pair();
         lo = lo.min(quake_to_y_up(a));
         hi = hi.max(quake_to_y_up(b));
     }

@@ -130,3 +130,25 @@ impl Md2Instance {
         Md2Instance { id, ..self }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::Quake2Player;
+
+    #[test]
+    fn an_instance_from_a_crossfade_has_the_crossfades_pose() {
+        let fade = Crossfade::new(
+            Quake2Player::Run.clip().started_at(0.0),
+            Quake2Player::Attack.clip().started_at(1.0),
+            0.5,
+        );
+        let at = Mat4::from_translation(glam::Vec3::X);
+        for time in [0.0, 1.1, 1.3, 2.0] {
+            let instance = Md2Instance::from_crossfade(at, &fade, time);
+            assert_eq!(instance.pose, fade.pose(time), "{time}");
+            assert_eq!(instance.transform, at);
+        }
+        assert!(Md2Instance::from_crossfade(at, &fade, 1.25).pose.weight > 0.0);
+    }
+}

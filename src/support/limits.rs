@@ -2,9 +2,8 @@
 //! game could bring, for the benchmarks and the tests that bound what a
 //! model costs (levels of detail, export, upload).
 
-use crate::format::{
-    Frame, Md2Model, Md2Parts, PackedVertex, TexCoord, Triangle, nearest_normal_index,
-};
+use crate::format::{Md2Model, Md2Parts, TexCoord, Triangle};
+use crate::model::{Frame, PackedVertex, nearest_normal_index};
 
 /// Rings around the torus's tube, and segments around its ring.
 const RINGS: usize = 32;

@@ -2,8 +2,9 @@
 //! awkward shapes; and cameras that look at them.
 
 use image::RgbaImage;
+use md2_wgpu::model::{Animation, KeyframeModel, KeyframeParts};
 use md2_wgpu::{
-    Camera, Frame, Md2Model, Md2Parts, PackedVertex, SkinName, TexCoord, Triangle,
+    Camera, Corner, Frame, Md2Model, Md2Parts, PackedVertex, SkinName, TexCoord, Triangle,
     nearest_normal_index,
 };
 /// One triangle of a built model: three positions in Quake axes and their
@@ -271,6 +272,45 @@ impl Mesh {
     /// The model built from [`Mesh::parts`].
     pub fn model(&self) -> Md2Model {
         Md2Model::from_parts(self.parts()).expect("a generated mesh is valid")
+    }
+
+    /// The mesh as a model made through the model seam alone, as another
+    /// keyframe format would make one: no MD2 file or parts. Its frames
+    /// quantised as [`Mesh::parts`] quantises them, its (vertex, texel)
+    /// pairs welded into corners whose texture coordinate is the texel's
+    /// corner over the skin (not MD2's texel centre), its triangles in
+    /// Quake's winding, and `animations` as given (`None`: by frame name).
+    pub fn keyframes(&self, animations: Option<Vec<Animation>>) -> KeyframeModel {
+        let parts = self.parts();
+        let (w, h) = (self.skin.0 as f32, self.skin.1 as f32);
+        let mut corners: Vec<Corner> = Vec::new();
+        let mut indices = Vec::new();
+        for tri in &parts.triangles {
+            for k in 0..3 {
+                let st = parts.tex_coords[usize::from(tri.st[k])];
+                let corner = Corner {
+                    xyz: u32::from(tri.xyz[k]),
+                    uv: [f32::from(st.s) / w, f32::from(st.t) / h],
+                };
+                let index = match corners.iter().position(|c| *c == corner) {
+                    Some(i) => i,
+                    None => {
+                        corners.push(corner);
+                        corners.len() - 1
+                    }
+                };
+                indices.push(index as u32);
+            }
+        }
+        KeyframeModel::from_parts(KeyframeParts {
+            frames: parts.frames,
+            vertices: parts.vertices,
+            corners,
+            indices,
+            skin_size: self.skin,
+            animations,
+        })
+        .expect("a generated mesh is valid")
     }
 }
 

@@ -10,7 +10,8 @@
 //! off it. The native and browser suites hold their G-buffers to this.
 
 use glam::{DVec2, DVec3, Mat3, Mat4, Vec3};
-use md2_wgpu::{Camera, Md2Model, Pose};
+use md2_wgpu::model::KeyframeModel;
+use md2_wgpu::{Camera, Pose};
 
 /// A triangle the CPU reference posed: corners and their world normals, in
 /// f64.
@@ -31,23 +32,28 @@ pub const OFF_SURFACE: f64 = 1e-4;
 
 /// The posed model's triangles in world space, with world normals as the
 /// vertex stage computes them (the inverse transpose, not normalised).
-pub fn cpu_triangles(model: &Md2Model, pose: &Pose, transform: Mat4) -> Vec<[(Vec3, Vec3); 3]> {
+pub fn cpu_triangles(
+    model: &KeyframeModel,
+    pose: &Pose,
+    transform: Mat4,
+) -> Vec<[(Vec3, Vec3); 3]> {
     let n = model.vertex_count();
     let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     md2_wgpu::reference::blend(model, pose, &mut p, &mut nrm).expect("the CPU reference poses");
     let world = transform * md2_wgpu::QUAKE_TO_Y_UP;
     let normal_matrix = Mat3::from_mat4(world).inverse().transpose();
-    let vertex = |i: u16| {
-        let i = usize::from(i);
+    let corners = model.corners();
+    let vertex = |corner: u32| {
+        let i = corners[corner as usize].xyz as usize;
         (
             world.transform_point3(Vec3::from(p[i])),
             normal_matrix * Vec3::from(nrm[i]),
         )
     };
     model
-        .triangles()
-        .iter()
-        .map(|t| t.xyz.map(vertex))
+        .indices()
+        .chunks_exact(3)
+        .map(|t| [vertex(t[0]), vertex(t[1]), vertex(t[2])])
         .collect()
 }
 
@@ -83,10 +89,55 @@ pub fn cpu_triangle(
     x: u32,
     y: u32,
 ) -> Option<Corners> {
-    let view_proj = camera.view_proj.as_dmat4();
     let (near, dir) = pixel_ray(camera, size, x, y);
-    // (distance, corners, smallest barycentric)
-    let mut hits: Vec<(f64, Corners, f64)> = Vec::new();
+    let hits = front_hits(camera, triangles, near, dir, -0.02);
+    let nearest = hits
+        .iter()
+        .filter(|h| h.2 > 0.02)
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    // A surface within a hundredth of a unit behind it (coplanar faces,
+    // which some models have) fights it for the depth test: either wins.
+    let fights = |t: f64| ((t - nearest.0) * dir.length()).abs() < 0.01;
+    let ambiguous = hits
+        .iter()
+        .any(|h| (h.0 < nearest.0 && h.2 <= 0.02) || (h.1 != nearest.1 && fights(h.0)));
+    (!ambiguous).then_some(nearest.1)
+}
+
+/// Whether any conformant rasteriser covers pixel (x, y) with the front
+/// faces of `triangles`: `Some(true)` where the pixel's centre lies well
+/// inside one (barycentrics above 2%), `Some(false)` where it lies well
+/// outside every one, `None` near an edge, where snapping decides.
+pub fn cpu_coverage(
+    camera: &Camera,
+    size: (u32, u32),
+    triangles: &[[(Vec3, Vec3); 3]],
+    x: u32,
+    y: u32,
+) -> Option<bool> {
+    let (near, dir) = pixel_ray(camera, size, x, y);
+    let hits = front_hits(camera, triangles, near, dir, -0.02);
+    if hits.iter().any(|h| h.2 > 0.02) {
+        Some(true)
+    } else if hits.is_empty() {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The front faces (clockwise on screen) the ray from `near` along `dir`
+/// meets with a smallest barycentric of at least `margin`: (distance along
+/// the ray, corners, smallest barycentric).
+fn front_hits(
+    camera: &Camera,
+    triangles: &[[(Vec3, Vec3); 3]],
+    near: DVec3,
+    dir: DVec3,
+    margin: f64,
+) -> Vec<(f64, Corners, f64)> {
+    let view_proj = camera.view_proj.as_dmat4();
+    let mut hits = Vec::new();
     for tri in triangles {
         let corners = tri.map(|(p, n)| (p.as_dvec3(), n.as_dvec3()));
         let [a, b, c] = corners.map(|(p, _)| p);
@@ -107,21 +158,11 @@ pub fn cpu_triangle(
         let v = dir.dot(q) / det;
         let t = e2.dot(q) / det;
         let inside = u.min(v).min(1.0 - u - v);
-        if inside >= -0.02 && t >= 0.0 {
+        if inside >= margin && t >= 0.0 {
             hits.push((t, corners, inside));
         }
     }
-    let nearest = hits
-        .iter()
-        .filter(|h| h.2 > 0.02)
-        .min_by(|a, b| a.0.total_cmp(&b.0))?;
-    // A surface within a hundredth of a unit behind it (coplanar faces,
-    // which some models have) fights it for the depth test: either wins.
-    let fights = |t: f64| ((t - nearest.0) * dir.length()).abs() < 0.01;
-    let ambiguous = hits
-        .iter()
-        .any(|h| (h.0 < nearest.0 && h.2 <= 0.02) || (h.1 != nearest.1 && fights(h.0)));
-    (!ambiguous).then_some(nearest.1)
+    hits
 }
 
 /// How far `point` lies off the plane of `corners`, and the normal the CPU

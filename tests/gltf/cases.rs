@@ -1,10 +1,12 @@
-//! The models every glTF test exports (the demo, a few built in code, every
-//! real model in the shared folder) and a reader for what comes back.
+//! The models every glTF test exports (the demo, a few built in code, one
+//! made through the model seam alone, every real model in the shared
+//! folder) and a reader for what comes back.
 
 use std::path::PathBuf;
 
 use image::RgbaImage;
 use md2_wgpu::gltf::{GltfExport, GltfOptions, to_glb};
+use md2_wgpu::model::{Animation, KeyframeModel};
 use md2_wgpu::{Md2Model, quake_to_y_up};
 
 use crate::common;
@@ -12,10 +14,27 @@ use crate::common;
 /// A model to export, with its skins and the size of its MD2 file.
 pub struct Case {
     pub name: String,
-    pub model: Md2Model,
+    /// What the export reads: the model seam.
+    pub model: KeyframeModel,
+    /// The MD2 model it came from, if it came from one.
+    pub md2: Option<Md2Model>,
     pub skins: Vec<RgbaImage>,
     pub skin_names: Vec<String>,
+    /// The size of its MD2 file (0 for the seam's own).
     pub md2_bytes: usize,
+}
+
+impl Case {
+    fn from_md2(name: String, md2: Md2Model, md2_bytes: usize) -> Case {
+        Case {
+            name,
+            model: md2.keyframes().clone(),
+            md2: Some(md2),
+            skins: Vec::new(),
+            skin_names: Vec::new(),
+            md2_bytes,
+        }
+    }
 }
 
 impl Case {
@@ -33,18 +52,21 @@ impl Case {
 /// The built-in demo model and its skin.
 pub fn demo() -> Case {
     Case {
-        name: "demo".into(),
-        model: md2_wgpu::demo::demo_model(),
         skins: vec![md2_wgpu::demo::demo_skin()],
         skin_names: vec!["demo".into()],
-        md2_bytes: md2_wgpu::demo::demo_model_bytes().len(),
+        ..Case::from_md2(
+            "demo".into(),
+            md2_wgpu::demo::demo_model(),
+            md2_wgpu::demo::demo_model_bytes().len(),
+        )
     }
 }
 
-/// Models built in code: a seamed sphere, one triangle, a seamed box; no
+/// Models built in code: a seamed sphere, one triangle, a seamed box; and
+/// a box made through the model seam alone, with animations of its own; no
 /// skins.
 pub fn built() -> Vec<Case> {
-    [
+    let mut cases: Vec<Case> = [
         ("sphere", common::sphere(6, 8, 5)),
         ("single", common::single()),
         ("box", common::seamed_box(7)),
@@ -52,15 +74,34 @@ pub fn built() -> Vec<Case> {
     .into_iter()
     .map(|(name, mesh)| {
         let model = mesh.model();
-        Case {
-            name: name.into(),
-            md2_bytes: model.to_bytes().len(),
-            model,
-            skins: Vec::new(),
-            skin_names: Vec::new(),
-        }
+        let bytes = model.to_bytes().len();
+        Case::from_md2(name.into(), model, bytes)
     })
-    .collect()
+    .collect();
+    cases.push(seam());
+    cases
+}
+
+/// A box made through the model seam alone (no MD2 file or parts), as
+/// another keyframe format comes in: two clips its frame names would not
+/// make.
+pub fn seam() -> Case {
+    let animation = |name: &str, first, last| Animation {
+        name: name.into(),
+        first,
+        last,
+    };
+    Case {
+        name: "seam".into(),
+        model: common::seamed_box(6).keyframes(Some(vec![
+            animation("spin", 0, 2),
+            animation("tumble", 3, 5),
+        ])),
+        md2: None,
+        skins: Vec::new(),
+        skin_names: Vec::new(),
+        md2_bytes: 0,
+    }
 }
 
 /// Every real model in the shared folder with the skins found beside it
@@ -82,11 +123,9 @@ pub fn real() -> Vec<Case> {
                 .map(|(image, path)| (image, stem(path)))
                 .unzip();
             Case {
-                name,
-                md2_bytes: bytes.len(),
-                model,
                 skins,
                 skin_names,
+                ..Case::from_md2(name, model, bytes.len())
             }
         })
         .collect()

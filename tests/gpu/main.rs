@@ -16,4 +16,5 @@ mod order;
 mod pictures;
 mod refused;
 mod rules;
+mod seam;
 mod views;

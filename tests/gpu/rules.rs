@@ -66,15 +66,18 @@ impl Scene {
             other => panic!("{field}: {other:?}"),
         }
         assert!(err.to_string().contains(field), "{err}");
-        let (_, alone) = draw(InstancePolicy::Strict, &[good]).unwrap();
+        let (report, alone) = draw(InstancePolicy::Strict, &[good]).unwrap();
+        assert!(report.is_clean(), "{field}: a good instance alone");
         let (report, skipped) = draw(InstancePolicy::Skip, &[good, bad]).unwrap();
         assert_eq!((report.skipped, report.clamped), (1, 0), "{field}");
+        assert!(!report.is_clean(), "{field}: Skip says it left one out");
         assert_eq!(
             differing_pixels(&skipped, &alone, 0),
             0,
             "{field}: Skip leaves it out"
         );
         let (report, clamped) = draw(InstancePolicy::Clamp, &[good, bad]).unwrap();
+        assert!(!report.is_clean(), "{field}: Clamp says it changed one");
         match repaired {
             Some(repaired) => {
                 assert_eq!((report.skipped, report.clamped), (0, 1), "{field}");

@@ -375,17 +375,20 @@ fn a_work_budget_keeps_the_levels_finished_within_it() {
     assert!(seen.first() < seen.last(), "{seen:?}");
 }
 
-/// The README's comparison: at the same triangle counts, simplifying frame
-/// 0's shape alone (as glTF tools simplify a morphed mesh's base pose)
-/// against weighing ten more frames; errors over every frame as the crate
-/// bounds them, and what frame 0 alone shows (densely sampled).
+/// Why levels weigh more frames than the first: at the same triangle
+/// budget, simplifying frame 0's shape alone (as glTF tools simplify a
+/// morphed mesh's base pose) against weighing ten more frames, with the
+/// errors over every frame as the crate bounds them and what frame 0 alone
+/// shows (densely sampled). Weighing frames never does worse over every
+/// frame than frame 0 alone, beyond the simplifier's own noise (5%), and
+/// does better somewhere. `--nocapture` prints the table.
 #[test]
-#[ignore = "prints the README's table; run with --release"]
-fn weighing_frames() {
-    println!(
+fn weighing_frames_bounds_every_frame_at_least_as_well_as_frame_0_alone() {
+    eprintln!(
         "| model | triangles | frame 0 only: error in frame 0 | frame 0 only: error over all frames | weighing 10 more frames: error over all frames |"
     );
-    println!("|---|---:|---:|---:|---:|");
+    eprintln!("|---|---:|---:|---:|---:|");
+    let mut better = 0;
     for name in ["demo", "yohko/tris.md2", "ogro/ogros.MD2"] {
         let Some(s) = subject(name) else { continue };
         for ratio in [0.75, 0.5, 0.25] {
@@ -410,13 +413,21 @@ fn weighing_frames() {
             };
             let ((base, base_xyz), (weighed, _)) = (level(0), level(10));
             let (frame0, _) = sampled_error(&s.model, &s.xyz(0), &base_xyz, 0..1);
-            println!(
+            eprintln!(
                 "| {name} | {} / {} | {frame0:.2} | {:.2} | {:.2} |",
                 base.triangle_count(),
                 weighed.triangle_count(),
                 base.error,
                 weighed.error
             );
+            assert!(
+                weighed.error <= base.error * 1.05,
+                "{name} at {ratio}: weighing frames bounds every frame by {}, frame 0 alone by {}",
+                weighed.error,
+                base.error
+            );
+            better += usize::from(weighed.error < base.error);
         }
     }
+    assert!(better > 0, "weighing frames did better nowhere");
 }

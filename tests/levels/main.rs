@@ -7,9 +7,8 @@
 //! Runs on the demo model and on every model in ../shared/md2 (skipped,
 //! saying why, where that folder is absent); the GPU part on any adapter
 //! (lavapipe in CI). `cargo test --test levels -- --nocapture` prints the
-//! levels of each model, and the ignored `level_costs` and
-//! `weighing_frames` print the README's tables
-//! (`cargo test --release --test levels -- --ignored --nocapture`).
+//! levels of each model, what they cost at upload, and why they weigh
+//! more frames than the first.
 
 use md2_wgpu_tests as common;
 

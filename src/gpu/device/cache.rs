@@ -23,9 +23,10 @@ pub(crate) struct BuiltinKey {
     pub pass: PassKey,
 }
 
-/// Why a cache's device was lost, set once.
+/// Why a cache's device was lost, set once (shared with the device-lost
+/// callback).
 #[derive(Debug, Default)]
-struct DeviceLoss(OnceLock<String>);
+struct DeviceLoss(Arc<OnceLock<String>>);
 
 /// The message of an error on a lost device.
 fn lost_message(why: &str) -> String {
@@ -118,9 +119,11 @@ impl Md2Cache {
         device: &wgpu::Device,
         on_lost: impl Fn(wgpu::DeviceLostReason, String) + Send + 'static,
     ) {
-        let cache = self.clone();
+        // The loss alone, not the cache: the callback must be Send, and on
+        // the web a cache (its WebGPU objects) is not.
+        let lost = Arc::clone(&self.0.lost.0);
         device.set_device_lost_callback(move |reason, message| {
-            cache.mark_device_lost(format!("{reason:?}: {message}"));
+            let _ = lost.set(format!("{reason:?}: {message}"));
             on_lost(reason, message);
         });
     }

@@ -41,7 +41,7 @@ pub(crate) const EXTRA_ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_att
 pub(crate) fn vertex_buffers_with_extra() -> [Option<wgpu::VertexBufferLayout<'static>>; 3] {
     [
         Some(wgpu::VertexBufferLayout {
-            array_stride: size_of::<crate::mesh::Corner>() as u64,
+            array_stride: size_of::<crate::model::Corner>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &CORNER_ATTRIBUTES,
         }),

@@ -14,11 +14,11 @@ use crate::contract::{
     GpuModelOptions, IndexFormat, LevelView, MAX_LEVELS, ModelData, ModelDataError, ModelLevels,
     choose, model_levels, narrow, reversed, rows,
 };
-use crate::format::Md2Model;
 use crate::gpu::device::buffers::{buffer_init, caught, check_size};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::SetupError;
 use crate::mesh::{Level, Levels, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
+use crate::model::KeyframeModel;
 use crate::scene::Camera;
 
 /// How many GPU bytes a [`GpuModel`] holds, buffer by buffer.
@@ -76,7 +76,7 @@ pub struct GpuModelBuffers<'a> {
     pub index_format: wgpu::IndexFormat,
 }
 
-/// An [`Md2Model`] on the GPU, ready to draw any number of instances of.
+/// An [`Md2Model`](crate::Md2Model) on the GPU, ready to draw any number of instances of.
 ///
 /// Everything is uploaded once and never written again while the model
 /// animates: the frames stay in the file's packed 4-byte form and the vertex
@@ -143,7 +143,7 @@ impl GpuModel {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         cache: &impl AsRef<Md2Cache>,
-        model: &Md2Model,
+        model: &KeyframeModel,
         skins: &[RgbaImage],
     ) -> Result<GpuModel, SetupError> {
         GpuModel::with_options(device, queue, cache, model, skins, GpuModelOptions::DEFAULT)
@@ -156,7 +156,7 @@ impl GpuModel {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         cache: &impl AsRef<Md2Cache>,
-        model: &Md2Model,
+        model: &KeyframeModel,
         skins: &[RgbaImage],
         options: GpuModelOptions,
     ) -> Result<GpuModel, SetupError> {

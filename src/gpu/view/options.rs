@@ -78,7 +78,7 @@ pub struct Md2RendererOptions {
     pub translucent_order: TranslucentOrder,
     /// Motion vectors from the built-in look too: a second colour target of
     /// this format (`Rg16Float`), to which the opaque pass writes each
-    /// pixel's motion, `md2_motion` in md2.wgsl (x, y in UV units: current
+    /// pixel's motion, `md2_motion` in `shaders/shading.wgsl` (x, y in UV units: current
     /// minus previous, y down), and the blending passes nothing (a pixel's
     /// motion is that of the opaque surface behind). Needs the previous
     /// frame's transforms and poses: the resident crowd keeps them; the

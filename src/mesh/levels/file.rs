@@ -26,8 +26,8 @@
 use std::fmt;
 
 use super::{Level, Levels};
-use crate::format::Md2Model;
 use crate::mesh::RenderMesh;
+use crate::model::KeyframeModel;
 
 const MAGIC: [u8; 4] = *b"MD2L";
 /// Bytes before the levels: magic, version, fingerprint, four counts.
@@ -171,7 +171,7 @@ impl Levels {
     /// packed vertices, scales and translates: the errors are measured in
     /// them) and the mesh's corners and full-detail triangles (the indices
     /// name them). Saved levels load only for the same fingerprint.
-    pub fn fingerprint(model: &Md2Model, mesh: &RenderMesh) -> u64 {
+    pub fn fingerprint(model: &KeyframeModel, mesh: &RenderMesh) -> u64 {
         let mut h = Fnv::new();
         h.u32(model.vertex_count() as u32)
             .u32(model.frame_count())
@@ -209,7 +209,7 @@ impl Levels {
     /// assert!(Levels::from_bytes(&bytes, &model, &file_order).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn to_bytes(&self, model: &Md2Model, mesh: &RenderMesh) -> Vec<u8> {
+    pub fn to_bytes(&self, model: &KeyframeModel, mesh: &RenderMesh) -> Vec<u8> {
         let mut out = Vec::with_capacity(
             HEADER + LEVEL * self.levels.len() + 4 * self.indices.len() + CHECKSUM,
         );
@@ -245,7 +245,7 @@ impl Levels {
     /// bytes hold.
     pub fn from_bytes(
         bytes: &[u8],
-        model: &Md2Model,
+        model: &KeyframeModel,
         mesh: &RenderMesh,
     ) -> Result<Levels, LevelsFileError> {
         let truncated = |needed: u64| LevelsFileError::Truncated {
@@ -358,6 +358,7 @@ impl Levels {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::Md2Model;
     use crate::mesh::{LevelOptions, TriangleOrder};
 
     /// The demo's levels and their bytes, built once for every test.

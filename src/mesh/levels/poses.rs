@@ -2,7 +2,7 @@
 //! bound; and the handful of frames the simplifier weighs.
 
 use super::nearest::{P3, distance_squared};
-use crate::format::Md2Model;
+use crate::model::KeyframeModel;
 
 /// Every frame's vertex positions in model units, decoded as
 /// [`reference::decode_frame`](crate::reference::decode_frame) does (in
@@ -13,7 +13,7 @@ pub(super) struct Poses {
 }
 
 impl Poses {
-    pub(super) fn new(model: &Md2Model) -> Poses {
+    pub(super) fn new(model: &KeyframeModel) -> Poses {
         let vertex_count = model.vertex_count();
         let mut positions = Vec::with_capacity(vertex_count * model.frames().len());
         for (f, frame) in model.frames().iter().enumerate() {

@@ -4,8 +4,8 @@
 use super::hausdorff::ErrorMeasure;
 use super::poses::Poses;
 use super::simplify::{MAX_ATTRIBUTE_FRAMES, Simplifier};
-use crate::format::Md2Model;
 use crate::mesh::{MeshError, RenderMesh, TriangleOrder};
+use crate::model::KeyframeModel;
 
 /// How a model's levels of detail are built.
 ///
@@ -172,7 +172,7 @@ impl Levels {
     /// Builds up to `options.coarser_levels` levels of `mesh`, which must be
     /// `model`'s ([`MeshError::NotTheModelsMesh`] otherwise).
     pub fn new(
-        model: &Md2Model,
+        model: &KeyframeModel,
         mesh: &RenderMesh,
         options: &LevelOptions,
     ) -> Result<Levels, MeshError> {

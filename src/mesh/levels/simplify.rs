@@ -17,7 +17,7 @@
 use meshopt::{SimplifyOptions, SimplifyVertex, VertexDataAdapter};
 
 use super::poses::Poses;
-use crate::mesh::Corner;
+use crate::model::Corner;
 
 /// At most this many attribute floats (meshoptimizer's limit is 32).
 pub(super) const MAX_ATTRIBUTE_FRAMES: usize = 10;

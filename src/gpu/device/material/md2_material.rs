@@ -22,7 +22,7 @@ use crate::gpu::error::SetupError;
 /// # Writing one
 ///
 /// The material's WGSL follows the crate's (the pose and the vertex stage:
-/// [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL) and md2.wgsl) in one module, so
+/// [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL) and the rest of [`MD2_RENDERER_WGSL`](crate::MD2_RENDERER_WGSL)) in one module, so
 /// it can use everything the crate declares: every such name begins with
 /// `md2_`, `Md2` or `MD2_`, and every other name is the material's. It
 /// defines a plain function (not an entry point) that takes the crate's

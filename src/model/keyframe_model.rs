@@ -1,0 +1,454 @@
+//! The model every room past a file's parser reads: frames of packed
+//! vertices, welded corners and triangles, animations, bounds.
+
+use std::fmt;
+
+use super::animations::{Animation, group};
+use super::frame::{Bounds, Corner, Frame, PackedVertex};
+
+/// What a vertex of a frame is on the GPU: the word the contract uploads
+/// verbatim and the pose decodes. Quake I's and Quake II's models both have
+/// the 4-byte word; a wider one (Quake III's 16-bit positions and
+/// latitude-longitude normals) is another variant when a format needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FrameWord {
+    /// `{u8 x, y, z, normal index}`: [`PackedVertex`], 4 bytes.
+    Packed4,
+}
+
+impl FrameWord {
+    /// Bytes a vertex takes in a frame.
+    pub const fn bytes(self) -> usize {
+        match self {
+            FrameWord::Packed4 => 4,
+        }
+    }
+}
+
+/// A keyframe model, whatever file (or code) it came from: what meshes,
+/// levels of detail, the CPU reference, the GPU contract, the renderer and
+/// the glTF export read. An [`Md2Model`](crate::Md2Model) holds one (and
+/// derefs to it); so can any other keyframe format, converted into it
+/// ([`KeyframeModel::from_parts`]), and every path past the parser then
+/// works unchanged.
+///
+/// - every frame: a [`Frame`] (scale, translate, name) and its
+///   [`vertex_count`](Self::vertex_count) packed vertices
+///   ([`FrameWord::Packed4`]), frame-major;
+/// - the welded corners (vertex and texture coordinate) and the triangles
+///   over them, three corner indices each, wound as Quake's files wind them:
+///   clockwise seen from outside;
+/// - the frames grouped into named animations;
+/// - the skin size the texture coordinates were made for.
+///
+/// Fields are private so that a model is always valid: every index in
+/// range, every frame complete, every scale finite.
+///
+/// ```
+/// use md2_wgpu::model::{KeyframeModel, KeyframeParts};
+/// use md2_wgpu::{Corner, Frame, PackedVertex};
+///
+/// // A triangle that grows over two frames, built in code.
+/// let at = |x: u8, y: u8| PackedVertex { position: [x, y, 0], normal_index: 5 };
+/// let model = KeyframeModel::from_parts(KeyframeParts {
+///     frames: vec![
+///         Frame::new("grow1", [1.0; 3], [0.0; 3]),
+///         Frame::new("grow2", [2.0; 3], [0.0; 3]),
+///     ],
+///     vertices: vec![at(0, 0), at(10, 0), at(0, 10), at(0, 0), at(10, 0), at(0, 10)],
+///     corners: vec![
+///         Corner { xyz: 0, uv: [0.0, 0.0] },
+///         Corner { xyz: 1, uv: [1.0, 0.0] },
+///         Corner { xyz: 2, uv: [0.0, 1.0] },
+///     ],
+///     indices: vec![0, 2, 1],
+///     skin_size: (8, 8),
+///     animations: None,
+/// })?;
+/// assert_eq!(model.frame_count(), 2);
+/// assert_eq!(model.animations()[0].name, "grow");
+/// assert_eq!(model.frame_bounds(1).max, [20.0, 20.0, 0.0]);
+/// # Ok::<(), md2_wgpu::model::KeyframeError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyframeModel {
+    pub(crate) vertex_count: usize,
+    pub(crate) frames: Vec<Frame>,
+    /// All frames' vertices, frame-major: `vertices[frame * vertex_count + i]`.
+    pub(crate) vertices: Vec<PackedVertex>,
+    pub(crate) corners: Vec<Corner>,
+    pub(crate) indices: Vec<u32>,
+    pub(crate) skin_size: (u32, u32),
+    pub(crate) animations: Vec<Animation>,
+}
+
+impl AsRef<KeyframeModel> for KeyframeModel {
+    fn as_ref(&self) -> &KeyframeModel {
+        self
+    }
+}
+
+/// Everything that makes a [`KeyframeModel`]; see
+/// [`KeyframeModel::from_parts`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeyframeParts {
+    /// Frame headers, one per frame.
+    pub frames: Vec<Frame>,
+    /// Every frame's vertices, frame-major: as many per frame.
+    pub vertices: Vec<PackedVertex>,
+    /// The welded corners the triangles use.
+    pub corners: Vec<Corner>,
+    /// The triangles: three indices into `corners` each, clockwise seen
+    /// from outside (Quake's winding; the renderer draws mirrored instances
+    /// with the other).
+    pub indices: Vec<u32>,
+    /// The skin size the texture coordinates were made for (texels).
+    pub skin_size: (u32, u32),
+    /// The animations; `None` groups the frames by name, as MD2 frames
+    /// are grouped ([`animations`](crate::animations)).
+    pub animations: Option<Vec<Animation>>,
+}
+
+/// Why parts do not make a [`KeyframeModel`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyframeError {
+    /// A model needs at least one frame, one vertex and one triangle.
+    Empty {
+        /// What there is none of: `"frames"`, `"vertices"` or `"triangles"`.
+        what: &'static str,
+    },
+    /// The vertices do not divide into the frames.
+    VerticesPerFrame {
+        /// The vertices given.
+        vertices: usize,
+        /// The frames given.
+        frames: usize,
+    },
+    /// The triangle list is not whole triangles.
+    PartialTriangle {
+        /// The indices given.
+        indices: usize,
+    },
+    /// A triangle names a corner past the corners.
+    CornerOutOfRange {
+        /// The triangle.
+        triangle: usize,
+        /// The corner index it names.
+        corner: u32,
+        /// How many corners there are.
+        corners: usize,
+    },
+    /// A corner names a vertex past a frame's vertices.
+    VertexOutOfRange {
+        /// The corner.
+        corner: usize,
+        /// The vertex it names.
+        vertex: u32,
+        /// Vertices per frame.
+        vertices: usize,
+    },
+    /// A frame's scale or translate, or a corner's texture coordinate, is
+    /// not finite.
+    NotFinite {
+        /// `"frame"` or `"corner"`.
+        what: &'static str,
+        /// Which one.
+        index: usize,
+    },
+    /// The skin size is 0 on a side.
+    SkinSize {
+        /// The size given.
+        size: (u32, u32),
+    },
+    /// An animation is empty, runs past the frames, shares its name with
+    /// another, or the animations leave a frame out or take one twice.
+    Animations {
+        /// What is wrong.
+        reason: String,
+    },
+    /// More than the GPU contract addresses: frames, vertices or corners
+    /// past `u32` (frames past [`MAX_GPU_FRAMES`](crate::MAX_GPU_FRAMES)
+    /// are refused where the model is uploaded).
+    TooLarge {
+        /// What is too many.
+        what: &'static str,
+        /// How many.
+        count: usize,
+    },
+}
+
+impl fmt::Display for KeyframeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyframeError::Empty { what } => write!(f, "a model needs {what}: it has none"),
+            KeyframeError::VerticesPerFrame { vertices, frames } => {
+                write!(f, "{vertices} vertices do not divide into {frames} frames")
+            }
+            KeyframeError::PartialTriangle { indices } => {
+                write!(f, "{indices} indices are not whole triangles")
+            }
+            KeyframeError::CornerOutOfRange {
+                triangle,
+                corner,
+                corners,
+            } => write!(
+                f,
+                "triangle {triangle} names corner {corner}, but there are {corners}"
+            ),
+            KeyframeError::VertexOutOfRange {
+                corner,
+                vertex,
+                vertices,
+            } => write!(
+                f,
+                "corner {corner} names vertex {vertex}, but a frame has {vertices}"
+            ),
+            KeyframeError::NotFinite { what, index } => {
+                write!(f, "{what} {index} has a value that is not finite")
+            }
+            KeyframeError::SkinSize { size } => write!(f, "skin size {size:?} has a side of 0"),
+            KeyframeError::Animations { reason } => write!(f, "animations: {reason}"),
+            KeyframeError::TooLarge { what, count } => write!(f, "{count} {what} are too many"),
+        }
+    }
+}
+
+impl std::error::Error for KeyframeError {}
+
+impl KeyframeParts {
+    /// Every index in range, every frame complete, every value finite, every
+    /// count within a GPU index (the animations are checked apart).
+    fn check(&self) -> Result<(), KeyframeError> {
+        for (what, empty) in [
+            ("frames", self.frames.is_empty()),
+            ("vertices", self.vertices.is_empty()),
+            ("triangles", self.indices.is_empty()),
+        ] {
+            if empty {
+                return Err(KeyframeError::Empty { what });
+            }
+        }
+        if !self.vertices.len().is_multiple_of(self.frames.len()) {
+            return Err(KeyframeError::VerticesPerFrame {
+                vertices: self.vertices.len(),
+                frames: self.frames.len(),
+            });
+        }
+        for (what, count) in [
+            ("frames", self.frames.len()),
+            ("vertices", self.vertices.len()),
+            ("corners", self.corners.len()),
+            ("indices", self.indices.len()),
+        ] {
+            if u32::try_from(count).is_err() {
+                return Err(KeyframeError::TooLarge { what, count });
+            }
+        }
+        let vertex_count = self.vertices.len() / self.frames.len();
+        if !self.indices.len().is_multiple_of(3) {
+            return Err(KeyframeError::PartialTriangle {
+                indices: self.indices.len(),
+            });
+        }
+        if let Some(i) = self
+            .indices
+            .iter()
+            .position(|&c| c as usize >= self.corners.len())
+        {
+            return Err(KeyframeError::CornerOutOfRange {
+                triangle: i / 3,
+                corner: self.indices[i],
+                corners: self.corners.len(),
+            });
+        }
+        for (i, c) in self.corners.iter().enumerate() {
+            if c.xyz as usize >= vertex_count {
+                return Err(KeyframeError::VertexOutOfRange {
+                    corner: i,
+                    vertex: c.xyz,
+                    vertices: vertex_count,
+                });
+            }
+            if !c.uv.iter().all(|x| x.is_finite()) {
+                return Err(KeyframeError::NotFinite {
+                    what: "corner",
+                    index: i,
+                });
+            }
+        }
+        if let Some(i) = self
+            .frames
+            .iter()
+            .position(|f| !f.scale.iter().chain(&f.translate).all(|x| x.is_finite()))
+        {
+            return Err(KeyframeError::NotFinite {
+                what: "frame",
+                index: i,
+            });
+        }
+        if self.skin_size.0 == 0 || self.skin_size.1 == 0 {
+            return Err(KeyframeError::SkinSize {
+                size: self.skin_size,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl KeyframeModel {
+    /// A model from its parts, every index and value checked. Nothing is
+    /// allocated past the parts themselves.
+    pub fn from_parts(parts: KeyframeParts) -> Result<KeyframeModel, KeyframeError> {
+        parts.check()?;
+        let animations = match parts.animations {
+            Some(given) => {
+                check_animations(&given, parts.frames.len())?;
+                given
+            }
+            None => group(parts.frames.iter().map(Frame::name)).0,
+        };
+        Ok(KeyframeModel::checked_by_caller(
+            parts.frames,
+            parts.vertices,
+            parts.corners,
+            parts.indices,
+            parts.skin_size,
+            animations,
+        ))
+    }
+
+    /// A model from parts a parser has already checked (every index in
+    /// range, every frame complete, every scale finite): the one place the
+    /// fields are put together.
+    pub(crate) fn checked_by_caller(
+        frames: Vec<Frame>,
+        vertices: Vec<PackedVertex>,
+        corners: Vec<Corner>,
+        indices: Vec<u32>,
+        skin_size: (u32, u32),
+        animations: Vec<Animation>,
+    ) -> KeyframeModel {
+        KeyframeModel {
+            vertex_count: vertices.len() / frames.len().max(1),
+            frames,
+            vertices,
+            corners,
+            indices,
+            skin_size,
+            animations,
+        }
+    }
+
+    /// How many vertices each frame has.
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    /// How many frames there are (at least 1).
+    pub fn frame_count(&self) -> u32 {
+        // `from_parts` refuses more than u32 counts.
+        self.frames.len() as u32
+    }
+
+    /// The frame headers (scale, translate, name).
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+
+    /// What each vertex of a frame is on the GPU.
+    pub fn frame_word(&self) -> FrameWord {
+        FrameWord::Packed4
+    }
+
+    /// Every frame's packed vertices, frame-major: the bytes the GPU
+    /// receives unchanged.
+    pub fn vertices(&self) -> &[PackedVertex] {
+        &self.vertices
+    }
+
+    /// One frame's packed vertices. Panics if `frame` is out of range, like
+    /// slice indexing; see [`frame_count`](Self::frame_count).
+    pub fn frame_vertices(&self, frame: u32) -> &[PackedVertex] {
+        let n = self.vertex_count;
+        let frame = frame as usize;
+        &self.vertices[frame * n..(frame + 1) * n]
+    }
+
+    /// The welded corners, in order of first use by the triangles.
+    pub fn corners(&self) -> &[Corner] {
+        &self.corners
+    }
+
+    /// The triangles: three indices into [`corners`](Self::corners) each,
+    /// in the source's order and winding (clockwise seen from outside).
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    /// How many triangles.
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    /// The skin size the texture coordinates were made for, in texels.
+    pub fn skin_size(&self) -> (u32, u32) {
+        self.skin_size
+    }
+
+    /// The frames grouped into named animations, in frame order.
+    pub fn animations(&self) -> &[Animation] {
+        &self.animations
+    }
+
+    /// The animation with this name, if there is one.
+    pub fn animation(&self, name: &str) -> Option<&Animation> {
+        self.animations.iter().find(|a| a.name == name)
+    }
+
+    /// The box one frame's vertices occupy, in model units. Panics if
+    /// `frame` is out of range, like [`frame_vertices`](Self::frame_vertices).
+    pub fn frame_bounds(&self, frame: u32) -> Bounds {
+        let f = &self.frames[frame as usize];
+        self.frame_vertices(frame)
+            .iter()
+            .fold(Bounds::EMPTY, |b, v| b.with_point(v.decode_position(f)))
+    }
+
+    /// The box around every frame: what a camera frames to show the model
+    /// whatever it does.
+    pub fn bounds(&self) -> Bounds {
+        (0..self.frame_count()).fold(Bounds::EMPTY, |b, f| b.union(self.frame_bounds(f)))
+    }
+}
+
+/// Animations given with the parts must cover the frames in order, each
+/// once, none empty, no two with one name (clips and the viewer find an
+/// animation by its name).
+fn check_animations(animations: &[Animation], frames: usize) -> Result<(), KeyframeError> {
+    let mut next = 0u32;
+    let mut names = std::collections::HashSet::with_capacity(animations.len());
+    for a in animations {
+        if !names.insert(a.name.as_str()) {
+            return Err(KeyframeError::Animations {
+                reason: format!("two animations are named {:?}", a.name),
+            });
+        }
+        if a.first != next || a.last < a.first {
+            return Err(KeyframeError::Animations {
+                reason: format!(
+                    "{:?} covers frames {} to {}; the next animation must start at frame {next}",
+                    a.name, a.first, a.last
+                ),
+            });
+        }
+        next = a.last + 1;
+    }
+    if next as usize != frames {
+        return Err(KeyframeError::Animations {
+            reason: format!("the animations cover {next} frames of {frames}"),
+        });
+    }
+    Ok(())
+}

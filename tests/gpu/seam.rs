@@ -1,0 +1,151 @@
+//! A model made through the model seam alone (no MD2 file or parts: the
+//! way another keyframe format comes in) draws, in every pose, where the
+//! CPU reference puts it: uploaded, posed and rasterised by the crate's
+//! unchanged paths, the immediate one and a resident crowd.
+
+use glam::{Mat4, Vec3};
+use md2_wgpu::Clip;
+use md2_wgpu::model::{Animation, KeyframeModel};
+use md2_wgpu::{
+    Camera, ClipClock, CrowdMember, FrameLerp, GpuModel, Light, Md2Batch, Md2Crowd, Md2Instance,
+    Md2Renderer, Md2RendererOptions, Pose,
+};
+
+use crate::common::*;
+
+const SIZE: u32 = 128;
+const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+/// A seamed box moving over six frames, as two clips of three frames that
+/// its frame names (`box01` to `box06`) would not make: the animations
+/// come with the parts.
+fn seam_model() -> KeyframeModel {
+    seamed_box(6).keyframes(Some(vec![
+        Animation {
+            name: "spin".into(),
+            first: 0,
+            last: 2,
+        },
+        Animation {
+            name: "tumble".into(),
+            first: 3,
+            last: 5,
+        },
+    ]))
+}
+
+fn camera() -> Camera {
+    let mut camera = Camera::look_at(
+        Vec3::new(18.0, 22.0, 40.0),
+        Vec3::ZERO,
+        0.9,
+        1.0,
+        1.0,
+        200.0,
+    );
+    camera.light = Light::ambient_only(1.0);
+    camera
+}
+
+/// Pixels the GPU covered against what the CPU reference says any
+/// rasteriser must: (decided pixels, pixels that disagree).
+fn against_reference(
+    picture: &image::RgbaImage,
+    model: &KeyframeModel,
+    pose: &Pose,
+) -> (usize, usize) {
+    let triangles = cpu_triangles(model, pose, Mat4::IDENTITY);
+    let (mut decided, mut wrong) = (0, 0);
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let Some(covered) = cpu_coverage(&camera(), (SIZE, SIZE), &triangles, x, y) else {
+                continue;
+            };
+            decided += 1;
+            if covered != (picture.get_pixel(x, y).0[3] > 0) {
+                wrong += 1;
+            }
+        }
+    }
+    (decided, wrong)
+}
+
+#[test]
+fn a_model_made_through_the_seam_draws_where_the_cpu_reference_puts_it() {
+    let Some(gpu) = gpu() else { return };
+    let model = seam_model();
+    assert_eq!(model.animations()[1].name, "tumble");
+    let mut renderer = Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH).unwrap();
+    let skin = solid_skin(4, 4, [200, 180, 120, 255]);
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[skin]).unwrap();
+    assert_eq!(gpu_model.frame_count(), 6);
+    let poses = [
+        Pose::from(FrameLerp::still(0)),
+        Pose::from(FrameLerp {
+            frame_a: 1,
+            frame_b: 2,
+            t: 0.4,
+        }),
+        Pose {
+            primary: FrameLerp::still(2),
+            secondary: FrameLerp::still(4),
+            weight: 0.5,
+        },
+    ];
+    let draw = |renderer: &mut Md2Renderer, instances: &[Md2Instance]| {
+        let batch = [Md2Batch::new(&gpu_model, instances)];
+        render(&gpu, renderer, &camera(), &batch, SIZE, SIZE)
+    };
+    let mut pictures = Vec::new();
+    for pose in &poses {
+        let picture = draw(&mut renderer, &[Md2Instance::new(Mat4::IDENTITY, *pose)]);
+        let (decided, wrong) = against_reference(&picture, &model, pose);
+        eprintln!("{pose:?}: {decided} pixels decided, {wrong} disagree");
+        assert!(coverage(&picture) > 500, "it draws");
+        assert!(decided > SIZE as usize * SIZE as usize / 2);
+        assert_eq!(wrong, 0, "{pose:?}");
+        pictures.push(picture);
+    }
+    save_picture(&pictures[1], "seam-model.png");
+    assert!(
+        differing_pixels(&pictures[0], &pictures[2], 0) > 100,
+        "the poses differ"
+    );
+
+    // A resident crowd of it plays its clips by name, as the crate's own
+    // clock samples them: the immediate path given the same words draws
+    // the same pixels.
+    let clip = Clip::for_model(&model)
+        .into_iter()
+        .find(|c| &*c.name == "tumble")
+        .expect("the seam's clip");
+    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    crowd
+        .add(CrowdMember::new(Mat4::IDENTITY, ClipClock::new(clip, 0.0)))
+        .unwrap();
+    let mut resident =
+        Md2Renderer::with_cache(&gpu.device, &renderer, SRGB, Md2RendererOptions::WITH_DEPTH)
+            .unwrap();
+    resident
+        .prepare(&gpu.device, &gpu.queue, &camera(), &[])
+        .unwrap();
+    let target = Target::for_renderer(&gpu, &resident, SIZE, SIZE);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    resident
+        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 0.15, [&mut crowd])
+        .unwrap();
+    {
+        let mut pass = target.begin(&mut encoder, resident.options().depth);
+        resident.render(&mut pass);
+    }
+    let from_crowd = target.read(&gpu, encoder);
+    let mut instances = [Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(3))];
+    assert_eq!(with_drawn_poses(&gpu, &resident, 0, &mut instances), 1);
+    assert!((3..=5).contains(&instances[0].pose.primary.frame_a));
+    let immediate = draw(&mut renderer, &instances);
+    assert_same_drawing(
+        &from_crowd,
+        &immediate,
+        "the seam model, resident and immediate",
+    );
+}
