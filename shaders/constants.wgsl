@@ -30,6 +30,11 @@ const MD2_MEMBER_TRANSLUCENT: u32 = 0x10000000u;
 const MD2_MEMBER_MIRRORED: u32 = 0x20000000u;
 const MD2_MEMBER_FADING: u32 = 0x80000000u;
 
+// Bits of Md2ModelInfo.flags (md2_wgpu::contract::MODEL_FULLBRIGHT_MASKS):
+// the skin array's second half holds a fullbright mask for each layer of
+// its first half (Quake I's glowing texels, drawn unlit).
+const MD2_MODEL_FULLBRIGHT_MASKS: u32 = 1u;
+
 // Md2Fragment.phase: which phase of md2_wgpu::Md2Phase calls the fragment
 // stage.
 const MD2_PHASE_OPAQUE: u32 = 0u;

@@ -36,7 +36,8 @@
 struct Md2ModelInfo {
     num_xyz: u32,
     num_frames: u32,
-    padding_a: u32,
+    // MD2_MODEL_* bits.
+    flags: u32,
     padding_b: u32,
 };
 

@@ -83,6 +83,14 @@ fn md2_shade(in: Md2Fragment) -> vec4<f32> {
     if (in.effects & MD2_EFFECT_MINLIGHT) != 0u {
         light = max(light, vec3<f32>(MD2_MIN_LIGHT));
     }
+    // Quake I's fullbright texels: the mask layer's alpha lights them
+    // fully. A branch on the model's uniform flags, the same for every
+    // fragment of a draw, so the sample stays in uniform control flow.
+    if (md2_model.flags & MD2_MODEL_FULLBRIGHT_MASKS) != 0u {
+        let masks = textureNumLayers(md2_skins) / 2u;
+        let glow = textureSample(md2_skins, md2_skin_sampler, in.uv, in.skin + masks).a;
+        light = mix(light, vec3<f32>(1.0), glow);
+    }
     if (in.effects & MD2_EFFECT_FULLBRIGHT) != 0u {
         light = vec3<f32>(1.0);
     }

@@ -25,6 +25,7 @@ pub use image;
 pub use wgpu;
 
 pub use anim::{clock, playback, reference};
+pub use format::mdl;
 pub use model::animations;
 
 pub use anim::{

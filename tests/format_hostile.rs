@@ -5,58 +5,20 @@
 
 use md2_wgpu_tests as common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use common::{Mesh, Tolerance, assert_glcmds_cover};
 use md2_wgpu::{
     Frame, Md2Error, Md2Model, Md2Parts, Md2Warning, PackedVertex, Section, SkinName, TexCoord,
     Triangle,
 };
 
-/// Records the largest single allocation made on each thread, so a test can
-/// see what parsing a hostile header asked the allocator for.
-struct Tracking;
-
-thread_local! {
-    static LARGEST: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note(size: usize) {
-    let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator; the
-// bookkeeping touches only a const-initialised thread-local Cell, which
-// neither allocates nor has a destructor.
-unsafe impl GlobalAlloc for Tracking {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Tracking = Tracking;
+static ALLOCATOR: common::Tracking = common::Tracking;
 
 /// `from_bytes`, asserting that no single allocation is out of proportion to
 /// the file: every record the loader keeps is no larger than its bytes in the
 /// file, and glcmd generation's tables are a small multiple of the triangles.
 fn load(bytes: &[u8]) -> Result<Md2Model, Md2Error> {
-    LARGEST.with(|l| l.set(0));
-    let result = Md2Model::from_bytes(bytes);
-    let largest = LARGEST.with(|l| l.get());
+    let (result, largest) = common::largest_allocation(|| Md2Model::from_bytes(bytes));
     let allowed = 4096 + 16 * bytes.len();
     assert!(
         largest <= allowed,
@@ -1101,55 +1063,6 @@ fn every_warning_says_what_and_where() {
     }
 }
 
-/// One seeded mutation of `bytes`, of the kinds fuzzers find bugs with:
-/// bits flipped, a word (a count, an offset, a float) set to a hostile
-/// value, the file cut short, a stretch copied over another.
-fn mutate(rng: &mut md2_wgpu::support::Rng, bytes: &[u8]) -> Vec<u8> {
-    let mut out = bytes.to_vec();
-    let words = out.len() / 4;
-    let hostile = |rng: &mut md2_wgpu::support::Rng, len: usize| -> [u8; 4] {
-        let v: u32 = match rng.below(10) {
-            0 => 0,
-            1 => 1,
-            2 => u32::MAX,
-            3 => i32::MAX as u32,
-            4 => i32::MIN as u32,
-            5 => len as u32,
-            6 => len as u32 + 1,
-            7 => f32::NAN.to_bits(),
-            8 => f32::INFINITY.to_bits(),
-            _ => rng.next_u64() as u32,
-        };
-        v.to_le_bytes()
-    };
-    match rng.below(5) {
-        0 => {
-            for _ in 0..1 + rng.below(8) {
-                let at = rng.below(out.len());
-                out[at] ^= 1 << rng.below(8);
-            }
-        }
-        // A header field, where the counts and offsets are.
-        1 => {
-            let at = 4 * rng.below(17.min(words));
-            out[at..at + 4].copy_from_slice(&hostile(rng, bytes.len()));
-        }
-        2 => {
-            let at = 4 * rng.below(words);
-            out[at..at + 4].copy_from_slice(&hostile(rng, bytes.len()));
-        }
-        3 => out.truncate(rng.below(out.len())),
-        _ => {
-            let len = 1 + rng.below(256.min(out.len()));
-            let from = rng.below(out.len() - len + 1);
-            let to = rng.below(out.len() - len + 1);
-            let chunk = bytes[from..from + len].to_vec();
-            out[to..to + len].copy_from_slice(&chunk);
-        }
-    }
-    out
-}
-
 #[test]
 fn the_fuzz_targets_checks_hold_on_thousands_of_seeded_mutations() {
     let mut seeds = vec![
@@ -1163,7 +1076,7 @@ fn the_fuzz_targets_checks_hold_on_thousands_of_seeded_mutations() {
         // Every seed as it is, then mutated.
         md2_wgpu::support::check_from_bytes(bytes);
         for _ in 0..400 {
-            let mutant = mutate(&mut rng, bytes);
+            let mutant = common::mutate(&mut rng, bytes, 17);
             match load(&mutant) {
                 Ok(_) => loaded += 1,
                 Err(_) => refused += 1,
@@ -1204,7 +1117,7 @@ fn the_model_use_checks_hold_on_seeded_mutations() {
     for (name, bytes, mutants) in seeds {
         md2_wgpu::support::check_model_use(&bytes);
         for _ in 0..mutants {
-            let mutant = mutate(&mut rng, &bytes);
+            let mutant = common::mutate(&mut rng, &bytes, 17);
             used += usize::from(md2_wgpu::Md2Model::from_bytes(&mutant).is_ok());
             let result = std::panic::catch_unwind(|| md2_wgpu::support::check_model_use(&mutant));
             if result.is_err() {

@@ -23,6 +23,13 @@ pub const MEMBER_MIRRORED: u32 = 0x2000_0000;
 /// (`MD2_MEMBER_FADING`).
 pub const MEMBER_FADING: u32 = 0x8000_0000;
 
+/// [`ModelInfo::flags`](super::ModelInfo::flags): the skin array's second
+/// half holds a fullbright mask for each layer of its first half (alpha 1
+/// where the texel is drawn unlit), as
+/// [`GpuModelOptions::fullbright_masks`](super::GpuModelOptions::fullbright_masks)
+/// asks (`MD2_MODEL_FULLBRIGHT_MASKS`).
+pub const MODEL_FULLBRIGHT_MASKS: u32 = 1;
+
 /// The values of `Md2Fragment::phase` (`MD2_PHASE_*`): which
 /// [`Md2Phase`](crate::Md2Phase) calls the fragment stage.
 pub mod phase {

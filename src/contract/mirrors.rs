@@ -156,7 +156,7 @@ fn the_pose_module_stands_alone() {
         &mirror!(
             ModelInfo,
             "Md2ModelInfo",
-            [num_xyz, num_frames, padding_a, padding_b]
+            [num_xyz, num_frames, flags, padding_b]
         ),
     );
 }
@@ -325,6 +325,7 @@ fn shader_constants_match_the_crate() {
             ("MD2_MEMBER_TRANSLUCENT", MEMBER_TRANSLUCENT),
             ("MD2_MEMBER_MIRRORED", MEMBER_MIRRORED),
             ("MD2_MEMBER_FADING", MEMBER_FADING),
+            ("MD2_MODEL_FULLBRIGHT_MASKS", super::MODEL_FULLBRIGHT_MASKS),
             ("MD2_PHASE_OPAQUE", phase::OPAQUE),
             ("MD2_PHASE_TRANSLUCENT", phase::TRANSLUCENT),
             ("MD2_PHASE_SHELLS", phase::SHELLS),

@@ -73,7 +73,7 @@ pub(crate) mod mirrors;
 
 pub use bits::{
     EFFECT_FULLBRIGHT, EFFECT_MINLIGHT, EFFECT_NO_SHADOW, EFFECT_SHELL_RGB, MEMBER_FADING,
-    MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT, phase,
+    MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT, MODEL_FULLBRIGHT_MASKS, phase,
 };
 pub use buckets::MAX_LEVELS;
 pub use model_data::{GpuModelOptions, IndexFormat, ModelData, ModelDataError};

@@ -42,6 +42,13 @@ pub struct GpuModelOptions {
     /// [`LevelOptions::NONE`] (the default) builds none: levels take time
     /// to build (see [`Levels::new`]).
     pub levels: LevelOptions,
+    /// Whether the skins given with the model are its layers followed by
+    /// a fullbright mask for each (twice as many, alpha 1 where a texel is
+    /// drawn unlit: [`SkinImages::with_masks`](crate::mdl::SkinImages::with_masks)
+    /// makes them for a Quake I model). The built-in shading then lights
+    /// those texels fully, as Quake drew its fire and eyes; instances still
+    /// name skins by the first half's layers.
+    pub fullbright_masks: bool,
 }
 
 impl GpuModelOptions {
@@ -49,6 +56,7 @@ impl GpuModelOptions {
     pub const DEFAULT: GpuModelOptions = GpuModelOptions {
         triangle_order: TriangleOrder::VertexCache,
         levels: LevelOptions::NONE,
+        fullbright_masks: false,
     };
 
     /// The vertex-cache order with [`LevelOptions::DEFAULT`]'s levels of
@@ -69,6 +77,14 @@ impl GpuModelOptions {
     /// The same options with other levels of detail.
     pub const fn with_levels(self, levels: LevelOptions) -> GpuModelOptions {
         GpuModelOptions { levels, ..self }
+    }
+
+    /// The same options, the skins followed (or not) by fullbright masks.
+    pub const fn with_fullbright_masks(self, fullbright_masks: bool) -> GpuModelOptions {
+        GpuModelOptions {
+            fullbright_masks,
+            ..self
+        }
     }
 }
 
@@ -224,7 +240,11 @@ impl ModelData {
             info: ModelInfo {
                 num_xyz: model.vertex_count() as u32,
                 num_frames: frames,
-                padding_a: 0,
+                flags: if options.fullbright_masks {
+                    super::MODEL_FULLBRIGHT_MASKS
+                } else {
+                    0
+                },
                 padding_b: 0,
             },
             vertices: bytemuck::cast_slice(model.vertices()).to_vec(),

@@ -43,11 +43,11 @@ pub struct ModelInfo {
     pub num_xyz: u32,
     /// Frames.
     pub num_frames: u32,
+    /// `MODEL_*` bits: [`MODEL_FULLBRIGHT_MASKS`](super::MODEL_FULLBRIGHT_MASKS).
+    pub flags: u32,
     /// Padding to 16 bytes, as uniforms want (named without a leading
     /// underscore or a trailing digit, which Bevy's shader composer
     /// refuses in the WGSL it imports).
-    pub padding_a: u32,
-    /// Padding.
     pub padding_b: u32,
 }
 

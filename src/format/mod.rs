@@ -1,4 +1,5 @@
-//! The file: reading, validating and writing MD2 models, and their
+//! The files: reading, validating and writing MD2 models (and Quake I's
+//! MDL, [`mdl`]), and their
 //! conversion into the model every other room reads
 //! ([`KeyframeModel`](crate::model::KeyframeModel)). CPU only: nothing here
 //! knows about wgpu.
@@ -7,6 +8,7 @@ mod error;
 mod glcmds;
 mod keyframes;
 mod layout;
+pub mod mdl;
 mod model;
 mod parse;
 mod write;

@@ -41,6 +41,14 @@ pub enum SetupError {
         /// The most this device takes.
         max: u32,
     },
+    /// A model uploaded with
+    /// [`GpuModelOptions::fullbright_masks`](crate::GpuModelOptions::fullbright_masks)
+    /// needs its layers followed by as many masks: an even number of skins,
+    /// at least two.
+    FullbrightMasks {
+        /// Skins given.
+        skins: usize,
+    },
     /// The device offers less than the renderer needs (see
     /// [`required_limits`](crate::required_limits)).
     UnsupportedDevice {
@@ -107,6 +115,10 @@ impl fmt::Display for SetupError {
             SetupError::TooManySkins { skins, max } => write!(
                 f,
                 "{skins} skins given, but at most {max} can be used on this device"
+            ),
+            SetupError::FullbrightMasks { skins } => write!(
+                f,
+                "{skins} skins given with fullbright masks; the layers and their masks are an even number, at least two"
             ),
             SetupError::UnsupportedDevice {
                 limit_name,

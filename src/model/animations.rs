@@ -243,12 +243,33 @@ pub(crate) fn group<S: AsRef<str>>(
     names: impl IntoIterator<Item = S>,
 ) -> (Vec<Animation>, Vec<Renamed>) {
     let names: Vec<S> = (0..=u32::MAX).zip(names).map(|(_, n)| n).collect();
-    let frames: Vec<Parsed<'_>> = names.iter().map(|n| split(n.as_ref())).collect();
+    group_around(&names, &[])
+}
 
+/// [`group`], where each of `wholes` (ascending, disjoint frame ranges) is
+/// one animation whatever its names say, and no other animation crosses
+/// into one: an MDL's frame groups. At most `u32::MAX + 1` names.
+pub(crate) fn group_around<S: AsRef<str>>(
+    names: &[S],
+    wholes: &[std::ops::Range<u32>],
+) -> (Vec<Animation>, Vec<Renamed>) {
+    let frames: Vec<Parsed<'_>> = names.iter().map(|n| split(n.as_ref())).collect();
+    let mut wholes = wholes
+        .iter()
+        .map(|r| r.start as usize..(r.end as usize).min(frames.len()))
+        .filter(|r| !r.is_empty())
+        .peekable();
     let mut animations = Vec::new();
     let mut start = 0;
     while start < frames.len() {
-        let end = animation_end(&frames, start);
+        // Skip ranges already behind (a caller's overlap), then see whether
+        // an animation starts a whole range here or runs up to the next.
+        while wholes.next_if(|w| w.start < start).is_some() {}
+        let end = match wholes.peek() {
+            Some(w) if w.start == start => w.end,
+            Some(w) => animation_end(&frames[..w.start], start),
+            None => animation_end(&frames, start),
+        };
         animations.push(Animation {
             name: base_name(&frames[start], &frames[end - 1]),
             // Both fit: at most u32::MAX + 1 names were taken.
@@ -257,10 +278,14 @@ pub(crate) fn group<S: AsRef<str>>(
         });
         start = end;
     }
+    let renamed = make_unique(&mut animations);
+    (animations, renamed)
+}
 
-    // Every first use of a name keeps it; later ones take a suffix that no
-    // animation's own name has, so no rename can collide with a name that
-    // comes later.
+/// Every first use of a name keeps it; later ones take a suffix that no
+/// animation's own name has, so no rename can collide with a name that
+/// comes later.
+fn make_unique(animations: &mut [Animation]) -> Vec<Renamed> {
     let reserved: HashSet<String> = animations.iter().map(|a| a.name.clone()).collect();
     let mut taken: HashSet<String> = HashSet::new();
     let mut renamed = Vec::new();
@@ -276,7 +301,7 @@ pub(crate) fn group<S: AsRef<str>>(
         let name = std::mem::replace(&mut animation.name, unique);
         renamed.push(Renamed { index, name });
     }
-    (animations, renamed)
+    renamed
 }
 
 #[cfg(test)]

@@ -19,5 +19,5 @@ pub use anorms::{ANORMS, FALLBACK_NORMAL_INDEX, nearest_normal_index, normal_fro
 pub use frame::{Bounds, Corner, Frame, PackedVertex};
 pub use keyframe_model::{FrameWord, KeyframeError, KeyframeModel, KeyframeParts};
 
-pub(crate) use animations::group;
+pub(crate) use animations::{group, group_around};
 pub(crate) use frame::{fixed_name, name_until_nul};

@@ -75,14 +75,69 @@ const FUZZ_LEVEL_BUDGET: u64 = 600_000;
 /// typed error, never a panic; levels keep to their mesh; the export holds
 /// every frame. Panics where any of that fails: that is the finding.
 pub fn check_model_use(data: &[u8]) {
+    if let Ok(model) = Md2Model::from_bytes(data) {
+        check_keyframes_use(&model);
+    }
+}
+
+/// `MdlModel::from_bytes` on any bytes: a model or a typed error, never a
+/// panic. A model that loads writes back byte for byte (trailing bytes
+/// kept), its animations tile its poses with unique names and every frame
+/// group is one of them, its clips have finite, positive rates, its timed
+/// poses and skin layers are in range, its skins decode, and everything
+/// the crate does with a model works on it ([`check_model_use`]'s checks).
+/// Panics where any of that fails: that is the finding.
+pub fn check_mdl_from_bytes(data: &[u8]) {
+    use crate::format::mdl::{MdlModel, Palette, SkinImages};
+
+    let Ok(model) = MdlModel::from_bytes(data) else {
+        return;
+    };
+    assert!(
+        model.to_bytes() == data,
+        "an MDL that loads writes back byte for byte"
+    );
+    let mut next = 0;
+    let mut names = std::collections::HashSet::new();
+    for a in model.animations() {
+        assert_eq!(a.first, next);
+        assert!(a.last >= a.first);
+        assert!(names.insert(&a.name), "two animations named {:?}", a.name);
+        next = a.last + 1;
+    }
+    assert_eq!(next, model.frame_count());
+    for frame in model.file_frames().iter().filter(|f| f.group.is_some()) {
+        let whole = model
+            .animations()
+            .iter()
+            .any(|a| a.frames() == (frame.first..=frame.first + frame.count - 1));
+        assert!(whole, "frame group {frame:?} is an animation of its own");
+    }
+    for clip in model.clips() {
+        assert!(clip.fps.is_finite() && clip.fps > 0.0, "{clip:?}");
+    }
+    for frame in model.file_frames() {
+        for time in [-1.5, 0.0, 0.05, 1.0e9] {
+            assert!(frame.poses().contains(&frame.pose_at(time)));
+        }
+    }
+    let images = SkinImages::new(&model, &Palette::builtin());
+    assert_eq!(images.layers.len(), images.fullbright.len());
+    for s in 0..model.skins().len() {
+        let layer = model.skin_layer_at(s, 0.37).expect("the skin exists");
+        assert!((layer as usize) < images.layers.len());
+    }
+    check_keyframes_use(&model);
+}
+
+/// Everything the crate does with a model, checked (see
+/// [`check_model_use`]).
+fn check_keyframes_use(model: &crate::model::KeyframeModel) {
     use crate::contract::{GpuModelOptions, ModelData};
     use crate::mesh::{LevelOptions, Levels, RenderMesh, TriangleOrder};
 
-    let Ok(model) = Md2Model::from_bytes(data) else {
-        return;
-    };
     for order in [TriangleOrder::File, TriangleOrder::VertexCache] {
-        let mesh = RenderMesh::new(&model, order);
+        let mesh = RenderMesh::new(model, order);
         assert_eq!(mesh.triangle_count(), mesh.indices().len() / 3);
         assert!(
             mesh.indices()
@@ -98,22 +153,22 @@ pub fn check_model_use(data: &[u8]) {
             work_budget: FUZZ_LEVEL_BUDGET,
             ..LevelOptions::DEFAULT
         };
-        let levels = Levels::new(&model, &mesh, &options).expect("the model's own mesh");
+        let levels = Levels::new(model, &mesh, &options).expect("the model's own mesh");
         levels.check_for(&mesh).expect("levels keep to their mesh");
         assert_eq!(levels.level_indices(0), Some(mesh.indices()));
         for pair in levels.levels().windows(2) {
             assert!(pair[1].index_count < pair[0].index_count);
             assert!(pair[1].error >= pair[0].error && pair[1].error.is_finite());
         }
-        let saved = levels.to_bytes(&model, &mesh);
+        let saved = levels.to_bytes(model, &mesh);
         assert_eq!(
-            Levels::from_bytes(&saved, &model, &mesh).as_ref(),
+            Levels::from_bytes(&saved, model, &mesh).as_ref(),
             Ok(&levels),
             "saved levels load back"
         );
         if order == TriangleOrder::VertexCache {
             let options = GpuModelOptions::DEFAULT.with_levels(options);
-            if let Ok(gpu) = ModelData::new(&model, options) {
+            if let Ok(gpu) = ModelData::new(model, options) {
                 assert_eq!(gpu.vertex_bytes().len(), 4 * model.vertices().len());
                 assert!(gpu.levels().len() <= crate::MAX_LEVELS);
                 assert_eq!(gpu.mirrored_indices().len(), gpu.indices().len());
@@ -122,7 +177,7 @@ pub fn check_model_use(data: &[u8]) {
     }
     // Frames past the export's limits or skins it cannot use are typed
     // errors; what exports holds every frame as a morph target.
-    if let Ok(export) = crate::gltf::to_glb(&model, &[], &crate::gltf::GltfOptions::DEFAULT) {
+    if let Ok(export) = crate::gltf::to_glb(model, &[], &crate::gltf::GltfOptions::DEFAULT) {
         assert!(export.glb.starts_with(b"glTF"));
         assert_eq!(export.report.morph_targets, model.frame_count());
     }

@@ -10,10 +10,23 @@ pub fn shared_models_dir() -> std::path::PathBuf {
     }
 }
 
+/// Where the community Quake I models are: `mdl` beside
+/// [`shared_models_dir`] (`$MD2_SHARED_MODELS/../mdl`, else
+/// `../shared/mdl`), whether or not it exists.
+pub fn shared_mdl_dir() -> std::path::PathBuf {
+    shared_models_dir().join("..").join("mdl")
+}
+
 /// Every `*.md2` (any case) under `dir` (the tests and benches pass
 /// [`shared_models_dir`]), as (path relative to `dir` with `/` separators,
 /// bytes), sorted by path.
 pub fn md2_files_in(dir: &std::path::Path) -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    files_in(dir, "md2")
+}
+
+/// Every file whose extension is `extension` (any case) under `dir`, as
+/// [`md2_files_in`] lists them.
+pub fn files_in(dir: &std::path::Path, extension: &str) -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -23,7 +36,7 @@ pub fn md2_files_in(dir: &std::path::Path) -> std::io::Result<Vec<(String, Vec<u
                 stack.push(path);
             } else if path
                 .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("md2"))
+                .is_some_and(|e| e.eq_ignore_ascii_case(extension))
             {
                 let rel = path
                     .strip_prefix(dir)

@@ -13,7 +13,9 @@ pub mod bounds;
 mod glcmds;
 #[cfg(feature = "gpu")]
 mod gpu;
+mod hostile;
 mod images;
+mod mdl;
 mod models;
 mod shared;
 mod surface;
@@ -21,7 +23,9 @@ mod surface;
 pub use glcmds::*;
 #[cfg(feature = "gpu")]
 pub use gpu::*;
+pub use hostile::*;
 pub use images::*;
+pub use mdl::*;
 pub use models::*;
 pub use shared::*;
 pub use surface::*;

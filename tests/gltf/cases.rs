@@ -20,7 +20,7 @@ pub struct Case {
     pub md2: Option<Md2Model>,
     pub skins: Vec<RgbaImage>,
     pub skin_names: Vec<String>,
-    /// The size of its MD2 file (0 for the seam's own).
+    /// The size of its file, MD2 or MDL (0 for the seam's own).
     pub md2_bytes: usize,
 }
 
@@ -136,11 +136,49 @@ fn stem(path: Option<PathBuf>) -> String {
         .unwrap_or_default()
 }
 
-/// The demo, the built models and the real ones.
+/// Quake I models: the one built in code (seam vertices read from both
+/// skin halves, so the welded corners outnumber the vertices; frame and
+/// skin groups) and every shared one, skins in the shared palette (else
+/// the built-in one). Named `mdl/<file>`.
+pub fn mdl() -> Vec<Case> {
+    let built = common::seam_mdl();
+    let mut cases = vec![mdl_case(
+        "mdl/seam (built)".into(),
+        built,
+        &common::seam_palette(),
+    )];
+    if let Some(dir) = common::shared_mdl_dir() {
+        let palette = common::shared_palette().unwrap_or_else(md2_wgpu::mdl::Palette::builtin);
+        for (name, bytes) in md2_wgpu::support::files_in(&dir, "mdl").expect("the shared MDLs") {
+            let model = md2_wgpu::mdl::MdlModel::from_bytes(&bytes).expect("a shared MDL loads");
+            cases.push(mdl_case(format!("mdl/{name}"), model, &palette));
+        }
+    }
+    cases
+}
+
+fn mdl_case(
+    name: String,
+    model: md2_wgpu::mdl::MdlModel,
+    palette: &md2_wgpu::mdl::Palette,
+) -> Case {
+    let skins = md2_wgpu::mdl::SkinImages::new(&model, palette).layers;
+    Case {
+        skin_names: (0..skins.len()).map(|i| format!("skin{i}")).collect(),
+        skins,
+        md2_bytes: model.to_bytes().len(),
+        model: (*model).clone(),
+        md2: None,
+        name,
+    }
+}
+
+/// The demo, the built models, the real ones and the Quake I ones.
 pub fn all() -> Vec<Case> {
     let mut cases = vec![demo()];
     cases.extend(built());
     cases.extend(real());
+    cases.extend(mdl());
     cases
 }
 

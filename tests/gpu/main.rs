@@ -11,6 +11,7 @@ mod effects;
 mod hostile;
 mod levels;
 mod materials;
+mod mdl;
 mod motion;
 mod order;
 mod pictures;

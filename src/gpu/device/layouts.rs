@@ -112,7 +112,8 @@ impl Layouts {
             ],
         );
         let model_entries = [
-            uniform(0, S::VERTEX | S::COMPUTE, size_of::<ModelInfo>()),
+            // The fragment stage reads the flags (fullbright masks).
+            uniform(0, S::VERTEX_FRAGMENT | S::COMPUTE, size_of::<ModelInfo>()),
             storage(1, S::VERTEX | S::COMPUTE, true),
             storage(2, S::VERTEX | S::COMPUTE, true),
         ];

@@ -174,6 +174,10 @@ impl GpuModel {
     ) -> Result<GpuModel, SetupError> {
         let cache = cache.as_ref();
         cache.check_setup("uploading a model")?;
+        let masks = data.info().flags & crate::contract::MODEL_FULLBRIGHT_MASKS != 0;
+        if masks && (skins.is_empty() || !skins.len().is_multiple_of(2)) {
+            return Err(SetupError::FullbrightMasks { skins: skins.len() });
+        }
         let limits = device.limits();
         check_size(
             "vertex data",
@@ -272,7 +276,9 @@ impl GpuModel {
             facts: ModelFacts {
                 frame_count: model_info.num_frames,
                 vertex_count: model_info.num_xyz,
-                skin_count: skin.layers,
+                // With fullbright masks, instances choose among the first
+                // half's layers.
+                skin_count: if masks { skin.layers / 2 } else { skin.layers },
                 skin_size: skin.size,
                 uses_default_skin: skin.uses_default,
                 frame_bounds: data.shared_frame_bounds(),

@@ -1,0 +1,98 @@
+//! What the hostile-input suites share: an allocator that records the
+//! largest single allocation (a binary installs it as its global
+//! allocator), and the seeded mutations the fuzz checks run on.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Records the largest single allocation made on each thread, so a test can
+/// see what parsing a hostile header asked the allocator for.
+pub struct Tracking;
+
+thread_local! {
+    static LARGEST: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note(size: usize) {
+    let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the
+// bookkeeping touches only a const-initialised thread-local Cell, which
+// neither allocates nor has a destructor.
+unsafe impl GlobalAlloc for Tracking {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note(new_size);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+/// Runs `f` and returns its result with the largest single allocation
+/// this thread made meanwhile (0 unless the binary's global allocator is
+/// [`Tracking`]).
+pub fn largest_allocation<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    LARGEST.with(|l| l.set(0));
+    let result = f();
+    (result, LARGEST.with(|l| l.get()))
+}
+
+/// One seeded mutation of `bytes`, of the kinds fuzzers find bugs with:
+/// bits flipped, a word (a count, an offset, a float) set to a hostile
+/// value (often one of the first `header_words` words, where a header
+/// keeps its counts), the file cut short, a stretch copied over another.
+pub fn mutate(rng: &mut md2_wgpu::support::Rng, bytes: &[u8], header_words: usize) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let words = out.len() / 4;
+    let hostile = |rng: &mut md2_wgpu::support::Rng, len: usize| -> [u8; 4] {
+        let v: u32 = match rng.below(10) {
+            0 => 0,
+            1 => 1,
+            2 => u32::MAX,
+            3 => i32::MAX as u32,
+            4 => i32::MIN as u32,
+            5 => len as u32,
+            6 => len as u32 + 1,
+            7 => f32::NAN.to_bits(),
+            8 => f32::INFINITY.to_bits(),
+            _ => rng.next_u64() as u32,
+        };
+        v.to_le_bytes()
+    };
+    match rng.below(5) {
+        0 => {
+            for _ in 0..1 + rng.below(8) {
+                let at = rng.below(out.len());
+                out[at] ^= 1 << rng.below(8);
+            }
+        }
+        // A header field, where the counts and offsets are.
+        1 => {
+            let at = 4 * rng.below(header_words.min(words));
+            out[at..at + 4].copy_from_slice(&hostile(rng, bytes.len()));
+        }
+        2 => {
+            let at = 4 * rng.below(words);
+            out[at..at + 4].copy_from_slice(&hostile(rng, bytes.len()));
+        }
+        3 => out.truncate(rng.below(out.len())),
+        _ => {
+            let len = 1 + rng.below(256.min(out.len()));
+            let from = rng.below(out.len() - len + 1);
+            let to = rng.below(out.len() - len + 1);
+            let chunk = bytes[from..from + len].to_vec();
+            out[to..to + len].copy_from_slice(&chunk);
+        }
+    }
+    out
+}
