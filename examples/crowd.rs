@@ -6,7 +6,9 @@
 //! cargo run --release --example crowd [-- FILE] [--instances N]
 //! ```
 //!
-//! Without FILE the crowd is the crate's built-in demo model.
+//! Without FILE the crowd is the crate's built-in demo model. FILE is a
+//! Quake II MD2 or a Quake I MDL (its frame groups play at their
+//! intervals, its fullbright texels drawn unlit).
 //!
 //! The point of a resident crowd is that the CPU does not touch every member
 //! every frame: a member is added once with its clock, and each frame the CPU
@@ -28,8 +30,8 @@ use md2_wgpu::quake_flags::{
 };
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, Clip, ClipClock, CrowdHandle, CrowdMember, Effects, GpuModel, GpuModelOptions, Light,
-    MAX_LEVELS, Md2Crowd, Md2Model, Md2Renderer, PlanarShadow, Quake2Player, VisibleMembers,
+    Camera, Clip, ClipClock, CrowdHandle, CrowdMember, Effects, GpuModel, LevelOptions, Light,
+    MAX_LEVELS, Md2Crowd, Md2Renderer, PlanarShadow, Quake2Player, QuakeModel, VisibleMembers,
     stand_on_ground, wgpu,
 };
 use winit::event::{ElementState, WindowEvent};
@@ -41,7 +43,7 @@ use md2_wgpu_examples::framework::{self, App, Drag, FrameStats, Gpu, Loaded};
 const USAGE: &str = "\
 usage: crowd [FILE] [--instances N] [options]
 
-  FILE                  an .md2 model (default: the built-in demo model)
+  FILE                  an .md2 or .mdl model (default: the built-in demo model)
   --instances N         how many to draw (default 2000, 1 to 1000000)
   --no-levels              full detail only (levels of detail are on by default)
   --level-tint            start with the members tinted by level (the L key)";
@@ -230,7 +232,7 @@ struct Clips {
 }
 
 impl Clips {
-    fn new(model: &Md2Model, height: f32) -> Clips {
+    fn new(model: &QuakeModel, height: f32) -> Clips {
         let clips: Vec<Clip> = if Quake2Player::fits(model) {
             // The game loops only stand, run, crstand and crwalk; a crowd
             // also salutes, taunts, waves and points, over and over.
@@ -252,10 +254,8 @@ impl Clips {
             .into()
         } else {
             // One-shot animations (deaths) would leave bodies lying about.
-            let looping: Vec<Clip> = Clip::for_model(model)
-                .into_iter()
-                .filter(|c| c.looping)
-                .collect();
+            // An MDL's frame groups play at their intervals' rate.
+            let looping: Vec<Clip> = model.clips().into_iter().filter(|c| c.looping).collect();
             if looping.is_empty() {
                 let last = model.frame_count().saturating_sub(1);
                 vec![Clip::looping("all", 0, last)]
@@ -375,7 +375,12 @@ struct Crowd {
 
 impl Crowd {
     fn new(gpu: &Gpu, loaded: Loaded, count: usize, levels: bool) -> Result<Crowd, String> {
-        let Loaded { name, model, skins } = loaded;
+        let Loaded {
+            name,
+            model,
+            skins,
+            options: model_options,
+        } = loaded;
         let options = gpu.renderer_options();
         let mut renderer = Md2Renderer::new(&gpu.device, gpu.color_format, options)
             .map_err(|e| format!("cannot build the renderer: {e}"))?;
@@ -387,9 +392,9 @@ impl Crowd {
         // Levels of detail: coarser triangle lists over the same frames,
         // each member drawn at the coarsest that stays within a pixel.
         let upload = if levels {
-            GpuModelOptions::WITH_LEVELS
+            model_options.with_levels(LevelOptions::DEFAULT)
         } else {
-            GpuModelOptions::DEFAULT
+            model_options
         };
         let gpu_model =
             GpuModel::with_options(&gpu.device, &gpu.queue, &renderer, &model, &skins, upload)
@@ -419,8 +424,8 @@ impl Crowd {
             .set_shadow(Some(shadow()))
             .map_err(|e| e.to_string())?;
         // Quake's z is the world's y.
-        let (first_lo, first_hi) = model.frame_bounds(0);
-        let height = (first_hi[2] - first_lo[2]).max(1e-3);
+        let first = model.frame_bounds(0);
+        let height = (first.max[2] - first.min[2]).max(1e-3);
         let clips = Clips::new(&model, height);
         let names: Vec<&str> = clips.clips.iter().map(|c| c.name.as_ref()).collect();
         println!(

@@ -19,8 +19,8 @@ use md2_wgpu::glam::{Mat4, Vec3, Vec4};
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
     Camera, ClipClock, CrowdMember, DepthState, GpuModel, Md2Batch, Md2Crowd, Md2Instance,
-    Md2Material, Md2MaterialDescriptor, Md2Model, Md2Previous, Md2Renderer, Md2RendererOptions,
-    Quake2Player, stand_on_ground, wgpu,
+    Md2Material, Md2MaterialDescriptor, Md2Previous, Md2Renderer, Md2RendererOptions, Quake2Player,
+    QuakeModel, stand_on_ground, wgpu,
 };
 use wgpu::util::DeviceExt;
 use winit::event::{ElementState, WindowEvent};
@@ -222,7 +222,7 @@ struct GBuffer {
 
 struct Deferred {
     renderer: Md2Renderer,
-    model: Md2Model,
+    model: QuakeModel,
     gpu_model: GpuModel,
     crowd: Md2Crowd,
     /// The runner circling the crowd: drawn on the immediate path, with
@@ -248,7 +248,12 @@ struct Deferred {
 
 impl Deferred {
     fn new(gpu: &Gpu, loaded: Loaded, instances: usize) -> Result<Deferred, String> {
-        let Loaded { model, skins, .. } = loaded;
+        let Loaded {
+            model,
+            skins,
+            options: upload,
+            ..
+        } = loaded;
         let device = &gpu.device;
         let cache = md2_wgpu::Md2Cache::new(device).map_err(|e| e.to_string())?;
         // The app's own bind group: a uniform its material reads.
@@ -295,15 +300,16 @@ impl Deferred {
                 }],
             },
         )));
-        let gpu_model = GpuModel::new(device, &gpu.queue, &renderer, &model, &skins)
-            .map_err(|e| e.to_string())?;
+        let gpu_model =
+            GpuModel::with_options(device, &gpu.queue, &renderer, &model, &skins, upload)
+                .map_err(|e| e.to_string())?;
 
         // The crowd: a grid of members standing about, each with its own
         // clip, phase, heading and tint.
         let mut crowd = Md2Crowd::new(device, &renderer, &gpu_model).map_err(|e| e.to_string())?;
-        let clips = md2_wgpu::Clip::for_model(&model);
-        let (lo, hi) = model.bounds();
-        let height = (hi[2] - lo[2]).max(1.0);
+        let clips = model.clips();
+        let bounds = model.bounds();
+        let height = (bounds.max[2] - bounds.min[2]).max(1.0);
         let spacing = height * 0.9;
         let side = (instances as f32).sqrt().ceil() as usize;
         let mut rng = Rng::new(17);

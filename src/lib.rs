@@ -37,8 +37,8 @@ pub use contract::{
     MD2_POSE_WGSL, MD2_RENDERER_WGSL, ModelData, ModelDataError, PoseWords, pose_wgsl,
 };
 pub use format::{
-    GlCmd, GlCmdKind, GlVertex, Md2Error, Md2Header, Md2Model, Md2Parts, Md2Warning, Section,
-    SkinName, TexCoord, Triangle,
+    GlCmd, GlCmdKind, GlVertex, Md2Error, Md2Header, Md2Model, Md2Parts, Md2Warning, QuakeModel,
+    QuakeModelError, Section, SkinName, TexCoord, Triangle,
 };
 pub use mesh::{
     Level, LevelOptions, Levels, LevelsFileError, MeshError, RenderMesh, TriangleOrder,

@@ -21,9 +21,10 @@
 use std::borrow::Cow;
 
 use md2_wgpu::low_level::{instance_buffer, vertex_buffer_layouts, view_bind_group};
+use md2_wgpu::model::KeyframeModel;
 use md2_wgpu::support::block_on;
 use md2_wgpu::{
-    Camera, GpuModel, InstanceRecord, MD2_RENDERER_WGSL, Md2Batch, Md2Cache, Md2Instance, Md2Model,
+    Camera, GpuModel, InstanceRecord, MD2_RENDERER_WGSL, Md2Batch, Md2Cache, Md2Instance,
     Md2Renderer,
 };
 use wgpu::util::DeviceExt;
@@ -44,7 +45,7 @@ pub enum Source {
 /// `static` and `cpu`: float vertices read by a vertex stage of their own.
 pub struct Baseline {
     source: Source,
-    model: Md2Model,
+    model: KeyframeModel,
     /// Packs and uploads the instance records and the camera, and holds the
     /// view group the draw binds; it draws nothing itself.
     renderer: Md2Renderer,
@@ -71,7 +72,7 @@ impl Baseline {
     pub fn new(
         gpu: &Gpu,
         cache: &Md2Cache,
-        model: &Md2Model,
+        model: &KeyframeModel,
         gpu_model: GpuModel,
         scene: &Scene,
         source: Source,
@@ -364,7 +365,7 @@ pub fn draw_records(
 pub type FloatVertices = (Vec<[f32; 3]>, Vec<[f32; 3]>);
 
 /// Every frame of `model` decoded by the CPU reference, frame-major.
-pub fn decode_all_frames(model: &Md2Model) -> Result<FloatVertices, String> {
+pub fn decode_all_frames(model: &KeyframeModel) -> Result<FloatVertices, String> {
     let n = model.vertex_count().max(1);
     // Every frame's packed vertices: vertices × frames.
     let total = model.vertices().len();

@@ -49,7 +49,7 @@ impl Variant {
     pub fn new(
         gpu: &Gpu,
         cache: &Md2Cache,
-        model: &md2_wgpu::Md2Model,
+        model: &md2_wgpu::model::KeyframeModel,
         gpu_model: GpuModel,
         scene: &Scene,
         entry: &str,

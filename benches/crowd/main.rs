@@ -73,9 +73,11 @@ usage: cargo bench --bench crowd [-- OPTIONS]
                        the main comparison (default all six)
   --models LIST        demo, yohko (yohko/tris.md2 with Yohko.pcx in the
                        shared models folder, $MD2_SHARED_MODELS or
-                       ../shared/md2; skipped when absent) or MD2 paths, each
-                       with --skin unless it is demo/yohko (default demo,yohko)
-  --skin PATH          the skin for MD2 paths given to --models
+                       ../shared/md2; skipped when absent) or MD2 and MDL
+                       paths (default demo,yohko)
+  --skin PATH          the skin for the paths given to --models (an MD2's
+                       must be given; an MDL without it draws its own skins
+                       in the palette.lmp beside it or the built-in one)
   --target N           the crowd size of the culling, shading and order
                        sections, and of the main comparison's targets
                        (default 4000)
@@ -342,7 +344,7 @@ fn load_models(options: &Options) -> Result<Vec<BenchModel>, String> {
                 let dir = shared.join("yohko");
                 let (file, skin) = (dir.join("tris.md2"), dir.join("Yohko.pcx"));
                 if file.is_file() && skin.is_file() {
-                    models.push(BenchModel::load("yohko", &file, &skin)?);
+                    models.push(BenchModel::load("yohko", &file, Some(&skin))?);
                 } else {
                     eprintln!(
                         "crowd: skipping yohko: {} or its Yohko.pcx is absent",
@@ -351,14 +353,14 @@ fn load_models(options: &Options) -> Result<Vec<BenchModel>, String> {
                 }
             }
             path => {
-                let skin = options
-                    .skin
-                    .as_ref()
-                    .ok_or_else(|| format!("--models {path}: give its skin with --skin"))?;
                 let label = Path::new(path)
                     .file_stem()
                     .map_or_else(|| path.to_string(), |s| s.to_string_lossy().into_owned());
-                models.push(BenchModel::load(&label, Path::new(path), skin)?);
+                models.push(BenchModel::load(
+                    &label,
+                    Path::new(path),
+                    options.skin.as_deref(),
+                )?);
             }
         }
     }

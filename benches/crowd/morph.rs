@@ -16,7 +16,8 @@
 //! than Bevy's. Both draw the crate's records (transform, skin, tint) with
 //! the render module's `md2_shade` and fragment code, as the other baselines do.
 
-use md2_wgpu::{GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Model, Md2Renderer, RenderMesh};
+use md2_wgpu::model::KeyframeModel;
+use md2_wgpu::{GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Renderer, RenderMesh};
 use wgpu::util::DeviceExt;
 
 use crate::baselines::{FloatVertices, decode_all_frames, draw_records, floats, pipeline};
@@ -54,7 +55,7 @@ impl Morph {
     pub fn new(
         gpu: &Gpu,
         cache: &Md2Cache,
-        model: &Md2Model,
+        model: &KeyframeModel,
         gpu_model: GpuModel,
         scene: &Scene,
         weights: Weights,
@@ -145,7 +146,7 @@ impl Morph {
 /// The model as morph targets over its welded corners, in the crate's
 /// triangle order: the base frame's corners, then per frame every corner's
 /// delta from the base (positions and normals alike).
-fn targets(model: &Md2Model) -> Result<FloatVertices, String> {
+fn targets(model: &KeyframeModel) -> Result<FloatVertices, String> {
     let (frame_positions, frame_normals) = decode_all_frames(model)?;
     let mesh = RenderMesh::new(model, md2_wgpu::TriangleOrder::default());
     let num_xyz = model.vertex_count();

@@ -7,8 +7,12 @@ use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3};
 use image::RgbaImage;
+use md2_wgpu::mdl::{Palette, SkinImages};
 use md2_wgpu::support::Rng;
-use md2_wgpu::{Camera, Clip, ClipClock, Effects, Md2Model, PlanarShadow, demo, quake_to_y_up};
+use md2_wgpu::{
+    Camera, Clip, ClipClock, Effects, GpuModelOptions, PlanarShadow, QuakeModel, demo,
+    quake_to_y_up,
+};
 
 /// Distance between neighbours on the crowd's grid, in model units (a
 /// Quake II player is 32 wide and 56 tall).
@@ -35,8 +39,13 @@ pub fn time(frame: u64) -> f64 {
 pub struct BenchModel {
     /// Short name for the table.
     pub label: String,
-    pub model: Md2Model,
+    pub model: QuakeModel,
+    /// The skin layers, followed by their fullbright masks where
+    /// `options` says so.
     pub skins: Vec<RgbaImage>,
+    /// What the model's upload needs (an MDL's fullbright masks); each
+    /// section adds its own choices.
+    pub options: GpuModelOptions,
 }
 
 impl BenchModel {
@@ -44,35 +53,65 @@ impl BenchModel {
     pub fn demo() -> BenchModel {
         BenchModel {
             label: "demo".into(),
-            model: demo::demo_model(),
+            model: demo::demo_model().into(),
             skins: vec![demo::demo_skin()],
+            options: GpuModelOptions::DEFAULT,
         }
     }
 
-    /// An MD2 file with one skin image.
-    pub fn load(label: &str, model: &Path, skin: &Path) -> Result<BenchModel, String> {
-        let model = Md2Model::open(model).map_err(|e| format!("{}: {e}", model.display()))?;
-        let skin = md2_wgpu::skins::load_skin(skin).map_err(|e| e.to_string())?;
+    /// An MD2 or MDL file with one skin image, or (an MDL without one) its
+    /// own skins in the palette beside it (else the crate's built-in one).
+    pub fn load(label: &str, model: &Path, skin: Option<&Path>) -> Result<BenchModel, String> {
+        let path = model;
+        let model = QuakeModel::open(path).map_err(|e| e.to_string())?;
+        let mut options = GpuModelOptions::DEFAULT;
+        let skins = match (skin, &model) {
+            (Some(skin), _) => vec![md2_wgpu::skins::load_skin(skin).map_err(|e| e.to_string())?],
+            (None, QuakeModel::Mdl(mdl)) => {
+                let palette = Palette::find(path).map_or_else(Palette::builtin, |(_, p)| p);
+                let images = SkinImages::new(mdl, &palette);
+                if images.has_fullbright() {
+                    options = options.with_fullbright_masks(true);
+                    images.with_masks()
+                } else {
+                    images.layers
+                }
+            }
+            (None, QuakeModel::Md2(_)) => {
+                return Err(format!("{}: give its skin with --skin", path.display()));
+            }
+        };
         Ok(BenchModel {
             label: label.into(),
             model,
-            skins: vec![skin],
+            skins,
+            options,
         })
+    }
+
+    /// The skin layers members choose from (masks are not layers).
+    pub fn skin_count(&self) -> u32 {
+        let layers = if self.options.fullbright_masks {
+            self.skins.len() / 2
+        } else {
+            self.skins.len()
+        };
+        layers as u32
     }
 
     /// `count` members of this model (see [`Scene::crowd`]).
     pub fn crowd(&self, count: usize) -> Result<Scene, String> {
-        Scene::crowd(&self.model, self.skins.len() as u32, count)
+        Scene::crowd(&self.model, self.skin_count(), count)
     }
 
     /// `count` members to the horizon (see [`Scene::horizon`]).
     pub fn horizon(&self, count: usize) -> Result<Scene, String> {
-        Scene::horizon(&self.model, self.skins.len() as u32, count)
+        Scene::horizon(&self.model, self.skin_count(), count)
     }
 
     /// `count` members all close (see [`Scene::close`]).
     pub fn close(&self, count: usize, reach: f32) -> Result<Scene, String> {
-        Scene::close(&self.model, self.skins.len() as u32, count, reach)
+        Scene::close(&self.model, self.skin_count(), count, reach)
     }
 
     /// "demo: 588 vertices, 1116 triangles, 198 frames, 21 animations".
@@ -81,7 +120,7 @@ impl BenchModel {
             "{}: {} vertices, {} triangles, {} frames, {} animations",
             self.label,
             self.model.vertex_count(),
-            self.model.triangles().len(),
+            self.model.triangle_count(),
             self.model.frame_count(),
             self.model.animations().len()
         )
@@ -117,8 +156,10 @@ impl Scene {
     /// with jitter, each playing one of the model's animations (looped, so
     /// everyone keeps moving) from its own phase at its own speed; the
     /// camera frames them all.
-    pub fn crowd(model: &Md2Model, skin_count: u32, count: usize) -> Result<Scene, String> {
-        let clips: Vec<Clip> = Clip::for_model(model)
+    pub fn crowd(model: &QuakeModel, skin_count: u32, count: usize) -> Result<Scene, String> {
+        // An MDL's frame groups play at their intervals' rate.
+        let clips: Vec<Clip> = model
+            .clips()
             .into_iter()
             .map(|clip| Clip {
                 looping: true,
@@ -161,8 +202,8 @@ impl Scene {
             })
             .collect();
 
-        let (lo, hi) = model.bounds();
-        let (lo, hi) = (quake_to_y_up(lo), quake_to_y_up(hi));
+        let quake = model.bounds();
+        let (lo, hi) = (quake_to_y_up(quake.min), quake_to_y_up(quake.max));
         let reach = lo.x.abs().max(hi.x.abs()).max(lo.z.abs()).max(hi.z.abs()) + JITTER;
         let bounds = (
             Vec3::new(-half - reach, lo.y, -half - reach),
@@ -219,7 +260,7 @@ impl Scene {
     /// across to the far edge: a crowd that reaches the horizon, where most
     /// members in view are a few pixels tall. The camera knows the
     /// target's size, so levels of detail are chosen.
-    pub fn horizon(model: &Md2Model, skin_count: u32, count: usize) -> Result<Scene, String> {
+    pub fn horizon(model: &QuakeModel, skin_count: u32, count: usize) -> Result<Scene, String> {
         let crowd = Scene::crowd(model, skin_count, count)?;
         let (lo, hi) = crowd.bounds;
         let head = lo.y + (hi.y - lo.y) * 0.9;
@@ -236,7 +277,7 @@ impl Scene {
     /// every one is drawn at full detail, where levels of detail can only
     /// cost. Their grid is tighter than the crowd's (they overlap).
     pub fn close(
-        model: &Md2Model,
+        model: &QuakeModel,
         skin_count: u32,
         count: usize,
         reach: f32,

@@ -117,7 +117,10 @@ pub fn upload_with(
         cache,
         &model.model,
         &model.skins,
-        options,
+        GpuModelOptions {
+            fullbright_masks: model.options.fullbright_masks,
+            ..options
+        },
     )
     .map_err(|e| e.to_string())
 }

@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use md2_wgpu::mdl::{Palette, SkinImages};
 use md2_wgpu::skins::{load_skin, load_skins};
-use md2_wgpu::{DepthState, Md2Model, Md2RendererOptions, demo, image, wgpu};
+use md2_wgpu::{DepthState, GpuModelOptions, Md2RendererOptions, QuakeModel, demo, image, wgpu};
 
 use winit::event::{ElementState, MouseButton, WindowEvent};
 use winit::event_loop::ActiveEventLoop;
@@ -160,33 +161,41 @@ fn parse_size(s: &str) -> Option<(u32, u32)> {
 pub struct Loaded {
     /// The file's name, or "demo model".
     pub name: String,
-    /// The model.
-    pub model: Md2Model,
-    /// Its skins, decoded.
+    /// The model: a Quake II MD2 or a Quake I MDL.
+    pub model: QuakeModel,
+    /// Its skins, decoded; for an MDL with fullbright texels, the layers
+    /// followed by their masks (`options` says so).
     pub skins: Vec<image::RgbaImage>,
+    /// What the upload needs besides the example's own choices: fullbright
+    /// masks for an MDL that has them.
+    pub options: GpuModelOptions,
 }
 
-/// Loads `file` (the built-in demo model without one) with `skin` as its
-/// skin, or the skins the model names (found the way Quake II lays them
-/// out), printing what loading noticed.
+/// Loads `file` (the built-in demo model without one), an MD2 or an MDL,
+/// with `skin` as its skin, or the skins the model names (an MD2's found
+/// the way Quake II lays them out; an MDL's its own, in the `palette.lmp`
+/// beside it or in the game's `gfx/`, else the crate's built-in palette),
+/// printing what loading noticed.
 pub fn load(file: Option<&Path>, skin: Option<&Path>) -> Result<Loaded, String> {
     let skin = skin.map(load_skin).transpose().map_err(|e| e.to_string())?;
     let loaded = match file {
         None => Loaded {
             name: "demo model".to_owned(),
-            model: demo::demo_model(),
+            model: demo::demo_model().into(),
             skins: vec![skin.unwrap_or_else(demo::demo_skin)],
+            options: GpuModelOptions::DEFAULT,
         },
         Some(path) => {
             // The error names the file.
-            let model = Md2Model::open(path).map_err(|e| e.to_string())?;
+            let model = QuakeModel::open(path).map_err(|e| e.to_string())?;
             for warning in model.warnings() {
                 println!("note: {}: {warning}", path.display());
             }
-            let skins = match skin {
-                Some(skin) => vec![skin],
-                None => {
-                    let found = load_skins(path, &model);
+            let mut options = GpuModelOptions::DEFAULT;
+            let skins = match (skin, &model) {
+                (Some(skin), _) => vec![skin],
+                (None, QuakeModel::Md2(md2)) => {
+                    let found = load_skins(path, md2);
                     for note in found.notes() {
                         println!("note: {}: {note}", path.display());
                     }
@@ -198,20 +207,50 @@ pub fn load(file: Option<&Path>, skin: Option<&Path>) -> Result<Loaded, String> 
                     }
                     found.images
                 }
+                (None, QuakeModel::Mdl(mdl)) => {
+                    let palette = match Palette::find(path) {
+                        Some((at, palette)) => {
+                            println!("palette: {}", at.display());
+                            palette
+                        }
+                        None => {
+                            println!(
+                                "note: {}: no palette.lmp beside it or in the game's gfx/: \
+                                 the crate's built-in palette (colours approximate)",
+                                path.display()
+                            );
+                            Palette::builtin()
+                        }
+                    };
+                    let images = SkinImages::new(mdl, &palette);
+                    if images.has_fullbright() {
+                        println!("skins: fullbright texels drawn unlit");
+                        options = options.with_fullbright_masks(true);
+                        images.with_masks()
+                    } else {
+                        images.layers
+                    }
+                }
             };
             let name = path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             );
-            Loaded { name, model, skins }
+            Loaded {
+                name,
+                model,
+                skins,
+                options,
+            }
         }
     };
     println!(
-        "{}: {} frames, {} vertices, {} triangles, {} skin(s)",
+        "{}: {}, {} frames, {} vertices, {} triangles, {} skin image(s)",
         loaded.name,
+        loaded.model.format(),
         loaded.model.frame_count(),
         loaded.model.vertex_count(),
-        loaded.model.triangles().len(),
+        loaded.model.triangle_count(),
         loaded.skins.len()
     );
     Ok(loaded)

@@ -3,14 +3,16 @@
 //! from its weapon and their skin images, and matches each model's skins
 //! the way `md2_wgpu::skins` finds them beside a model on disk: by the
 //! file name its header gives, else the images that belong to no other
-//! model.
+//! model. A Quake I model (`.mdl`) carries its skins; a `palette.lmp`
+//! given with it colours them.
 
 use std::io::Cursor;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use md2_wgpu::Md2Model;
 use md2_wgpu::image::{ImageFormat, ImageReader, Limits, RgbaImage};
+use md2_wgpu::mdl::Palette;
 use md2_wgpu::skins::MAX_SKIN_SIDE;
+use md2_wgpu::{Md2Model, QuakeModel};
 
 use super::model::{ModelFile, SkinSlot};
 
@@ -42,9 +44,9 @@ pub struct Opened {
 
 /// Sorts `files` into a model, a weapon and their skins.
 ///
-/// A file is a model when its name ends in `.md2` (any case) or its bytes
-/// start with `IDP2`, and an image when its extension is one of
-/// [`IMAGE_EXTENSIONS`]. With `weapon` every model is a weapon for the
+/// A file is a model when its name ends in `.md2` or `.mdl` (any case) or
+/// its bytes start with `IDP2` or `IDPO`, a palette when it ends in `.lmp`,
+/// and an image when its extension is one of [`IMAGE_EXTENSIONS`]. With `weapon` every model is a weapon for the
 /// model shown. Otherwise the first model is shown, unless another model
 /// named the way Quake II names weapons (`weapon.md2`, `w_*.md2`) comes
 /// with one that is not: then that one is the weapon. Images without a
@@ -53,14 +55,20 @@ pub fn sort(files: &[NamedFile], weapon: bool) -> Opened {
     let mut opened = Opened::default();
     let mut models = Vec::new();
     let mut images = Vec::new();
+    let mut palette = None;
     for file in files {
         if is_model(file) {
             models.push(file);
         } else if is_image(&file.name) {
             images.push(file);
+        } else if extension(&file.name).eq_ignore_ascii_case("lmp") {
+            match Palette::from_lmp(&file.bytes) {
+                Ok(p) => palette = Some((file.name.clone(), p)),
+                Err(e) => opened.errors.push(format!("{}: {e}", file.name)),
+            }
         } else {
             opened.errors.push(format!(
-                "{}: neither an .md2 model nor a skin image ({})",
+                "{}: neither a model (.md2, .mdl), a palette (.lmp) nor a skin image ({})",
                 file.name,
                 IMAGE_EXTENSIONS.map(|e| format!(".{e}")).join(" ")
             ));
@@ -93,21 +101,24 @@ pub fn sort(files: &[NamedFile], weapon: bool) -> Opened {
     // Parsed first: which images a model claims decides what is left for
     // the other.
     let parse = |file: &NamedFile| {
-        Md2Model::from_bytes(&file.bytes).map_err(|e| format!("{}: {e}", file.name))
+        QuakeModel::from_bytes(&file.bytes).map_err(|e| format!("{}: {e}", file.name))
     };
     let body = body.map(|file| (file, parse(file)));
     let gun = gun.map(|file| (file, parse(file)));
-    let claimed = |model: &Option<(&NamedFile, Result<Md2Model, String>)>| match model {
-        Some((file, Ok(model))) => claimed_images(&file.name, model, &images),
+    let claimed = |model: &Option<(&NamedFile, Result<QuakeModel, String>)>| match model {
+        Some((file, Ok(QuakeModel::Md2(model)))) => claimed_images(&file.name, model, &images),
         _ => Vec::new(),
     };
     let (body_claims, gun_claims) = (claimed(&body), claimed(&gun));
-    opened.body = body.map(|(file, model)| {
-        model.map(|model| model_file(file, model, &images, &gun_claims, true))
-    });
-    opened.weapon = gun.map(|(file, model)| {
-        model.map(|model| model_file(file, model, &images, &body_claims, false))
-    });
+    let open = |file: &NamedFile, model: QuakeModel, others: &[String], body: bool| match model {
+        QuakeModel::Md2(model) => model_file(file, model, &images, others, body),
+        QuakeModel::Mdl(model) => {
+            ModelFile::mdl(file.name.clone(), file.bytes.len(), model, palette.clone())
+        }
+    };
+    opened.body = body.map(|(file, model)| model.map(|model| open(file, model, &gun_claims, true)));
+    opened.weapon =
+        gun.map(|(file, model)| model.map(|model| open(file, model, &body_claims, false)));
     if opened.body.is_none() && opened.weapon.is_none() && !images.is_empty() {
         opened.skins = Some(images.iter().map(|file| slot(file, "given")).collect());
     }
@@ -115,7 +126,11 @@ pub fn sort(files: &[NamedFile], weapon: bool) -> Opened {
 }
 
 fn is_model(file: &NamedFile) -> bool {
-    extension(&file.name).eq_ignore_ascii_case("md2") || file.bytes.starts_with(b"IDP2")
+    let ext = extension(&file.name);
+    ext.eq_ignore_ascii_case("md2")
+        || ext.eq_ignore_ascii_case("mdl")
+        || file.bytes.starts_with(b"IDP2")
+        || file.bytes.starts_with(b"IDPO")
 }
 
 fn is_image(name: &str) -> bool {
@@ -249,8 +264,9 @@ fn model_file(
         name: file.name.clone(),
         path: None,
         file_bytes: file.bytes.len(),
-        model,
+        model: model.into(),
         skins,
+        masks: Vec::new(),
         skin_notes: notes,
     }
 }
@@ -440,7 +456,7 @@ mod tests {
             false,
         );
         assert_eq!(odd.errors.len(), 2, "{:?}", odd.errors);
-        assert!(odd.errors[0].starts_with("notes.txt: neither an .md2 model"));
+        assert!(odd.errors[0].starts_with("notes.txt: neither a model (.md2, .mdl)"));
         assert!(odd.errors[1].starts_with("more.md2: not opened"));
         let error = odd.body.unwrap().unwrap_err();
         assert!(error.starts_with("broken.md2: "), "{error}");

@@ -71,7 +71,7 @@ keys (when no text field has the keyboard):
   Q            powerup shell: red, green, blue, double damage, half damage, off
   G            planar shadow on the ground on / off
   mouse        drag the view to orbit, wheel to zoom, double-click to reset
-  files        drop an .md2 file on the window, or type its path and press Open
+  files        drop an .md2 or .mdl file on the window, or type its path and press Open
   Esc          quit";
 
 /// The shortcuts as the web page lists them: files come as the browser
@@ -86,7 +86,7 @@ keys (when no text field has the keyboard):
   Q            powerup shell: red, green, blue, double damage, half damage, off
   G            planar shadow on the ground on / off (where the pass has a stencil)
   mouse        drag the view to orbit, wheel to zoom, double-click to reset
-  files        drop an .md2 with its skin images (and a weapon) on the page, or Open files";
+  files        drop an .md2 with its skin images (and a weapon), or an .mdl (and a palette.lmp), on the page, or Open files";
 
 /// Where the inspector runs, which decides how files come and go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,6 +216,8 @@ pub struct Inspector {
     pub show_weapon: bool,
     player: Player,
     skin: usize,
+    /// Seconds shown so far: the clock an MDL's skin groups cycle on.
+    clock: f64,
     /// The entity effects.
     pub look: Look,
     /// `None` until the view's size is known (and after a model loads).
@@ -280,6 +282,7 @@ impl Inspector {
             weapon,
             player,
             skin: 0,
+            clock: 0.0,
             look: Look {
                 shell: Shell::Off,
                 shadow: target.has_stencil(),
@@ -547,6 +550,7 @@ impl Inspector {
         let dt = ui.input(|i| f64::from(i.stable_dt)).clamp(0.0, 0.25);
         self.fps.tick(dt);
         self.player.advance(dt);
+        self.clock += dt;
         if !self.player.paused {
             // The model moves: draw the next frame as soon as possible.
             ui.ctx().request_repaint();
@@ -676,9 +680,15 @@ impl Inspector {
         let pose = self.player.pose();
         let effects = self.look.effects();
         let tint = [1.0, 1.0, 1.0, self.look.opacity];
-        let skin = self
+        let slot = self
             .skin
-            .min(self.body.gpu.skin_count().max(1) as usize - 1) as u32;
+            .min(self.body.gpu.skin_count().max(1) as usize - 1);
+        // An MDL's skin group cycles by its intervals.
+        let skin = self
+            .body
+            .file
+            .layer_at(slot, self.clock)
+            .min(self.body.gpu.skin_count().max(1) - 1);
         let mut models = vec![(
             Arc::clone(&self.body.gpu),
             Md2Instance::new(Mat4::IDENTITY, pose)

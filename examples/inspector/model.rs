@@ -6,9 +6,12 @@ use std::sync::Arc;
 
 use md2_wgpu::glam::Vec3;
 use md2_wgpu::image::RgbaImage;
+use md2_wgpu::mdl::{MdlModel, Palette, SkinImages};
+use md2_wgpu::model::KeyframeModel;
 use md2_wgpu::skins::{SkinSource, load_skin, load_skins};
 use md2_wgpu::{
-    Clip, GpuModel, Md2Cache, Md2Model, Quake2Player, VertexCacheStats, demo, quake_to_y_up, wgpu,
+    Clip, GpuModel, GpuModelOptions, Md2Cache, Md2Model, Quake2Player, QuakeModel,
+    VertexCacheStats, demo, quake_to_y_up, wgpu,
 };
 
 /// The post-transform cache size the facts simulate: 16 corners, a common
@@ -35,10 +38,14 @@ pub struct ModelFile {
     pub path: Option<PathBuf>,
     /// The file's length in bytes.
     pub file_bytes: usize,
-    /// The model.
-    pub model: Md2Model,
-    /// One slot per skin the GPU gets.
+    /// The model: an MD2 or an MDL.
+    pub model: QuakeModel,
+    /// One slot per skin the GPU gets (for an MDL, one per image: a skin
+    /// group's images in turn).
     pub skins: Vec<SkinSlot>,
+    /// An MDL's fullbright masks, one per slot (drawn unlit, as Quake
+    /// drew them); empty for an MD2 or skins given in their place.
+    pub masks: Vec<RgbaImage>,
     /// Where the skins came from, as sentences.
     pub skin_notes: Vec<String>,
 }
@@ -51,7 +58,8 @@ impl ModelFile {
             name: "demo model".to_owned(),
             path: None,
             file_bytes: bytes.len(),
-            model: demo::demo_model(),
+            model: demo::demo_model().into(),
+            masks: Vec::new(),
             skins: vec![SkinSlot {
                 name: "demo skin".to_owned(),
                 image: Some(demo::demo_skin()),
@@ -72,21 +80,34 @@ impl ModelFile {
     }
 
     /// A model whose bytes were read from `path` (a dropped file), its
-    /// skins looked for beside it.
+    /// skins looked for beside it (an MD2's files, an MDL's palette).
     pub fn from_bytes(path: &Path, bytes: &[u8], skin: Option<&Path>) -> Result<ModelFile, String> {
-        let model = Md2Model::from_bytes(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let model =
+            QuakeModel::from_bytes(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        let (skins, skin_notes) = find_skins(path, &model);
-        let file = ModelFile {
-            name,
-            path: Some(path.to_path_buf()),
-            file_bytes: bytes.len(),
-            model,
-            skins,
-            skin_notes,
+        let file = match model {
+            QuakeModel::Md2(model) => {
+                let (skins, skin_notes) = find_skins(path, &model);
+                ModelFile {
+                    name,
+                    path: Some(path.to_path_buf()),
+                    file_bytes: bytes.len(),
+                    model: model.into(),
+                    skins,
+                    masks: Vec::new(),
+                    skin_notes,
+                }
+            }
+            QuakeModel::Mdl(model) => {
+                let palette =
+                    Palette::find(path).map(|(p, palette)| (p.display().to_string(), palette));
+                let mut file = ModelFile::mdl(name, bytes.len(), model, palette);
+                file.path = Some(path.to_path_buf());
+                file
+            }
         };
         match skin {
             Some(skin) => file.with_skin(skin),
@@ -104,16 +125,101 @@ impl ModelFile {
         };
         Ok(ModelFile {
             skins: vec![slot],
+            masks: Vec::new(),
             skin_notes: vec!["the skin given replaces the model's own".to_owned()],
             ..self
         })
     }
 
-    /// The images to upload, an empty one where a skin is missing.
+    /// An MDL and its skins in `palette` (where it was found, and the
+    /// palette; `None`: the crate's built-in one), one slot per image with
+    /// its fullbright mask.
+    pub fn mdl(
+        name: String,
+        file_bytes: usize,
+        model: MdlModel,
+        palette: Option<(String, Palette)>,
+    ) -> ModelFile {
+        let (from, palette) = palette.unwrap_or_else(|| {
+            (
+                "the built-in palette (no palette.lmp found): colours approximate".to_owned(),
+                Palette::builtin(),
+            )
+        });
+        let images = SkinImages::new(&model, &palette);
+        let mut skins = Vec::new();
+        for (s, skin) in model.skins().iter().enumerate() {
+            let group = skin.intervals();
+            for i in 0..skin.images().len() {
+                let (name, status) = if group.is_empty() {
+                    (format!("skin {s}"), format!("embedded, in {from}"))
+                } else {
+                    (
+                        format!("skin {s}, image {i}"),
+                        format!("a group cycling at {group:?} s, in {from}"),
+                    )
+                };
+                skins.push(SkinSlot {
+                    name,
+                    image: Some(images.layers[skins.len()].clone()),
+                    status,
+                });
+            }
+        }
+        let mut skin_notes = vec![format!("palette: {from}")];
+        let masks = if images.has_fullbright() {
+            skin_notes.push("fullbright texels drawn unlit".to_owned());
+            images.fullbright
+        } else {
+            Vec::new()
+        };
+        ModelFile {
+            name,
+            path: None,
+            file_bytes,
+            model: model.into(),
+            skins,
+            masks,
+            skin_notes,
+        }
+    }
+
+    /// The skin layer slot `slot` shows `seconds` in: itself, or for an
+    /// image of an MDL's skin group, the image the group's intervals
+    /// choose (so a flickering skin flickers).
+    pub fn layer_at(&self, slot: usize, seconds: f64) -> u32 {
+        let QuakeModel::Mdl(mdl) = &self.model else {
+            return slot as u32;
+        };
+        // The slots are the MDL's own layers, unless skins were given in
+        // their place.
+        let layers: usize = mdl.skins().iter().map(|k| k.images().len()).sum();
+        if self.skins.len() != layers {
+            return slot as u32;
+        }
+        let mut first = 0;
+        for (s, skin) in mdl.skins().iter().enumerate() {
+            let count = skin.images().len();
+            if slot < first + count {
+                return mdl.skin_layer_at(s, seconds).unwrap_or(slot as u32);
+            }
+            first += count;
+        }
+        slot as u32
+    }
+
+    /// The upload options: fullbright masks where there are any.
+    pub fn gpu_options(&self) -> GpuModelOptions {
+        GpuModelOptions::DEFAULT.with_fullbright_masks(!self.masks.is_empty())
+    }
+
+    /// The images to upload, an empty one where a skin is missing; then
+    /// the fullbright masks, where there are any.
     pub fn skin_images(&self) -> Vec<RgbaImage> {
         self.skins
             .iter()
             .map(|s| s.image.clone().unwrap_or_else(|| RgbaImage::new(0, 0)))
+            .chain(self.masks.iter().cloned())
             .collect()
     }
 }
@@ -216,7 +322,8 @@ pub struct LoadedModel {
     pub gpu: Arc<GpuModel>,
     /// Its clips, and where they came from.
     pub clips: Vec<Clip>,
-    /// "the Quake II player table" or "the frame names".
+    /// "the Quake II player table", "the frame names" or "the frame names
+    /// and groups".
     pub clips_from: &'static str,
     /// What the uploaded triangle order makes of a [`CACHE_SIZE`] cache.
     pub cache_stats: Result<VertexCacheStats, String>,
@@ -232,13 +339,22 @@ impl LoadedModel {
         cache: &Md2Cache,
         file: ModelFile,
     ) -> Result<LoadedModel, String> {
-        let gpu = GpuModel::new(device, queue, cache, &file.model, &file.skin_images())
-            .map_err(|e| format!("{}: {e}", file.name))?;
+        let gpu = GpuModel::with_options(
+            device,
+            queue,
+            cache,
+            &file.model,
+            &file.skin_images(),
+            file.gpu_options(),
+        )
+        .map_err(|e| format!("{}: {e}", file.name))?;
         let model = &file.model;
-        let (clips, clips_from) = if Quake2Player::fits(model) {
-            (Quake2Player::clips(), "the Quake II player table")
-        } else {
-            (Clip::for_model(model), "the frame names")
+        let (clips, clips_from) = match model {
+            QuakeModel::Md2(md2) if Quake2Player::fits(md2) => {
+                (Quake2Player::clips(), "the Quake II player table")
+            }
+            QuakeModel::Md2(_) => (Clip::for_model(model), "the frame names"),
+            QuakeModel::Mdl(mdl) => (mdl.clips(), "the frame names and groups"),
         };
         let cache_stats = gpu
             .vertex_cache_stats(CACHE_SIZE)
@@ -266,14 +382,14 @@ impl LoadedModel {
 }
 
 /// The model's last frame (a model has at least one).
-pub fn last_frame(model: &Md2Model) -> u32 {
+pub fn last_frame(model: &KeyframeModel) -> u32 {
     model.frame_count().saturating_sub(1)
 }
 
 /// The box around `frames` of `model`, in the Y-up world.
-pub fn frames_box(model: &Md2Model, frames: std::ops::RangeInclusive<u32>) -> (Vec3, Vec3) {
+pub fn frames_box(model: &KeyframeModel, frames: std::ops::RangeInclusive<u32>) -> (Vec3, Vec3) {
     frames
-        .map(|f| model.frame_bounds(f))
+        .map(|f| model.frame_bounds(f).to_pair())
         .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), (a, b)| {
             (lo.min(quake_to_y_up(a)), hi.max(quake_to_y_up(b)))
         })

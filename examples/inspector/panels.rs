@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use egui::{Color32, RichText, Sense, Ui};
+use md2_wgpu::QuakeModel;
 use md2_wgpu::glam::Vec3;
 
 use super::model::{CACHE_SIZE, LoadedModel};
@@ -128,7 +129,7 @@ impl Inspector {
         ui.label(
             RichText::new(
                 "or drop an .md2 with its skin images (.pcx .png .tga .jpg .bmp), and a \
-                 weapon.md2, on the page",
+                 weapon.md2, or an .mdl (and its palette.lmp), on the page",
             )
             .weak(),
         );
@@ -154,7 +155,7 @@ impl Inspector {
         let field = ui
             .add(
                 egui::TextEdit::singleline(&mut self.path)
-                    .hint_text("path/to/tris.md2")
+                    .hint_text("path/to/tris.md2 or .mdl")
                     .desired_width(f32::INFINITY),
             )
             .labelled_by(label.id);
@@ -462,7 +463,6 @@ fn vec3(v: Vec3) -> String {
 fn model_facts(ui: &mut Ui, loaded: &LoadedModel, id: &str) {
     let file = &loaded.file;
     let model = &file.model;
-    let header = model.header();
     egui::Grid::new(("md2 facts", id))
         .num_columns(2)
         .striped(true)
@@ -476,19 +476,38 @@ fn model_facts(ui: &mut Ui, loaded: &LoadedModel, id: &str) {
                 "size",
                 format!("{} bytes", group_digits(file.file_bytes as u64)),
             );
+            row(ui, "format", model.format().to_string());
             row(ui, "frames", model.frame_count().to_string());
             row(ui, "vertices", model.vertex_count().to_string());
-            row(ui, "texture coords", model.tex_coords().len().to_string());
-            row(ui, "triangles", model.triangles().len().to_string());
-            row(ui, "GL strips and fans", model.glcmds().len().to_string());
+            match model {
+                QuakeModel::Md2(md2) => {
+                    row(ui, "texture coords", md2.tex_coords().len().to_string());
+                    row(ui, "triangles", md2.triangles().len().to_string());
+                    row(ui, "GL strips and fans", md2.glcmds().len().to_string());
+                }
+                QuakeModel::Mdl(mdl) => {
+                    let groups = mdl
+                        .file_frames()
+                        .iter()
+                        .filter(|f| f.group.is_some())
+                        .count();
+                    row(ui, "triangles", mdl.triangles().len().to_string());
+                    row(
+                        ui,
+                        "file frames",
+                        format!("{} ({groups} groups)", mdl.file_frames().len()),
+                    );
+                    row(ui, "effect flags", mdl.header().flags.to_string());
+                }
+            }
             row(ui, "welded corners", loaded.gpu.corner_count().to_string());
-            row(ui, "header skins", model.skins().len().to_string());
-            row(
-                ui,
-                "skin size",
-                format!("{}x{}", header.skinwidth, header.skinheight),
-            );
-            let (min, max) = model.bounds();
+            match model {
+                QuakeModel::Md2(md2) => row(ui, "header skins", md2.skins().len().to_string()),
+                QuakeModel::Mdl(mdl) => row(ui, "skins", mdl.skins().len().to_string()),
+            }
+            let (w, h) = model.skin_size();
+            row(ui, "skin size", format!("{w}x{h}"));
+            let (min, max) = model.bounds().to_pair();
             let (min, max) = (Vec3::from(min), Vec3::from(max));
             row(ui, "bounds min", vec3(min));
             row(ui, "bounds max", vec3(max));

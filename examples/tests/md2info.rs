@@ -438,3 +438,104 @@ fn levels_writes_what_an_upload_would_build() {
     let err = run(&[&path.into_os_string(), &os("--levels")]).unwrap_err();
     assert!(err.contains("output file"), "{err}");
 }
+
+/// The Quake I model built in code (seam vertices, groups) written to a
+/// file of its own.
+fn mdl_file(name: &str) -> (md2_wgpu::mdl::MdlModel, PathBuf) {
+    let model = common::seam_mdl();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("md2info");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, model.to_bytes()).unwrap();
+    (model, path)
+}
+
+#[test]
+fn an_mdl_is_summarised_with_its_groups_rates_and_palette() {
+    let (_, path) = mdl_file("seam.mdl");
+    let text = run(&[&path.clone().into_os_string()]).unwrap();
+    assert!(text.contains("(Quake I MDL)"), "{text}");
+    assert!(text.contains("3 frames (2 groups, 6 poses)"), "{text}");
+    assert!(
+        text.contains("a group of 2 images, intervals [0.2, 0.5] s"),
+        "{text}"
+    );
+    assert!(text.contains("flick  poses   1..3"), "{text}");
+    assert!(text.contains("plays at 10 a second"), "{text}");
+    assert!(text.contains("plays at 6.667 a second"), "{text}");
+    assert!(text.contains("built-in palette"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&[&path.clone().into_os_string(), &os("--json")]).unwrap())
+            .unwrap();
+    assert_eq!(json["format"], "MDL");
+    assert_eq!(json["header"]["numverts"], 6);
+    assert_eq!(json["frames"][1]["count"], 3);
+    assert_eq!(json["skins"][1]["images"], 2);
+    assert_eq!(json["animations"][2]["name"], "burn");
+    assert_eq!(json["poses"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn an_mdls_obj_has_a_texcoord_per_welded_corner() {
+    let (model, path) = mdl_file("seam-obj.mdl");
+    let text = run(&[&path.into_os_string(), &os("--obj"), &os("2")]).unwrap();
+    let count = |prefix: &str| text.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!(count("v "), 6);
+    assert_eq!(count("vn "), 6);
+    assert_eq!(count("vt "), model.corners().len());
+    assert_eq!(count("f "), 4);
+    assert!(text.contains("pose 2 (\"flick2\")"), "{text}");
+}
+
+#[test]
+fn convert_writes_the_other_format_and_says_what_it_lost() {
+    let (mdl, path) = mdl_file("seam-convert.mdl");
+    let dir = path.parent().unwrap();
+    let out = dir.join("seam-converted.md2");
+    let text = run(&[
+        &path.clone().into_os_string(),
+        &os("--convert"),
+        &out.clone().into_os_string(),
+    ])
+    .unwrap();
+    assert!(text.contains("positions: up to 0.0000 units off"), "{text}");
+    assert!(
+        text.contains("frame group(s) became plain frames"),
+        "{text}"
+    );
+    let md2 = Md2Model::open(&out).unwrap();
+    assert_eq!(md2.frame_count(), mdl.frame_count());
+    for i in 0..3 {
+        assert!(dir.join(format!("seam-converted_{i}.png")).is_file());
+    }
+    // And back: an MD2 becomes an MDL on one grid.
+    let back = dir.join("seam-back.mdl");
+    let text = run(&[
+        &out.into_os_string(),
+        &os("--convert"),
+        &back.clone().into_os_string(),
+    ])
+    .unwrap();
+    assert!(text.contains("one grid for all 6 frames"), "{text}");
+    let again = md2_wgpu::mdl::MdlModel::open(&back).unwrap();
+    assert_eq!(again.frame_count(), 6);
+    // The same format is refused, with the way round said.
+    let error = run(&[&path.into_os_string(), &os("--convert"), &os("x.mdl")]).unwrap_err();
+    assert!(error.contains("an MDL becomes .md2"), "{error}");
+}
+
+#[test]
+fn an_mdl_exports_to_gltf_with_its_groups_rates() {
+    let (_, path) = mdl_file("seam-gltf.mdl");
+    let out = path.with_extension("glb");
+    let text = run(&[
+        &path.into_os_string(),
+        &os("--gltf"),
+        &out.clone().into_os_string(),
+    ])
+    .unwrap();
+    assert!(text.contains("the MDL file"), "{text}");
+    assert!(text.contains("3 animations"), "{text}");
+    let glb = std::fs::read(&out).unwrap();
+    assert!(glb.starts_with(b"glTF"));
+}

@@ -29,7 +29,7 @@ use md2_wgpu_examples::inspector::{Inspector, InspectorGpu, KEYS};
 const USAGE: &str = "\
 usage: viewer [FILE] [--skin PATH] [--weapon FILE] [options]
 
-  FILE                  an .md2 model (default: the built-in demo model)
+  FILE                  an .md2 or .mdl model (default: the built-in demo model)
   --skin PATH           use this image as the skin instead of looking for them
   --weapon FILE         a Quake II weapon model, drawn with the body's frames";
 

@@ -1,7 +1,9 @@
 // md2-bevy: the fragment stage of the main pass (lit by Bevy's PBR lighting,
 // its lights, shadows and fog) and of the deferred G-buffer pass (where
 // Bevy's deferred lighting pass lights it). The surface is the skin layer
-// the entity's pose record names, times its tint; the depth, normal and
+// the entity's pose record names, times its tint (a Quake I model's
+// fullbright texels, where its skins carry masks, emit their colour instead
+// of being lit, as Quake drew fire and eyes); the depth, normal and
 // motion-vector prepasses and the shadow maps use Bevy's own prepass
 // fragment, which reads the vertex stage's outputs.
 
@@ -13,6 +15,7 @@
     mesh_view_bindings::view,
 }
 #import md2_bevy::instance::{md2_entity_poses, md2_skins, md2_skin_sampler}
+#import md2_bevy::pose::{md2_model, MD2_MODEL_FULLBRIGHT_MASKS}
 
 #ifdef PREPASS_PIPELINE
 #import bevy_pbr::{
@@ -33,12 +36,24 @@ const MD2_REFLECTANCE: f32 = 0.3;
 @fragment
 fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> FragmentOutput {
     let pose = md2_entity_poses[mesh_functions::get_tag(in.instance_index)];
+    // With fullbright masks the array's second half are the masks, one per
+    // skin: uniform control flow (the flag is the model's).
+    let masks = (md2_model.flags & MD2_MODEL_FULLBRIGHT_MASKS) != 0u;
+    let layers = select(textureNumLayers(md2_skins), textureNumLayers(md2_skins) / 2u, masks);
     // A skin the model lacks reads its last one, as md2-wgpu's Clamp policy does.
-    let layer = min(pose.skin, textureNumLayers(md2_skins) - 1u);
+    let layer = min(pose.skin, layers - 1u);
 
     var pbr_input = pbr_types::pbr_input_new();
-    pbr_input.material.base_color =
+    let colour =
         textureSampleBias(md2_skins, md2_skin_sampler, in.uv, layer, view.mip_bias) * pose.tint;
+    // 0 without masks (the skin itself is read, and dropped).
+    let mask_layer = select(layer, layer + layers, masks);
+    let mask = textureSampleBias(md2_skins, md2_skin_sampler, in.uv, mask_layer, view.mip_bias);
+    let glow = select(0.0, mask.a, masks);
+    // A masked texel is not lit: its colour is emitted (alpha 0: not scaled
+    // by the camera's exposure, as md2-wgpu's built-in shading draws it).
+    pbr_input.material.base_color = vec4<f32>(colour.rgb * (1.0 - glow), colour.a);
+    pbr_input.material.emissive = vec4<f32>(colour.rgb * glow, 0.0);
     pbr_input.material.perceptual_roughness = MD2_ROUGHNESS;
     pbr_input.material.reflectance = vec3<f32>(MD2_REFLECTANCE);
     pbr_input.material.metallic = 0.0;

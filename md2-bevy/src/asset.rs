@@ -1,4 +1,4 @@
-//! A loaded MD2 model: the Bevy assets its entities draw with, its clips,
+//! A loaded MD2 (or Quake I MDL) model: the Bevy assets its entities draw with, its clips,
 //! and what it costs on the GPU.
 
 use std::sync::Arc;
@@ -8,7 +8,7 @@ use bevy::camera::primitives::Aabb;
 use bevy::mesh::Mesh;
 use bevy::reflect::TypePath;
 use bevy::render::storage::ShaderBuffer;
-use md2_wgpu::{Clip, Md2Model, Quake2Player};
+use md2_wgpu::{Clip, Quake2Player, QuakeModel};
 
 use crate::material::Md2Material;
 
@@ -43,7 +43,7 @@ impl Md2GpuBytes {
     }
 }
 
-/// An MD2 model loaded by [`Md2Loader`](crate::Md2Loader): give its handle
+/// An MD2 or MDL model loaded by [`Md2Loader`](crate::Md2Loader): give its handle
 /// to an [`Md2`](crate::Md2) component to draw it.
 ///
 /// Its labelled sub-assets are the mesh (`#mesh`), the material
@@ -51,7 +51,7 @@ impl Md2GpuBytes {
 /// `#poses`) and the skins (`#skins`).
 #[derive(Asset, TypePath, Debug, Clone)]
 pub struct Md2Asset {
-    pub(crate) model: Arc<Md2Model>,
+    pub(crate) model: Arc<QuakeModel>,
     pub(crate) mesh: Handle<Mesh>,
     pub(crate) material: Handle<Md2Material>,
     pub(crate) poses: Handle<ShaderBuffer>,
@@ -64,8 +64,10 @@ pub struct Md2Asset {
 }
 
 impl Md2Asset {
-    /// The model as md2-wgpu parsed it (frames, animations, warnings).
-    pub fn model(&self) -> &Md2Model {
+    /// The model as md2-wgpu parsed it (frames, animations, warnings): an
+    /// MD2 or an MDL, either deref'ing to md2-wgpu's
+    /// [`KeyframeModel`](md2_wgpu::model::KeyframeModel).
+    pub fn model(&self) -> &QuakeModel {
         &self.model
     }
 
@@ -87,13 +89,13 @@ impl Md2Asset {
     }
 
     /// The model's animations as clips, by the frame names
-    /// ([`Clip::for_model`]).
+    /// ([`QuakeModel::clips`]: an MDL's frame groups at their intervals).
     pub fn clips(&self) -> &[Clip] {
         &self.clips
     }
 
     /// The clip named `name`: one of the model's animations (by the name
-    /// [`Md2Model::animations`] gives it), else, for a 198-frame player
+    /// [`KeyframeModel::animations`](md2_wgpu::model::KeyframeModel::animations) gives it), else, for a 198-frame player
     /// model, the Quake II player animation of that name (`run`,
     /// `crattack`, `death3`, ...) whatever its frames are named.
     pub fn clip(&self, name: &str) -> Option<Clip> {

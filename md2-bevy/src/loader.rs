@@ -1,5 +1,6 @@
-//! The `.md2` asset loader: the file's bytes through Bevy's reader, the
-//! model's GPU data from md2-wgpu's contract, its skins found beside it.
+//! The `.md2` and `.mdl` asset loader: the file's bytes through Bevy's
+//! reader, the model's GPU data from md2-wgpu's contract, its skins found
+//! beside it (a Quake I model's in its game's palette).
 
 use std::fmt;
 use std::sync::Arc;
@@ -15,13 +16,14 @@ use bevy::render::render_resource::{
 };
 use bevy::render::storage::ShaderBuffer;
 use md2_wgpu::contract::SkinArray;
-use md2_wgpu::{Clip, GpuModelOptions, Md2Error, Md2Model, ModelData, ModelDataError};
+use md2_wgpu::mdl::{MdlError, MdlModel};
+use md2_wgpu::{GpuModelOptions, Md2Error, Md2Model, ModelData, ModelDataError, QuakeModel};
 
 use crate::asset::{Md2Asset, Md2GpuBytes};
 use crate::material::{Md2Material, Md2ModelInfo};
 use crate::mesh::{every_frame_aabb, md2_mesh};
 use crate::poses::{PoseRecord, pose_buffer};
-use crate::skins::load_skins;
+use crate::skins::{load_palette, load_skins};
 
 /// The largest skin side uploaded: larger skins are scaled down (WebGPU's
 /// smallest `max_texture_dimension_2d` is 8192; MD2 skins are a few
@@ -32,7 +34,7 @@ pub const MAX_SKIN_SIDE: u32 = 2048;
 /// when more entities draw the model.
 pub const INITIAL_POSE_CAPACITY: u32 = 64;
 
-/// Why an `.md2` asset did not load. Bevy reports it (in the log, and to
+/// Why an `.md2` or `.mdl` asset did not load. Bevy reports it (in the log, and to
 /// [`AssetServer::load_state`] as `LoadState::Failed`), and every other
 /// asset keeps loading.
 #[derive(Debug)]
@@ -44,6 +46,9 @@ pub enum Md2LoadError {
     /// says what and where (a truncated header, a section past the end of
     /// the file, an index out of range, ...).
     Model(Md2Error),
+    /// The bytes are not a Quake I model md2-wgpu accepts (an `.mdl`
+    /// file): md2-wgpu's typed error says what and where.
+    Mdl(MdlError),
     /// The model is valid but cannot become GPU data (more frames than a
     /// pose can address).
     GpuData(ModelDataError),
@@ -54,6 +59,7 @@ impl fmt::Display for Md2LoadError {
         match self {
             Md2LoadError::Read(e) => write!(f, "cannot read the MD2 file: {e}"),
             Md2LoadError::Model(e) => write!(f, "not a valid MD2 model: {e}"),
+            Md2LoadError::Mdl(e) => write!(f, "not a valid MDL model: {e}"),
             Md2LoadError::GpuData(e) => write!(f, "the MD2 model cannot be drawn: {e}"),
         }
     }
@@ -64,13 +70,15 @@ impl std::error::Error for Md2LoadError {
         match self {
             Md2LoadError::Read(e) => Some(e),
             Md2LoadError::Model(e) => Some(e),
+            Md2LoadError::Mdl(e) => Some(e),
             Md2LoadError::GpuData(e) => Some(e),
         }
     }
 }
 
-/// Loads `.md2` files as [`Md2Asset`]s: parses the bytes with md2-wgpu
-/// (validation as strict as Q2PRO's, never a panic), builds the model's
+/// Loads `.md2` (Quake II) and `.mdl` (Quake I) files as [`Md2Asset`]s:
+/// parses the bytes with md2-wgpu (validation as strict as Q2PRO's or
+/// QuakeSpasm's, never a panic), builds the model's
 /// GPU data ([`ModelData`]) and its skins' texture array ([`SkinArray`]),
 /// and makes the model's mesh, buffers, skins and material as labelled
 /// sub-assets.
@@ -102,25 +110,64 @@ impl AssetLoader for Md2Loader {
             .read_to_end(&mut bytes)
             .await
             .map_err(Md2LoadError::Read)?;
-        let model = Md2Model::from_bytes(&bytes).map_err(Md2LoadError::Model)?;
+        // The extension says which format, as Bevy chose this loader by it.
+        let is_mdl = ctx
+            .path()
+            .path()
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("mdl"));
+        let model: QuakeModel = if is_mdl {
+            MdlModel::from_bytes(&bytes)
+                .map_err(Md2LoadError::Mdl)?
+                .into()
+        } else {
+            Md2Model::from_bytes(&bytes)
+                .map_err(Md2LoadError::Model)?
+                .into()
+        };
         for warning in model.warnings() {
             warn!("{}: {warning}", ctx.path());
         }
-        let data =
-            ModelData::new(&model, GpuModelOptions::DEFAULT).map_err(Md2LoadError::GpuData)?;
 
         let source = ctx.path().source().clone_owned();
-        let skins = match self.server.get_source(source) {
-            Ok(source) => load_skins(ctx, source.reader(), &model).await,
-            // The model came from this very source: it exists.
-            Err(_) => load_skins_without_source(),
+        let reader = self.server.get_source(source).ok();
+        let (images, skin_notes, trouble, masks) = match &model {
+            QuakeModel::Md2(md2) => {
+                let skins = match &reader {
+                    Some(source) => load_skins(ctx, source.reader(), md2).await,
+                    // The model came from this very source: it exists.
+                    None => load_skins_without_source(),
+                };
+                // Names that led nowhere, images that did not decode and no
+                // skin at all are worth a warning; skins taken from the
+                // folder are how many mods ship.
+                let trouble = !skins.unresolved.is_empty()
+                    || !skins.failed.is_empty()
+                    || skins.loaded_count() == 0;
+                (skins.images.clone(), skins.notes(), trouble, false)
+            }
+            QuakeModel::Mdl(mdl) => {
+                let model_path = ctx.path().path().to_path_buf();
+                let (found, palette) = match &reader {
+                    Some(source) => load_palette(source.reader(), &model_path).await,
+                    None => (None, md2_wgpu::mdl::Palette::builtin()),
+                };
+                let note = match found {
+                    Some(path) => format!("palette: {}", path.display()),
+                    None => "no palette.lmp beside the model or in the game's gfx/: \
+                             the crate's built-in palette (colours approximate)"
+                        .to_owned(),
+                };
+                let skins = md2_wgpu::mdl::SkinImages::new(mdl, &palette);
+                let masks = skins.has_fullbright();
+                let images = if masks {
+                    skins.with_masks()
+                } else {
+                    skins.layers
+                };
+                (images, vec![note], false, masks)
+            }
         };
-        let skin_notes = skins.notes();
-        // Names that led nowhere, images that did not decode and no skin at
-        // all are worth a warning; skins taken from the folder are how many
-        // mods ship.
-        let trouble =
-            !skins.unresolved.is_empty() || !skins.failed.is_empty() || skins.loaded_count() == 0;
         for note in &skin_notes {
             if trouble {
                 warn!("{}: {note}", ctx.path());
@@ -128,7 +175,9 @@ impl AssetLoader for Md2Loader {
                 info!("{}: {note}", ctx.path());
             }
         }
-        let skin_array = SkinArray::new(&skins.images, MAX_SKIN_SIDE);
+        let options = GpuModelOptions::DEFAULT.with_fullbright_masks(masks);
+        let data = ModelData::new(&model, options).map_err(Md2LoadError::GpuData)?;
+        let skin_array = SkinArray::new(&images, MAX_SKIN_SIDE);
 
         let vertices = ctx.add_labeled_asset(
             "vertices".to_owned(),
@@ -151,8 +200,8 @@ impl AssetLoader for Md2Loader {
                 info: Md2ModelInfo {
                     num_xyz: info.num_xyz,
                     num_frames: info.num_frames,
-                    pad0: 0,
-                    pad1: 0,
+                    flags: info.flags,
+                    padding: 0,
                 },
                 vertices,
                 frame_params,
@@ -172,8 +221,13 @@ impl AssetLoader for Md2Loader {
         };
         Ok(Md2Asset {
             aabb: every_frame_aabb(&data),
-            clips: Clip::for_model(&model),
-            skin_count: skin_array.layer_count(),
+            clips: model.clips(),
+            // Masks are not skins an entity chooses.
+            skin_count: if masks {
+                skin_array.layer_count() / 2
+            } else {
+                skin_array.layer_count()
+            },
             model: Arc::new(model),
             mesh,
             material,
@@ -185,7 +239,7 @@ impl AssetLoader for Md2Loader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["md2", "MD2"]
+        &["md2", "MD2", "mdl", "MDL"]
     }
 }
 

@@ -36,10 +36,12 @@ pub struct Md2ModelInfo {
     pub num_xyz: u32,
     /// Frames.
     pub num_frames: u32,
+    /// The contract's `MD2_MODEL_*` bits
+    /// ([`md2_wgpu::contract::MODEL_FULLBRIGHT_MASKS`]: the skins' second
+    /// half are fullbright masks, lit fully by the fragment stage).
+    pub flags: u32,
     /// Padding to 16 bytes, as the contract's record has it.
-    pub pad0: u32,
-    /// Padding to 16 bytes.
-    pub pad1: u32,
+    pub padding: u32,
 }
 
 /// One MD2 model's GPU data as a Bevy [`Material`]: the loader makes one
@@ -53,7 +55,7 @@ pub struct Md2ModelInfo {
 /// | 1 | `md2_verts` | every frame's packed vertices, the file's 4 bytes each |
 /// | 2 | `md2_frame_params` | Quake II's normals, padded to 256 ([`normal_table`](md2_wgpu::contract::normal_table)), then per frame (scale, 0), (translate, 0) |
 /// | 4 | `md2_entity_poses` | a pose record per entity, at its [`MeshTag`](bevy::mesh::MeshTag) |
-/// | 5, 6 | `md2_skins`, `md2_skin_sampler` | the skins as one sRGB texture array with mips |
+/// | 5, 6 | `md2_skins`, `md2_skin_sampler` | the skins as one sRGB texture array with mips (then their fullbright masks, where `flags` says so) |
 ///
 /// Bindings 0 to 2 are md2-wgpu's [`PoseBindings`](md2_wgpu::contract::PoseBindings)
 /// at the material's group, and the bytes are [`ModelData`](md2_wgpu::ModelData)'s.

@@ -30,6 +30,7 @@ use bevy::asset::{AssetPath, LoadContext, ReadAssetBytesError};
 use bevy::tasks::futures_lite::StreamExt;
 use md2_wgpu::Md2Model;
 use md2_wgpu::image::{ImageFormat, ImageReader, Limits, RgbaImage};
+use md2_wgpu::mdl::Palette;
 use md2_wgpu::skins::{
     FailedSkin, LoadedSkins, MAX_SKIN_SIDE, SKIN_EXTENSIONS, SkinError, SkinSource,
     candidate_names, split_skin_name,
@@ -281,6 +282,25 @@ fn stem_lower(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default()
+}
+
+/// A Quake I model's palette, looked for where md2-wgpu's
+/// [`Palette::find`] looks ([`Palette::candidates`]: `palette.lmp` beside
+/// the model, then the game's `gfx/palette.lmp`) through `reader`: the
+/// first that reads as a palette and where it was, else the crate's
+/// built-in one.
+pub(crate) async fn load_palette(
+    reader: &dyn ErasedAssetReader,
+    model_path: &Path,
+) -> (Option<PathBuf>, Palette) {
+    for path in Palette::candidates(model_path) {
+        if let Some(bytes) = read_all(reader, &path).await
+            && let Ok(palette) = Palette::from_lmp(&bytes)
+        {
+            return (Some(path), palette);
+        }
+    }
+    (None, Palette::builtin())
 }
 
 async fn read_all(reader: &dyn ErasedAssetReader, path: &Path) -> Option<Vec<u8>> {

@@ -69,6 +69,17 @@ pub fn demo_model_bytes() -> Vec<u8> {
     cached().to_bytes()
 }
 
+/// The demo character as a Quake I model: [`demo_model`] through
+/// [`mdl::from_keyframes`](crate::mdl::from_keyframes), on one grid for
+/// every frame, its skin in the crate's built-in palette
+/// ([`Palette::builtin`](crate::mdl::Palette::builtin)).
+pub fn demo_mdl() -> crate::mdl::MdlModel {
+    let palette = crate::mdl::Palette::builtin();
+    crate::mdl::from_keyframes(cached(), &[demo_skin()], &palette)
+        .expect("the demo fits an MDL")
+        .0
+}
+
 /// The demo character's skin, [`SKIN_WIDTH`] × [`SKIN_HEIGHT`], RGBA8.
 pub fn demo_skin() -> RgbaImage {
     skin::paint(&body::parts(), SKIN_WIDTH, SKIN_HEIGHT)

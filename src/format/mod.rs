@@ -11,8 +11,10 @@ mod layout;
 pub mod mdl;
 mod model;
 mod parse;
+mod quake_model;
 mod write;
 
 pub use error::{Md2Error, Md2Warning, Section};
 pub use model::{GlCmd, GlCmdKind, GlVertex, Md2Header, Md2Model, SkinName, TexCoord, Triangle};
+pub use quake_model::{QuakeModel, QuakeModelError};
 pub use write::Md2Parts;

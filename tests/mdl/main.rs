@@ -8,5 +8,6 @@
 use md2_wgpu_tests as common;
 
 mod built;
+mod convert;
 mod independent;
 mod shared;

@@ -44,7 +44,8 @@ pub fn pick(weapon: bool, inbox: Inbox, ctx: egui::Context) -> Result<(), JsValu
     let input: web_sys::HtmlInputElement = document.create_element("input")?.dyn_into()?;
     input.set_type("file");
     input.set_multiple(true);
-    let accept: Vec<String> = std::iter::once("md2")
+    let accept: Vec<String> = ["md2", "mdl", "lmp"]
+        .into_iter()
         .chain(IMAGE_EXTENSIONS)
         .map(|e| format!(".{e}"))
         .collect();

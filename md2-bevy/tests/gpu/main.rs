@@ -12,4 +12,5 @@ mod instancing;
 mod loading;
 mod motion;
 mod pose;
+mod quake1;
 mod shadows;

@@ -19,6 +19,19 @@ pub enum MdlPart {
     Frames,
 }
 
+impl MdlPart {
+    /// One record of the part: `skin`, `frame`, ... (the tables have one
+    /// record of their own, numbered 0).
+    pub fn record(self) -> &'static str {
+        match self {
+            MdlPart::Skins => "skin",
+            MdlPart::TexCoords => "texture coordinate table",
+            MdlPart::Triangles => "triangle table",
+            MdlPart::Frames => "frame",
+        }
+    }
+}
+
 impl fmt::Display for MdlPart {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -178,7 +191,7 @@ impl fmt::Display for MdlError {
             MdlError::TruncatedHeader { length } => write!(
                 f,
                 "{length} bytes is shorter than the {}-byte MDL header",
-                super::MdlHeader::SIZE
+                super::layout::HEADER_SIZE
             ),
             MdlError::BadIdent { found } => write!(
                 f,
@@ -209,7 +222,8 @@ impl fmt::Display for MdlError {
                 length,
             } => write!(
                 f,
-                "{part} {index} at byte {offset} needs {needed} bytes, past the end of the {length}-byte file"
+                "{} {index} at byte {offset} needs {needed} bytes, past the end of the {length}-byte file",
+                part.record()
             ),
             MdlError::IndexOutOfRange {
                 triangle,
@@ -232,7 +246,8 @@ impl fmt::Display for MdlError {
                 offset,
             } => write!(
                 f,
-                "{part} {index}: interval {interval} is {value}, not a positive number of seconds (at byte {offset})"
+                "{} {index}: interval {interval} is {value}, not a positive number of seconds (at byte {offset})",
+                part.record()
             ),
             MdlError::InvalidParts { reason } => write!(f, "invalid model parts: {reason}"),
             MdlError::TooLargeToWrite { size } => write!(
@@ -327,7 +342,8 @@ impl fmt::Display for MdlWarning {
             ),
             MdlWarning::UnevenIntervals { part, index } => write!(
                 f,
-                "{part} {index}: the group's intervals are uneven; its clip plays them at one rate over the same cycle"
+                "{} {index}: the group's intervals are uneven; its clip plays them at one rate over the same cycle",
+                part.record()
             ),
             MdlWarning::AnimationRenamed {
                 name,

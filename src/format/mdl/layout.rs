@@ -2,6 +2,9 @@
 //! limits files are held to. The reader checks the bytes each record needs
 //! against these sizes, and the writer writes the same records.
 
+/// The header's size in bytes (`MdlHeader::SIZE`).
+pub(crate) const HEADER_SIZE: usize = 84;
+
 /// The limits (QuakeSpasm's, `gl_model.h`): the strictest that load every
 /// real model found. The original Quake's are lower (1,024 vertices, 2,048
 /// triangles, 256 poses), and Block Quake's player has 1,416 vertices.

@@ -32,6 +32,7 @@
 //! after the last frame are kept ([`MdlWarning::TrailingBytes`]), so every
 //! file that loads writes back byte for byte.
 
+mod convert;
 mod error;
 mod keyframes;
 mod layout;
@@ -41,6 +42,7 @@ mod parse;
 mod timing;
 mod write;
 
+pub use convert::{Conversion, from_keyframes, to_md2};
 pub use error::{MdlError, MdlPart, MdlWarning};
 pub use model::{
     MdlFrame, MdlFrameGroup, MdlHeader, MdlModel, MdlPoseBox, MdlSkin, MdlTexCoord, MdlTriangle,

@@ -47,7 +47,7 @@ pub struct MdlHeader {
 
 impl MdlHeader {
     /// The header's size in bytes.
-    pub const SIZE: usize = 84;
+    pub const SIZE: usize = super::layout::HEADER_SIZE;
     /// The ident every MDL file starts with.
     pub const IDENT: [u8; 4] = *b"IDPO";
     /// The version this crate reads and writes (Quake's `ALIAS_VERSION`).

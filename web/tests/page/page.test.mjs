@@ -32,6 +32,8 @@ const shared = (path) => join(SHARED, path);
 const haveShared = ['yohko/tris.md2', 'yohko/Yohko.pcx', 'yohko/weapon.md2', 'yohko/weapon.pcx',
   'yohko/w_railgun.md2'].every((p) => existsSync(shared(p)));
 const noShared = haveShared ? false : `the shared models are absent (${SHARED}; set MD2_SHARED_MODELS)`;
+const haveMdl = ['../mdl/soldier.mdl', '../mdl/palette.lmp'].every((p) => existsSync(shared(p)));
+const noMdl = haveMdl ? false : `the shared Quake I models are absent (${shared('../mdl')})`;
 
 async function file(path, name = path.split('/').pop()) {
   return { name, bytes: await readFile(shared(path)) };
@@ -152,6 +154,28 @@ describe('the inspector page', () => {
     assert.deepEqual(s.errors, []);
   });
 
+  it('shows a Quake I model and its palette dropped on it', { skip: noMdl }, async () => {
+    const before = await modelPixels(page);
+    await drop(page, [await file('../mdl/soldier.mdl'), await file('../mdl/palette.lmp')]);
+    const s = await until(page, (t) => t.model === 'soldier.mdl', 'soldier.mdl to open');
+    assert.deepEqual(s.errors, []);
+    assert.equal(s.frames, 114);
+    // Block Quake names every frame frameN: one animation by the name rule.
+    assert.deepEqual(s.animations, ['frame']);
+    assert.ok(s.skins.length >= 1);
+    assert.ok(s.skins.every((k) => k.loaded && k.status.includes('palette.lmp')),
+      JSON.stringify(s.skins));
+    const soldier = await modelPixels(page);
+    const area = soldier.plain.width * soldier.plain.height;
+    const mine = colours(soldier.plain, soldier.model);
+    console.log(`soldier.mdl: ${soldier.model.length} of ${area} view pixels, ` +
+      `${mine.distinct} colours, mean ${mine.mean.map(Math.round)}`);
+    assert.ok(soldier.model.length > area * 0.02, `the model covers ${soldier.model.length} pixels`);
+    assert.ok(mine.distinct > 100, `${mine.distinct} colours on the model`);
+    const differ = changed(before.plain, soldier.plain).length;
+    assert.ok(differ > area * 0.02, `${differ} pixels differ from the model before`);
+  });
+
   it('shows a hostile file\'s error and keeps the model', async () => {
     const before = await state(page);
     // A header that claims more vertices and frames than any file holds.
@@ -164,7 +188,7 @@ describe('the inspector page', () => {
     const s = await until(page, (t) => t.errors.length >= 2, 'the errors');
     console.log(`errors shown: ${JSON.stringify(s.errors)}`);
     assert.ok(s.errors.some((e) => e.startsWith('evil.md2: ')), JSON.stringify(s.errors));
-    assert.ok(s.errors.some((e) => e.startsWith('notes.txt: neither an .md2 model')));
+    assert.ok(s.errors.some((e) => e.startsWith('notes.txt: neither a model (.md2, .mdl)')));
     assert.equal(s.model, before.model, 'the model shown stays');
     assert.equal(s.frames, before.frames);
   });

@@ -1,0 +1,127 @@
+//! md2info on an MD2: the summary, the JSON and the OBJ of a frame.
+
+use std::fmt::Write as _;
+
+use md2_wgpu::Md2Model;
+
+use super::sanitize;
+
+/// The readable summary.
+pub fn summary(model: &Md2Model, name: &str) -> String {
+    let h = model.header();
+    let mut s = String::new();
+    let _ = writeln!(s, "{name}");
+    let _ = writeln!(s, "header:");
+    for (field, value) in h.fields() {
+        if field == "ident" {
+            let _ = writeln!(s, "  {field:<11} {}", String::from_utf8_lossy(&h.ident));
+        } else {
+            let _ = writeln!(s, "  {field:<11} {value}");
+        }
+    }
+    let (w, hh) = model.skin_size();
+    let _ = writeln!(
+        s,
+        "mesh: {} vertices, {} texture coordinates, {} triangles, {} frames, {} glcmds, skin {w}x{hh}",
+        model.vertex_count(),
+        model.tex_coords().len(),
+        model.triangles().len(),
+        model.frame_count(),
+        model.glcmds().len(),
+    );
+    let _ = writeln!(s, "skins: {}", model.skins().len());
+    for (i, skin) in model.skins().iter().enumerate() {
+        let _ = writeln!(s, "  {i}: {}", skin.name());
+    }
+    let anims = model.animations();
+    let _ = writeln!(s, "animations: {}", anims.len());
+    let width = anims.iter().map(|a| a.name.len()).max().unwrap_or(0);
+    for a in anims {
+        let frame_name = |i: u32| model.frames()[i as usize].name();
+        let names = if a.len() == 1 {
+            frame_name(a.first)
+        } else {
+            format!("{} .. {}", frame_name(a.first), frame_name(a.last))
+        };
+        let _ = writeln!(
+            s,
+            "  {:<width$}  frames {:>3}..{:<3}  ({} frame{}: {names})",
+            a.name,
+            a.first,
+            a.last,
+            a.len(),
+            if a.len() == 1 { "" } else { "s" },
+        );
+    }
+    let _ = writeln!(s, "warnings: {}", model.warnings().len());
+    for w in model.warnings() {
+        let _ = writeln!(s, "  {w}");
+    }
+    s
+}
+
+/// The JSON object of `--json`.
+pub fn json(model: &Md2Model) -> serde_json::Value {
+    let h = model.header();
+    let mut header = serde_json::Map::new();
+    for (field, value) in h.fields() {
+        let v = if field == "ident" {
+            String::from_utf8_lossy(&h.ident).into_owned().into()
+        } else {
+            value.into()
+        };
+        header.insert(field.to_string(), v);
+    }
+    serde_json::json!({
+        "header": header,
+        "skins": model.skins().iter().map(|s| s.name()).collect::<Vec<_>>(),
+        "frames": model.frames().iter().map(|f| f.name()).collect::<Vec<_>>(),
+        "animations": model
+            .animations()
+            .iter()
+            .map(|a| serde_json::json!({"name": a.name, "first": a.first, "last": a.last}))
+            .collect::<Vec<_>>(),
+        "warnings": model.warnings().iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+    })
+}
+
+/// One frame as Wavefront OBJ: `v` per vertex (model units, Quake axes),
+/// `vn` per vertex from the normal table, `vt` per texture coordinate,
+/// `f v/vt/vn` per triangle, counter-clockwise seen from outside.
+pub fn obj(model: &Md2Model, frame: u32, name: &str) -> Result<String, String> {
+    let Some(f) = model.frames().get(frame as usize) else {
+        return Err(format!(
+            "{name}: no frame {frame}: the model has {} frames (0..={})",
+            model.frame_count(),
+            model.frame_count() - 1
+        ));
+    };
+    let verts = model.frame_vertices(frame);
+    let (w, h) = model.skin_size();
+    let mut s = String::new();
+    let _ = writeln!(s, "# md2info: {name}, frame {frame} ({:?})", f.name());
+    let _ = writeln!(s, "# Quake axes: X forward, Y left, Z up; model units");
+    let _ = writeln!(s, "o {}", sanitize(&f.name()));
+    for v in verts {
+        let [x, y, z] = v.decode_position(f);
+        let _ = writeln!(s, "v {x} {y} {z}");
+    }
+    for v in verts {
+        let [x, y, z] = v.normal();
+        let _ = writeln!(s, "vn {x} {y} {z}");
+    }
+    for st in model.tex_coords() {
+        let u = (st.s as f32 + 0.5) / w as f32;
+        let v = 1.0 - (st.t as f32 + 0.5) / h as f32;
+        let _ = writeln!(s, "vt {u} {v}");
+    }
+    for tri in model.triangles() {
+        // Reversed: MD2 is clockwise seen from outside, OBJ counter-clockwise.
+        let corner = |k: usize| {
+            let (v, t) = (tri.xyz[k] as usize + 1, tri.st[k] as usize + 1);
+            format!("{v}/{t}/{v}")
+        };
+        let _ = writeln!(s, "f {} {} {}", corner(0), corner(2), corner(1));
+    }
+    Ok(s)
+}
