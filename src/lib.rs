@@ -6,6 +6,8 @@
 
 mod anim;
 #[cfg(any(test, feature = "checks"))]
+// Its `record_layout!` is in scope by name in the rooms declared after it.
+#[macro_use]
 pub mod checks;
 pub mod contract;
 pub mod demo;
@@ -65,11 +67,12 @@ pub use gpu::{
     adapter_limits, required_downlevel_flags, required_limits,
 };
 
+#[cfg(any(test, feature = "testing"))]
 /// Helpers for the crate's own tests, examples, benchmarks and fuzz
 /// targets (a headless device, blocking read-backs, the GPU pose capture,
 /// a seeded random number generator, the community models' folder, the
-/// fuzz targets' bodies): hidden because none of it is API, and none of it
-/// is covered by semver.
+/// fuzz targets' bodies): only with the `testing` feature, and hidden
+/// because none of it is API, and none of it is covered by semver.
 #[doc(hidden)]
 pub mod support;
 

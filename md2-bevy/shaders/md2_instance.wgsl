@@ -17,7 +17,7 @@ struct Md2EntityPose {
     lerp: vec3<f32>,
     skin: u32,
     previous_lerp: vec3<f32>,
-    _pad: u32,
+    pad: u32,
     // Linear RGBA, multiplied into the skin.
     tint: vec4<f32>,
 };

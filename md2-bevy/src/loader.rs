@@ -201,7 +201,7 @@ impl AssetLoader for Md2Loader {
                     num_xyz: info.num_xyz,
                     num_frames: info.num_frames,
                     flags: info.flags,
-                    padding: 0,
+                    padding_b: 0,
                 },
                 vertices,
                 frame_params,

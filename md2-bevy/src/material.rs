@@ -30,6 +30,7 @@ pub const SAMPLER_BINDING: u32 = 6;
 
 /// `Md2ModelInfo`, the pose's uniform: the model's counts
 /// ([`md2_wgpu::contract::ModelInfo`], 16 bytes).
+#[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ShaderType)]
 pub struct Md2ModelInfo {
     /// Vertices per frame.
@@ -41,7 +42,7 @@ pub struct Md2ModelInfo {
     /// half are fullbright masks, lit fully by the fragment stage).
     pub flags: u32,
     /// Padding to 16 bytes, as the contract's record has it.
-    pub padding: u32,
+    pub padding_b: u32,
 }
 
 /// One MD2 model's GPU data as a Bevy [`Material`]: the loader makes one

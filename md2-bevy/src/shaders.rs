@@ -127,6 +127,53 @@ mod tests {
         assert!(module.contains("@group(3) @binding(0) var<uniform> md2_model"));
     }
 
+    /// A module of this crate as plain WGSL naga reads: Bevy's
+    /// preprocessor lines dropped, the material's group put in.
+    fn plain(wgsl: &str) -> String {
+        wgsl.lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .map(|l| l.replace("#{MATERIAL_BIND_GROUP}", "3"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The records the plugin writes are the WGSL structs its shaders read,
+    /// field by field (name, offset, size), held by md2-wgpu's record
+    /// checker as md2-wgpu holds its own.
+    #[test]
+    fn the_records_are_their_wgsl_structs() {
+        use crate::material::Md2ModelInfo;
+        use crate::poses::PoseRecord;
+        use md2_wgpu::checks::check_record_wgsl;
+
+        let pose = md2_wgpu::record_layout!(
+            PoseRecord,
+            "Md2EntityPose",
+            [
+                frames,
+                previous_frames,
+                lerp,
+                skin,
+                previous_lerp,
+                pad,
+                tint
+            ]
+        );
+        check_record_wgsl("md2_instance.wgsl", &plain(INSTANCE_WGSL), &pose)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let info = md2_wgpu::record_layout!(
+            Md2ModelInfo,
+            "Md2ModelInfo",
+            [num_xyz, num_frames, flags, padding_b]
+        );
+        check_record_wgsl("the pose module", &plain(&pose_module()), &info)
+            .unwrap_or_else(|e| panic!("{e}"));
+        // And a record that is not the struct is found out.
+        let mut wrong = pose.clone();
+        wrong.fields.swap(2, 3);
+        assert!(check_record_wgsl("md2_instance.wgsl", &plain(INSTANCE_WGSL), &wrong).is_err());
+    }
+
     #[test]
     fn the_bindings_in_the_wgsl_are_the_rust_constants() {
         for (binding, name) in [

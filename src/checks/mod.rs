@@ -1,7 +1,10 @@
 //! Checks a host can run over WGSL of its own (the `checks` feature, which
 //! brings naga): the rules real GPUs enforce with their costs, decided in
-//! naga's IR where no GPU is at hand. The crate's tests hold every shader
-//! it ships to them, and a material's module composed with them.
+//! naga's IR where no GPU is at hand ([`check_wgsl`]), and a Rust record
+//! held to the WGSL struct it feeds ([`check_record`], and
+//! [`record_layout!`](crate::record_layout) at the crate root).
+//! The crate's tests hold every shader it ships and every record it packs
+//! to them, and a material's module composed with them.
 //!
 //! ```
 //! # #[cfg(feature = "checks")] {
@@ -22,7 +25,15 @@
 //! ```
 
 mod gpu_rules;
+// `record_layout!` is defined there: in scope for the crate's own records
+// (contract/mirrors.rs) by name, as an exported macro is at the root.
+#[macro_use]
+mod records;
 #[cfg(test)]
 mod shipped;
 
 pub use gpu_rules::{Finding, Rule, check, check_wgsl};
+// What `record_layout!` expands to call, so public; not for hands.
+#[doc(hidden)]
+pub use records::field_size;
+pub use records::{FieldLayout, RecordLayout, RecordMismatch, check_record, check_record_wgsl};

@@ -33,67 +33,23 @@ fn crowd() -> naga::Module {
     parse("the crowd module", CROWD_WGSL)
 }
 
-/// A Rust mirror as the layout check sees it.
-pub(crate) struct Mirror {
-    pub wgsl: &'static str,
-    pub size: usize,
-    /// (field, offset, size)
-    pub fields: Vec<(&'static str, usize, usize)>,
-}
-
-pub(crate) fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
-    size_of::<F>()
-}
-
-/// The [`Mirror`] of a Rust struct: its size and these fields' offsets and
-/// sizes, to hold against the WGSL struct named `$wgsl`.
+/// The [`RecordLayout`](crate::checks::RecordLayout) of a Rust struct,
+/// to hold against the WGSL struct named `$wgsl`: the host-facing
+/// [`record_layout!`](crate::record_layout).
 macro_rules! mirror {
-    ($rust:ty, $wgsl:literal, [$($field:ident),* $(,)?]) => {
-        $crate::contract::mirrors::Mirror {
-            wgsl: $wgsl,
-            size: size_of::<$rust>(),
-            fields: vec![$((
-                stringify!($field),
-                std::mem::offset_of!($rust, $field),
-                $crate::contract::mirrors::field_size(|r: &$rust| &r.$field),
-            )),*],
-        }
+    ($($layout:tt)*) => {
+        record_layout!($($layout)*)
     };
 }
 pub(crate) use mirror;
 
-/// Checks `mirror` against the struct of that name in `module`: size,
-/// and every member's name, offset and size, in order.
-pub(crate) fn check(module: &naga::Module, mirror: &Mirror) {
-    let mut layouter = naga::proc::Layouter::default();
-    layouter
-        .update(module.to_ctx())
-        .expect("naga lays the module out");
-    let (_, ty) = module
-        .types
-        .iter()
-        .find(|(_, t)| t.name.as_deref() == Some(mirror.wgsl))
-        .unwrap_or_else(|| panic!("no struct {} in the shader", mirror.wgsl));
-    let naga::TypeInner::Struct { members, span } = &ty.inner else {
-        panic!("{} is not a struct", mirror.wgsl);
-    };
-    assert_eq!(*span as usize, mirror.size, "size of {}", mirror.wgsl);
-    let wgsl: Vec<(String, usize, usize)> = members
-        .iter()
-        .map(|m| {
-            (
-                m.name.clone().unwrap_or_default(),
-                m.offset as usize,
-                layouter[m.ty].size as usize,
-            )
-        })
-        .collect();
-    let rust: Vec<(String, usize, usize)> = mirror
-        .fields
-        .iter()
-        .map(|&(n, o, s)| (n.to_string(), o, s))
-        .collect();
-    assert_eq!(rust, wgsl, "fields (name, offset, size) of {}", mirror.wgsl);
+/// Checks `layout` against the struct of that name in `module`
+/// ([`check_record`](crate::checks::check_record)), failing the test with
+/// what differs.
+pub(crate) fn check(module: &naga::Module, layout: &crate::checks::RecordLayout) {
+    if let Err(e) = crate::checks::check_record(module, layout) {
+        panic!("{e}");
+    }
 }
 
 /// The shader locations of the members of struct `name` in `module`.

@@ -99,4 +99,6 @@ pub(crate) use normals::NORMALS;
 pub(crate) use pack::{
     Packed, mirrors, pack, pack_previous, pose_words, rows, tint_words, unmoved_extra,
 };
-pub(crate) use wgsl::{BUILTIN_PHASE, CAPTURE_WGSL, CROWD_WGSL, CULL_IN_FRAGMENT, entry};
+#[cfg(any(test, feature = "testing"))]
+pub(crate) use wgsl::CAPTURE_WGSL;
+pub(crate) use wgsl::{BUILTIN_PHASE, CROWD_WGSL, CULL_IN_FRAGMENT, entry};

@@ -93,6 +93,7 @@ pub(crate) const CROWD_WGSL: &str = concat!(
 /// The tests' captures of a pose and of motion: the render module and
 /// `shaders/testing/capture.wgsl`, a module of their own that no pipeline
 /// the crate draws with includes.
+#[cfg(any(test, feature = "testing"))]
 #[cfg_attr(not(feature = "wgpu"), allow(dead_code))]
 pub(crate) const CAPTURE_WGSL: &str = concat!(
     render_module!(),
@@ -225,7 +226,10 @@ pub(crate) mod entry {
     pub const FS_BUILTIN_MOTION_SRGB: &str = "md2_fs_builtin_motion_srgb";
     /// The entry point the crate appends to a material's code.
     pub const FS_MATERIAL: &str = "md2_fs_material";
+    /// The harness's capture of the pose (`testing`).
+    #[cfg(any(test, feature = "testing"))]
     pub const CS_CAPTURE: &str = "md2_cs_capture";
+    #[cfg(any(test, feature = "testing"))]
     pub const CS_CAPTURE_MOTION: &str = "md2_cs_capture_motion";
     pub const CS_CLASSIFY: &str = "cs_classify";
     pub const CS_SCAN: &str = "cs_scan";

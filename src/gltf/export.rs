@@ -54,17 +54,7 @@ pub fn to_glb(
     options: &GltfOptions,
 ) -> Result<GltfExport, GltfError> {
     let frame_count = model.frame_count();
-    if options.base_frame >= frame_count {
-        return Err(GltfError::BaseFrameOutOfRange {
-            frame: options.base_frame,
-            frame_count,
-        });
-    }
-    if !(options.scale.is_finite() && options.scale > 0.0) {
-        return Err(GltfError::InvalidScale {
-            scale: options.scale,
-        });
-    }
+    check_options(options, frame_count)?;
     let keys = animation::keys(model, options)?;
     animation::check_weight_counts(&keys, frame_count)?;
     let mesh = RenderMesh::new(model, options.order);
@@ -119,56 +109,17 @@ pub fn to_glb(
     };
     let materials = materials::write(&mut b, &skins);
 
-    let name = options.name.clone().unwrap_or_else(|| "md2".into());
-    let target_names: Vec<String> = model.frames().iter().map(|f| f.name()).collect();
-    let mesh_extras = raw(&serde_json::json!({ "targetNames": target_names }))?;
-    // The extension structs gain an `others` map where another crate in the
-    // build turns on gltf's `extensions` feature: the update fills it then.
-    #[allow(clippy::needless_update)]
-    let variants = (materials.len() > 1).then(|| json::extensions::mesh::Primitive {
-        khr_materials_variants: Some(json::extensions::mesh::KhrMaterialsVariants {
-            mappings: materials
-                .iter()
-                .enumerate()
-                .map(|(i, m)| json::extensions::mesh::Mapping {
-                    material: m.value() as u32,
-                    variants: vec![i as u32],
-                })
-                .collect(),
-        }),
-        ..Default::default()
-    });
     let primitive = Primitive {
         attributes,
-        extensions: variants,
+        extensions: variant_mappings(&materials),
         extras: None,
         indices: Some(indices),
         material: materials.first().copied(),
         mode: Checked::Valid(Mode::Triangles),
         targets: Some(targets),
     };
-    let gltf_mesh = b.root.push(json::Mesh {
-        extensions: None,
-        extras: Some(mesh_extras),
-        name: Some(name.clone()),
-        primitives: vec![primitive],
-        weights: None,
-    });
-    let node = b.root.push(json::Node {
-        mesh: Some(gltf_mesh),
-        name: Some(name.clone()),
-        // Quantised positions are grid coordinates: the node places the grid.
-        translation: grid.map(|g| g.centre),
-        scale: grid.map(|g| [g.step; 3]),
-        ..Default::default()
-    });
-    let scene = b.root.push(json::Scene {
-        extensions: None,
-        extras: None,
-        name: Some(name),
-        nodes: vec![node],
-    });
-    b.root.scene = Some(scene);
+    let name = options.name.clone().unwrap_or_else(|| "md2".into());
+    let node = write_scene(&mut b, model, primitive, name, grid)?;
     animation::write(&mut b, node, &keys, frame_count, options.interpolation)?;
     b.finish_buffer();
 
@@ -178,22 +129,7 @@ pub fn to_glb(
     }
     if materials.len() > 1 {
         b.root.extensions_used.push(VARIANTS.into());
-        // As for the primitive's extension above.
-        #[allow(clippy::needless_update)]
-        let extensions = json::extensions::root::Root {
-            khr_materials_variants: Some(json::extensions::root::KhrMaterialsVariants {
-                variants: skins
-                    .iter()
-                    .map(
-                        |s| json::extensions::scene::khr_materials_variants::Variant {
-                            name: s.name.clone(),
-                        },
-                    )
-                    .collect(),
-            }),
-            ..Default::default()
-        };
-        b.root.extensions = Some(extensions);
+        b.root.extensions = Some(variants(&skins));
     }
 
     let json_bytes = json::serialize::to_vec(&b.root).map_err(|e| GltfError::Write {
@@ -231,6 +167,102 @@ pub fn to_glb(
         reason: e.to_string(),
     })?;
     Ok(GltfExport { glb, report })
+}
+
+/// Refuses a base frame past the model's frames and a scale that is not a
+/// positive number.
+fn check_options(options: &GltfOptions, frame_count: u32) -> Result<(), GltfError> {
+    if options.base_frame >= frame_count {
+        return Err(GltfError::BaseFrameOutOfRange {
+            frame: options.base_frame,
+            frame_count,
+        });
+    }
+    if !(options.scale.is_finite() && options.scale > 0.0) {
+        return Err(GltfError::InvalidScale {
+            scale: options.scale,
+        });
+    }
+    Ok(())
+}
+
+/// The mesh (its morph targets named after the frames), the node that
+/// holds it (placing the grid of quantised positions) and the scene: the
+/// node, for the animations.
+fn write_scene(
+    b: &mut Builder,
+    model: &KeyframeModel,
+    primitive: Primitive,
+    name: String,
+    grid: Option<Grid>,
+) -> Result<json::Index<json::Node>, GltfError> {
+    let target_names: Vec<String> = model.frames().iter().map(|f| f.name()).collect();
+    let mesh_extras = raw(&serde_json::json!({ "targetNames": target_names }))?;
+    let gltf_mesh = b.root.push(json::Mesh {
+        extensions: None,
+        extras: Some(mesh_extras),
+        name: Some(name.clone()),
+        primitives: vec![primitive],
+        weights: None,
+    });
+    let node = b.root.push(json::Node {
+        mesh: Some(gltf_mesh),
+        name: Some(name.clone()),
+        // Quantised positions are grid coordinates: the node places the grid.
+        translation: grid.map(|g| g.centre),
+        scale: grid.map(|g| [g.step; 3]),
+        ..Default::default()
+    });
+    let scene = b.root.push(json::Scene {
+        extensions: None,
+        extras: None,
+        name: Some(name),
+        nodes: vec![node],
+    });
+    b.root.scene = Some(scene);
+    Ok(node)
+}
+
+/// With several skins, the primitive's `KHR_materials_variants` mapping:
+/// variant `i` is material `i`.
+fn variant_mappings(
+    materials: &[json::Index<json::Material>],
+) -> Option<json::extensions::mesh::Primitive> {
+    // The extension structs gain an `others` map where another crate in the
+    // build turns on gltf's `extensions` feature: the update fills it then.
+    #[allow(clippy::needless_update)]
+    (materials.len() > 1).then(|| json::extensions::mesh::Primitive {
+        khr_materials_variants: Some(json::extensions::mesh::KhrMaterialsVariants {
+            mappings: materials
+                .iter()
+                .enumerate()
+                .map(|(i, m)| json::extensions::mesh::Mapping {
+                    material: m.value() as u32,
+                    variants: vec![i as u32],
+                })
+                .collect(),
+        }),
+        ..Default::default()
+    })
+}
+
+/// The root's `KHR_materials_variants`: a variant per skin, by its name.
+fn variants(skins: &[materials::EncodedSkin]) -> json::extensions::root::Root {
+    // As for the primitive's extension above.
+    #[allow(clippy::needless_update)]
+    json::extensions::root::Root {
+        khr_materials_variants: Some(json::extensions::root::KhrMaterialsVariants {
+            variants: skins
+                .iter()
+                .map(
+                    |s| json::extensions::scene::khr_materials_variants::Variant {
+                        name: s.name.clone(),
+                    },
+                )
+                .collect(),
+        }),
+        ..Default::default()
+    }
 }
 
 /// Extras as glTF-JSON holds them.

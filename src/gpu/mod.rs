@@ -14,6 +14,8 @@ mod error;
 pub mod low_level;
 pub(crate) mod model;
 pub(crate) mod readback;
+// The harness `support` re-exports: only with the `testing` feature.
+#[cfg(any(test, feature = "testing"))]
 pub(crate) mod testing;
 pub(crate) mod view;
 

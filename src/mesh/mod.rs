@@ -20,6 +20,7 @@ mod render_mesh;
 mod vertex_cache;
 
 pub use error::MeshError;
+#[cfg(any(test, feature = "testing"))]
 pub(crate) use levels::levels_checksum;
 pub use levels::{Level, LevelOptions, Levels, LevelsFileError};
 pub use render_mesh::{RenderMesh, TriangleOrder};

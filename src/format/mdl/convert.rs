@@ -69,69 +69,10 @@ pub fn from_keyframes(
         })
         .collect();
 
-    // One grid for every frame: the box of them all.
-    let decoded: Vec<Vec<([f32; 3], u8)>> = (0..model.frame_count())
-        .map(|f| {
-            let frame = &model.frames()[f as usize];
-            let vertices = model.frame_vertices(f);
-            corners
-                .iter()
-                .map(|c| {
-                    let v = vertices[c.xyz as usize];
-                    (v.decode_position(frame), v.normal_index)
-                })
-                .collect()
-        })
-        .collect();
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
-    for (p, _) in decoded.iter().flatten() {
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
-        }
-    }
-    let scale: [f32; 3] = std::array::from_fn(|k| ((hi[k] - lo[k]) / 255.0).max(f32::MIN_POSITIVE));
-    let mut vertices = Vec::with_capacity(decoded.len() * corners.len());
-    let mut max_position_error = 0.0f32;
-    for (p, normal_index) in decoded.iter().flatten() {
-        let position =
-            std::array::from_fn(|k| ((p[k] - lo[k]) / scale[k]).round().clamp(0.0, 255.0) as u8);
-        let v = PackedVertex {
-            position,
-            normal_index: *normal_index,
-        };
-        let back: [f32; 3] = std::array::from_fn(|k| f32::from(position[k]) * scale[k] + lo[k]);
-        let d = (0..3).map(|k| (back[k] - p[k]).powi(2)).sum::<f32>().sqrt();
-        max_position_error = max_position_error.max(d);
-        vertices.push(v);
-    }
-
-    let mut max_colour_error = 0u8;
-    let mdl_skins: Vec<MdlSkin> = if skins.is_empty() {
-        let grey = nearest(palette, [128, 128, 128]).0;
-        vec![MdlSkin::Single(vec![grey; (w * h) as usize])]
-    } else {
-        skins
-            .iter()
-            .map(|image| {
-                let image = if image.dimensions() == (w, h) {
-                    image.clone()
-                } else {
-                    resize(image, w, h, FilterType::Triangle)
-                };
-                let indices = image
-                    .pixels()
-                    .map(|p| {
-                        let (index, error) = nearest(palette, [p.0[0], p.0[1], p.0[2]]);
-                        max_colour_error = max_colour_error.max(error);
-                        index
-                    })
-                    .collect();
-                MdlSkin::Single(indices)
-            })
-            .collect()
-    };
+    let grid = one_grid(model);
+    let (lo, hi, scale) = (grid.lo, grid.hi, grid.scale);
+    let (vertices, max_position_error) = grid.vertices;
+    let (mdl_skins, max_colour_error) = palette_skins(skins, (w, h), palette);
     let diagonal = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f32>().sqrt();
     let mut notes = vec![format!(
         "one grid for all {} frames: positions move by up to {max_position_error:.4} units ({:.3}% of the model's {diagonal:.1})",
@@ -173,6 +114,93 @@ pub fn from_keyframes(
         notes,
     };
     Ok((mdl, conversion))
+}
+
+/// Every frame's corners on one grid: the box of them all, 255 steps a
+/// side.
+struct OneGrid {
+    lo: [f32; 3],
+    hi: [f32; 3],
+    scale: [f32; 3],
+    /// Frame after frame, a vertex per corner; and the largest distance a
+    /// position moved onto the grid.
+    vertices: (Vec<PackedVertex>, f32),
+}
+
+fn one_grid(model: &KeyframeModel) -> OneGrid {
+    let corners = model.corners();
+    let decoded: Vec<Vec<([f32; 3], u8)>> = (0..model.frame_count())
+        .map(|f| {
+            let frame = &model.frames()[f as usize];
+            let vertices = model.frame_vertices(f);
+            corners
+                .iter()
+                .map(|c| {
+                    let v = vertices[c.xyz as usize];
+                    (v.decode_position(frame), v.normal_index)
+                })
+                .collect()
+        })
+        .collect();
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for (p, _) in decoded.iter().flatten() {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    let scale: [f32; 3] = std::array::from_fn(|k| ((hi[k] - lo[k]) / 255.0).max(f32::MIN_POSITIVE));
+    let mut vertices = Vec::with_capacity(decoded.len() * corners.len());
+    let mut max_position_error = 0.0f32;
+    for (p, normal_index) in decoded.iter().flatten() {
+        let position =
+            std::array::from_fn(|k| ((p[k] - lo[k]) / scale[k]).round().clamp(0.0, 255.0) as u8);
+        let back: [f32; 3] = std::array::from_fn(|k| f32::from(position[k]) * scale[k] + lo[k]);
+        let d = (0..3).map(|k| (back[k] - p[k]).powi(2)).sum::<f32>().sqrt();
+        max_position_error = max_position_error.max(d);
+        vertices.push(PackedVertex {
+            position,
+            normal_index: *normal_index,
+        });
+    }
+    OneGrid {
+        lo,
+        hi,
+        scale,
+        vertices: (vertices, max_position_error),
+    }
+}
+
+/// `skins` scaled to `size` in `palette`'s nearest colours below the
+/// fullbright range (a grey skin where there are none), and the largest
+/// channel difference that made.
+fn palette_skins(skins: &[RgbaImage], (w, h): (u32, u32), palette: &Palette) -> (Vec<MdlSkin>, u8) {
+    if skins.is_empty() {
+        let grey = nearest(palette, [128, 128, 128]).0;
+        return (vec![MdlSkin::Single(vec![grey; (w * h) as usize])], 0);
+    }
+    let mut max_colour_error = 0u8;
+    let converted = skins
+        .iter()
+        .map(|image| {
+            let image = if image.dimensions() == (w, h) {
+                image.clone()
+            } else {
+                resize(image, w, h, FilterType::Triangle)
+            };
+            let indices = image
+                .pixels()
+                .map(|p| {
+                    let (index, error) = nearest(palette, [p.0[0], p.0[1], p.0[2]]);
+                    max_colour_error = max_colour_error.max(error);
+                    index
+                })
+                .collect();
+            MdlSkin::Single(indices)
+        })
+        .collect();
+    (converted, max_colour_error)
 }
 
 /// The palette index (below the fullbright range) nearest `rgb`, and the

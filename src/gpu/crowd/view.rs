@@ -90,6 +90,23 @@ impl CrowdView {
         frame: &wgpu::Buffer,
     ) -> Result<(CrowdView, u64), PrepareError> {
         let layout = crowd.layout();
+        let grown = self.grow(device, &layout)?;
+        self.bind(device, cache, crowd, frame, grown);
+        if self.model_generation != Some(crowd.model_generation()) {
+            self.model = Some(crowd.draw_model().clone());
+            self.model_generation = Some(crowd.model_generation());
+        }
+        let written = self.write_words(queue, &layout);
+        self.layout = layout;
+        // What the next frame will have seen.
+        self.seen = crowd.generation();
+        Ok((self, written))
+    }
+
+    /// Grows the records and work buffers to what `layout` needs (refused
+    /// past the device's storage binding size); whether either was made
+    /// anew, so the groups that bind them must be too.
+    fn grow(&mut self, device: &wgpu::Device, layout: &CrowdLayout) -> Result<bool, PrepareError> {
         let records_needed = layout.record_words(self.sort, self.extra).max(1) * WORD;
         let work_needed = layout.work_words(self.sort) * 4;
         let limits = device.limits();
@@ -106,7 +123,7 @@ impl CrowdView {
                 });
             }
         }
-        let mut rebind = false;
+        let mut grown = false;
         if self
             .records
             .as_ref()
@@ -123,7 +140,7 @@ impl CrowdView {
                 )
                 .map_err(device_error("growing a view's crowd records"))?,
             );
-            rebind = true;
+            grown = true;
         }
         if self.work.as_ref().is_none_or(|b| b.size() < work_needed) {
             self.seen_written = None;
@@ -144,12 +161,25 @@ impl CrowdView {
                 )
                 .map_err(device_error("growing a view's crowd work buffer"))?,
             );
-            rebind = true;
+            grown = true;
         }
-        if rebind || self.group.is_none() {
-            let (Some(records), Some(work)) = (&self.records, &self.work) else {
-                unreachable!("both buffers were just made");
-            };
+        Ok(grown)
+    }
+
+    /// The compute passes' group and the draws' group, made anew where a
+    /// buffer they bind was (`grown`) or the crowd's members moved.
+    fn bind(
+        &mut self,
+        device: &wgpu::Device,
+        cache: &Md2Cache,
+        crowd: &Md2Crowd,
+        frame: &wgpu::Buffer,
+        grown: bool,
+    ) {
+        let (Some(records), Some(work)) = (&self.records, &self.work) else {
+            unreachable!("grow makes both buffers");
+        };
+        if grown || self.group.is_none() {
             let steps = &cache.crowd_pipelines(device).steps;
             self.group = Some(view_group(
                 device,
@@ -162,22 +192,18 @@ impl CrowdView {
         }
         self.crowd_group = Some(crowd.group().clone());
         let members = crowd.member_buffer();
-        if rebind || self.draw_group.as_ref().is_none_or(|(_, m)| m != members) {
-            let (Some(records), Some(work)) = (&self.records, &self.work) else {
-                unreachable!("both buffers were just made");
-            };
+        if grown || self.draw_group.as_ref().is_none_or(|(_, m)| m != members) {
             let group = draw_group(device, cache.layouts(), work, records, members);
             self.draw_group = Some((group, members.clone()));
         }
-        if self.model_generation != Some(crowd.model_generation()) {
-            self.model = Some(crowd.draw_model().clone());
-            self.model_generation = Some(crowd.model_generation());
-        }
-        self.layout = layout;
+    }
+
+    /// Writes the work words that changed: where the extra records start
+    /// and a sorting view's sort layout (a member's shell or translucency
+    /// changes the room they need), and the generation this view has seen.
+    /// The bytes written.
+    fn write_words(&mut self, queue: &wgpu::Queue, layout: &CrowdLayout) -> u64 {
         let mut written = 0;
-        // Where the extra records start, and a sorting view's sort layout:
-        // written where they change (a member's shell or translucency
-        // changes the room they need).
         let words = (
             if self.extra {
                 layout.extra_base(self.sort) as u32
@@ -219,9 +245,7 @@ impl CrowdView {
             self.seen_written = Some(self.seen);
             written += 4;
         }
-        // What the next frame will have seen.
-        self.seen = crowd.generation();
-        Ok((self, written))
+        written
     }
 
     /// Records this crowd's passes: classify, scan, emit, and the sort of

@@ -30,5 +30,6 @@ mod set;
 mod simplify;
 
 pub use file::LevelsFileError;
+#[cfg(any(test, feature = "testing"))]
 pub(crate) use file::checksum as levels_checksum;
 pub use set::{Level, LevelOptions, Levels};

@@ -33,27 +33,66 @@ pub(super) fn compose(descriptor: &Md2MaterialDescriptor<'_>) -> Result<Composed
         .map(|(_, f)| f)
         .find(|f| f.name.as_deref() == Some(name))
         .ok_or_else(|| MaterialError::FragmentMissing { name: name.into() })?;
-    let type_name = |ty: naga::Handle<naga::Type>| type_wgsl(&module, ty);
+    check_inputs(&module, function, name)?;
+    let (ret, locations) = outputs(&module, function, name)?;
+    check_targets(&locations, descriptor.targets.len(), name)?;
+    let (inputs, copies, extra) = inputs_read(&module, function);
+    let source = format!(
+        "{with_prelude}
+struct Md2MaterialInputs {{
+{inputs}}};
+
+@fragment
+fn {entry}(md2_read: Md2MaterialInputs, @builtin(front_facing) md2_front_facing: bool) -> {ret} {{
+    md2_cull_face(md2_front_facing, md2_read.effects);
+    var md2_fragment: Md2Fragment;
+{copies}    return {name}(md2_fragment);
+}}
+",
+        entry = entry::FS_MATERIAL,
+    );
+    parse(&source)?;
+    Ok(Composed { source, extra })
+}
+
+/// The function takes one `Md2Fragment`, or the error says what it takes.
+fn check_inputs(
+    module: &naga::Module,
+    function: &naga::Function,
+    name: &str,
+) -> Result<(), MaterialError> {
     let takes_fragment = match function.arguments.as_slice() {
         [argument] => module.types[argument.ty].name.as_deref() == Some("Md2Fragment"),
         _ => false,
     };
-    if !takes_fragment {
-        let found = if function.arguments.is_empty() {
-            "nothing".to_string()
-        } else {
-            function
-                .arguments
-                .iter()
-                .map(|a| format!("`{}`", type_name(a.ty)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        return Err(MaterialError::Inputs {
-            name: name.into(),
-            found,
-        });
+    if takes_fragment {
+        return Ok(());
     }
+    let found = if function.arguments.is_empty() {
+        "nothing".to_string()
+    } else {
+        function
+            .arguments
+            .iter()
+            .map(|a| format!("`{}`", type_wgsl(module, a.ty)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(MaterialError::Inputs {
+        name: name.into(),
+        found,
+    })
+}
+
+/// The entry point's return type, as WGSL, and the locations of the
+/// function's outputs: a vector at location 0, or a struct of `@location`
+/// members.
+fn outputs(
+    module: &naga::Module,
+    function: &naga::Function,
+    name: &str,
+) -> Result<(String, Vec<u32>), MaterialError> {
+    let type_name = |ty: naga::Handle<naga::Type>| type_wgsl(module, ty);
     let result = function
         .result
         .as_ref()
@@ -61,7 +100,7 @@ pub(super) fn compose(descriptor: &Md2MaterialDescriptor<'_>) -> Result<Composed
             name: name.into(),
             reason: "returns nothing: return the colour (or a struct of one per target)".into(),
         })?;
-    let (ret, locations) = match &module.types[result.ty].inner {
+    match &module.types[result.ty].inner {
         naga::TypeInner::Struct { members, .. } => {
             let mut locations = Vec::new();
             for m in members {
@@ -79,45 +118,51 @@ pub(super) fn compose(descriptor: &Md2MaterialDescriptor<'_>) -> Result<Composed
                     }
                 }
             }
-            (type_name(result.ty), locations)
+            Ok((type_name(result.ty), locations))
         }
         naga::TypeInner::Scalar(_) | naga::TypeInner::Vector { .. } => {
-            (format!("@location(0) {}", type_name(result.ty)), vec![0])
+            Ok((format!("@location(0) {}", type_name(result.ty)), vec![0]))
         }
-        _ => {
-            return Err(MaterialError::Outputs {
-                name: name.into(),
-                reason: format!(
-                    "returns `{}`: return a vector, or a struct of @location members",
-                    type_name(result.ty)
-                ),
-            });
-        }
-    };
-    let mut sorted = locations.clone();
-    sorted.sort_unstable();
-    let targets = descriptor.targets.len();
-    if sorted != (0..targets as u32).collect::<Vec<_>>() {
-        let list = sorted
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        return Err(MaterialError::Outputs {
+        _ => Err(MaterialError::Outputs {
             name: name.into(),
             reason: format!(
-                "returns {} (locations {list}), but {} given: one output per target, at \
-                 locations 0 to {}",
-                counted(locations.len(), "colour output", "colour outputs"),
-                counted(targets, "target was", "targets were"),
-                targets.saturating_sub(1)
+                "returns `{}`: return a vector, or a struct of @location members",
+                type_name(result.ty)
             ),
-        });
+        }),
     }
-    // The entry point declares the members the function reads (and the
-    // effects, for culling) and fills an Md2Fragment with them; culling
-    // first, as the built-in fragment stage does, then the app's function.
-    let read = reads::members_read(&module, function, 0);
+}
+
+/// One output per target, at locations 0 to `targets - 1`.
+fn check_targets(locations: &[u32], targets: usize, name: &str) -> Result<(), MaterialError> {
+    let mut sorted = locations.to_vec();
+    sorted.sort_unstable();
+    if sorted == (0..targets as u32).collect::<Vec<_>>() {
+        return Ok(());
+    }
+    let list = sorted
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(MaterialError::Outputs {
+        name: name.into(),
+        reason: format!(
+            "returns {} (locations {list}), but {} given: one output per target, at \
+             locations 0 to {}",
+            counted(locations.len(), "colour output", "colour outputs"),
+            counted(targets, "target was", "targets were"),
+            targets.saturating_sub(1)
+        ),
+    })
+}
+
+/// The entry point declares the members the function reads (and the
+/// effects, for culling) and fills an Md2Fragment with them: its input
+/// members and its copies, as WGSL lines, and whether it reads the extra
+/// record.
+fn inputs_read(module: &naga::Module, function: &naga::Function) -> (String, String, bool) {
+    let read = reads::members_read(module, function, 0);
     let fragment_type = function.arguments[0].ty;
     let naga::TypeInner::Struct { members, .. } = &module.types[fragment_type].inner else {
         unreachable!("Md2Fragment is the crate's struct");
@@ -145,28 +190,13 @@ pub(super) fn compose(descriptor: &Md2MaterialDescriptor<'_>) -> Result<Composed
             },
             None => continue,
         };
-        let ty = type_wgsl(&module, member.ty);
+        let ty = type_wgsl(module, member.ty);
         inputs.push_str(&format!("    {binding} {member_name}: {ty},\n"));
         copies.push_str(&format!(
             "    md2_fragment.{member_name} = md2_read.{member_name};\n"
         ));
     }
-    let source = format!(
-        "{with_prelude}
-struct Md2MaterialInputs {{
-{inputs}}};
-
-@fragment
-fn {entry}(md2_read: Md2MaterialInputs, @builtin(front_facing) md2_front_facing: bool) -> {ret} {{
-    md2_cull_face(md2_front_facing, md2_read.effects);
-    var md2_fragment: Md2Fragment;
-{copies}    return {name}(md2_fragment);
-}}
-",
-        entry = entry::FS_MATERIAL,
-    );
-    parse(&source)?;
-    Ok(Composed { source, extra })
+    (inputs, copies, extra)
 }
 
 /// The WGSL, parsed and validated by naga (all capabilities: the device
