@@ -555,3 +555,88 @@ fn each_hidden_item_says_why() {
     }
     assert!(hidden.len() <= 3, "hidden items: {hidden:?}");
 }
+
+/// The `crate::` paths in `code` (comments and literals blanked) whose
+/// first name is not one of `rooms`: items named through the crate root's
+/// re-exports, the front door an app uses, instead of the room that holds
+/// them. `use crate::{a, B}` groups count name by name.
+fn through_the_root(code: &str, rooms: &BTreeSet<String>) -> Vec<String> {
+    let mut found = Vec::new();
+    let bytes = code.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while let Some(k) = code[i..].find("crate::") {
+        let at = i + k;
+        i = at + "crate::".len();
+        // `$crate::` (a macro's own crate) counts; `mycrate::` does not.
+        if at > 0 && word(bytes[at - 1]) {
+            continue;
+        }
+        let names: Vec<&str> = if code[i..].starts_with('{') {
+            let end = code[i..].find('}').map_or(code.len(), |e| i + e);
+            code[i + 1..end]
+                .split(',')
+                .map(|n| n.trim().split("::").next().unwrap_or("").trim())
+                .collect()
+        } else {
+            let end = code[i..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(code.len(), |e| i + e);
+            vec![&code[i..end]]
+        };
+        for name in names {
+            if !name.is_empty() && !rooms.contains(name) {
+                found.push(name.to_string());
+            }
+        }
+    }
+    found
+}
+
+/// The rooms `src/lib.rs` declares (`mod x;`, `pub mod x;`).
+fn rooms() -> BTreeSet<String> {
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).expect("lib.rs");
+    code_only(&lib)
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim().trim_start_matches("pub ");
+            l.strip_prefix("mod ")
+                .map(|r| r.trim_end_matches(';').trim().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn no_room_reaches_back_through_the_crate_root() {
+    let rooms = rooms();
+    assert!(
+        rooms.contains("format") && rooms.contains("gpu"),
+        "{rooms:?}"
+    );
+    let mut found = Vec::new();
+    for file in rust_files(&root().join("src")) {
+        if file.ends_with("src/lib.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("a source file");
+        for name in through_the_root(&code_only(&text), &rooms) {
+            found.push(format!("{}: crate::{name}", file.display()));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "named through the crate root's re-exports instead of their rooms:\n  {}",
+        found.join("\n  ")
+    );
+    // The rule finds what it is meant to: a planted path through the root,
+    // a group, and a macro's `$crate::`; rooms and comments pass.
+    let planted = "use crate::gpu::GpuModel;\n\
+                   let x = crate::MeshError::Empty;\n\
+                   use crate::{format, Md2Model};\n\
+                   $crate::SHELL_ALPHA\n\
+                   // crate::InComment\n";
+    assert_eq!(
+        through_the_root(&code_only(planted), &rooms),
+        ["MeshError", "Md2Model", "SHELL_ALPHA"]
+    );
+}

@@ -32,8 +32,8 @@
 
 use super::playback::{Clip, FrameLerp, Pose, fade_weight};
 
-/// Ticks per second of the crowd's clock: 2²⁰.
-pub const TICKS_PER_SECOND: f64 = 1_048_576.0;
+// The tick grid is the GPU contract's: the crowd's clock counts it.
+pub use crate::contract::TICKS_PER_SECOND;
 
 /// The longest crossfade a clock takes, in seconds: its length travels to
 /// the GPU as a 32-bit tick count (a little over 68 minutes).
@@ -185,69 +185,6 @@ pub(crate) fn fade_ticks(duration: f64) -> Option<u32> {
     }
 }
 
-/// A clip clock as the crowd's compute pass runs it (`shaders/crowd/types.wgsl`'s `Clock`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(not(feature = "wgpu"), allow(dead_code))]
-pub(crate) struct GpuClock {
-    /// Position per tick as a 96-bit fraction: of a loop (looping clips) or
-    /// of a frame (one-shot), low word first.
-    pub step: [u32; 3],
-    pub looping: bool,
-    /// The clip cannot advance: it holds its first frame.
-    pub hold: bool,
-    pub start: i64,
-    pub first: u32,
-    pub len: u32,
-    /// Frames per second, `fps × speed` (bits of an f32).
-    pub rate_bits: u32,
-}
-
-impl ClipClock {
-    /// The clock in the crowd's integer form. `None` where the start is not
-    /// on the tick range or the speed is not finite.
-    #[cfg_attr(not(feature = "wgpu"), allow(dead_code))]
-    pub(crate) fn to_gpu(&self) -> Option<GpuClock> {
-        let start = to_ticks(self.start)?;
-        if !self.speed.is_finite() {
-            return None;
-        }
-        let clip = &self.clip;
-        let len = clip.len();
-        let fps = f64::from(clip.fps);
-        let hold = len == 1 || !(fps.is_finite() && fps > 0.0);
-        // fps × speed is exact in f64 (two 24-bit mantissas).
-        let rate = fps * f64::from(self.speed);
-        let step = if hold {
-            [0; 3]
-        } else if clip.looping {
-            fraction_96(rate / (len as f64 * TICKS_PER_SECOND))
-        } else {
-            fraction_96(rate / TICKS_PER_SECOND)
-        };
-        Some(GpuClock {
-            step,
-            looping: clip.looping,
-            hold,
-            start,
-            first: clip.first,
-            len: u32::try_from(len).unwrap_or(u32::MAX),
-            rate_bits: if hold { 0 } else { (rate as f32).to_bits() },
-        })
-    }
-}
-
-/// `x` modulo 1 as a 96-bit two's-complement fraction (a negative `x` gives
-/// `1 + frac(x)`), low word first. Only the fraction matters: the clip's
-/// position is taken modulo whole loops or frames anyway.
-#[cfg_attr(not(feature = "wgpu"), allow(dead_code))]
-fn fraction_96(x: f64) -> [u32; 3] {
-    // Both steps are exact: subtracting the integer part, scaling by 2^96.
-    let frac = x - x.trunc();
-    let scaled = (frac * 2f64.powi(96)).round() as i128;
-    let bits = (scaled as u128) & ((1u128 << 96) - 1);
-    [bits as u32, (bits >> 32) as u32, (bits >> 64) as u32]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,14 +197,6 @@ mod tests {
         assert_eq!(to_ticks(f64::INFINITY), None);
         assert_eq!(to_ticks(1e13), None);
         assert!(to_ticks(8e12).is_some());
-    }
-
-    #[test]
-    fn fractions_wrap_negative_values() {
-        assert_eq!(fraction_96(0.5), [0, 0, 0x8000_0000]);
-        assert_eq!(fraction_96(-0.25), [0, 0, 0xc000_0000]);
-        assert_eq!(fraction_96(3.75), [0, 0, 0xc000_0000]);
-        assert_eq!(fraction_96(2f64.powi(-96)), [1, 0, 0]);
     }
 
     #[test]

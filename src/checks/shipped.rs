@@ -27,7 +27,7 @@ fn every_module_the_crate_ships_keeps_the_real_gpu_rules() {
     assert_clean("the crowd module", CROWD_WGSL);
     assert_clean("the capture module", CAPTURE_WGSL);
     // The pose moved to another group and other bindings, as hosts use it.
-    assert_clean("the pose at group 3", &crate::pose_wgsl(3));
+    assert_clean("the pose at group 3", &crate::contract::pose_wgsl(3));
 }
 
 /// Every entry point of the modules is walked: the render module has the

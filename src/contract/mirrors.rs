@@ -258,7 +258,7 @@ fn shader_constants_match_the_crate() {
     for module in [renderer(), crowd()] {
         assert_eq!(
             u32_constant(&module, "MD2_FALLBACK_NORMAL_INDEX"),
-            u32::from(crate::FALLBACK_NORMAL_INDEX),
+            u32::from(crate::model::FALLBACK_NORMAL_INDEX),
             "the shader and the CPU reference must read a bad normal index the same way"
         );
         assert_eq!(
@@ -268,10 +268,16 @@ fn shader_constants_match_the_crate() {
         );
         assert_eq!(
             f32_constant(&module, "MD2_SHELL_OFFSET"),
-            crate::SHELL_OFFSET
+            crate::scene::SHELL_OFFSET
         );
-        assert_eq!(f32_constant(&module, "MD2_SHELL_ALPHA"), crate::SHELL_ALPHA);
-        assert_eq!(f32_constant(&module, "MD2_MIN_LIGHT"), crate::MIN_LIGHT);
+        assert_eq!(
+            f32_constant(&module, "MD2_SHELL_ALPHA"),
+            crate::scene::SHELL_ALPHA
+        );
+        assert_eq!(
+            f32_constant(&module, "MD2_MIN_LIGHT"),
+            crate::scene::MIN_LIGHT
+        );
         for (name, value) in [
             ("MD2_EFFECT_SHELL_RGB", EFFECT_SHELL_RGB),
             ("MD2_EFFECT_FULLBRIGHT", EFFECT_FULLBRIGHT),
@@ -343,7 +349,7 @@ fn shader_constants_match_the_crate() {
     }
     assert_eq!(
         f32_constant(&crowd, "TICK"),
-        (1.0 / crate::anim::TICKS_PER_SECOND) as f32
+        (1.0 / super::TICKS_PER_SECOND) as f32
     );
     assert_eq!(
         f32_constant(&crowd, "BELOW_ONE"),

@@ -58,6 +58,7 @@
 #![cfg_attr(not(feature = "wgpu"), allow(dead_code, unused_imports))]
 mod bits;
 mod buckets;
+pub(crate) mod clock;
 pub(crate) mod crowd;
 mod level;
 mod model_data;
@@ -76,6 +77,7 @@ pub use bits::{
     MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT, MODEL_FULLBRIGHT_MASKS, phase,
 };
 pub use buckets::MAX_LEVELS;
+pub use clock::TICKS_PER_SECOND;
 pub use model_data::{GpuModelOptions, IndexFormat, ModelData, ModelDataError};
 pub use normals::{NORMAL_TABLE_LEN, normal_table, normal_table_bytes};
 pub use pack::{PoseWords, transform_rows};

@@ -73,9 +73,9 @@ pub fn demo_model_bytes() -> Vec<u8> {
 /// [`mdl::from_keyframes`](crate::mdl::from_keyframes), on one grid for
 /// every frame, its skin in the crate's built-in palette
 /// ([`Palette::builtin`](crate::mdl::Palette::builtin)).
-pub fn demo_mdl() -> crate::mdl::MdlModel {
-    let palette = crate::mdl::Palette::builtin();
-    crate::mdl::from_keyframes(cached(), &[demo_skin()], &palette)
+pub fn demo_mdl() -> crate::format::mdl::MdlModel {
+    let palette = crate::format::mdl::Palette::builtin();
+    crate::format::mdl::from_keyframes(cached(), &[demo_skin()], &palette)
         .expect("the demo fits an MDL")
         .0
 }

@@ -84,14 +84,14 @@ pub enum SetupError {
     },
     /// The model cannot become GPU data (see
     /// [`ModelDataError`](crate::ModelDataError)).
-    ModelData(crate::ModelDataError),
+    ModelData(crate::contract::ModelDataError),
     /// A material does not fit the crate's vertex stage, its targets or the
     /// device: see [`MaterialError`](crate::MaterialError).
     Material {
         /// The material's label.
         label: String,
         /// What is wrong.
-        error: crate::MaterialError,
+        error: crate::gpu::MaterialError,
     },
 }
 
@@ -292,7 +292,7 @@ pub struct PrepareReport {
     /// [`Md2RendererOptions::level_error_pixels`](crate::Md2RendererOptions::level_error_pixels)),
     /// full detail first; a translucent instance counts at the level its
     /// bucket was drawn at.
-    pub levels: [u32; crate::MAX_LEVELS],
+    pub levels: [u32; crate::contract::MAX_LEVELS],
 }
 
 impl PrepareReport {

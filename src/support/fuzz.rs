@@ -170,7 +170,7 @@ fn check_keyframes_use(model: &crate::model::KeyframeModel) {
             let options = GpuModelOptions::DEFAULT.with_levels(options);
             if let Ok(gpu) = ModelData::new(model, options) {
                 assert_eq!(gpu.vertex_bytes().len(), 4 * model.vertices().len());
-                assert!(gpu.levels().len() <= crate::MAX_LEVELS);
+                assert!(gpu.levels().len() <= crate::contract::MAX_LEVELS);
                 assert_eq!(gpu.mirrored_indices().len(), gpu.indices().len());
             }
         }

@@ -6,11 +6,18 @@
 /// showed in the previous frame; for tests that capture what the vertex
 /// stage makes of them.
 pub fn pack_instance(
-    instance: &crate::Md2Instance,
-    previous: Option<&crate::Md2Previous>,
-    model: &crate::GpuModel,
-) -> Result<(crate::InstanceRecord, crate::ExtraRecord), crate::InstanceError> {
-    let record = crate::InstanceRecord::pack(instance, model.frame_count(), model.skin_count())?;
+    instance: &crate::scene::Md2Instance,
+    previous: Option<&crate::scene::Md2Previous>,
+    model: &crate::gpu::GpuModel,
+) -> Result<
+    (
+        crate::contract::InstanceRecord,
+        crate::contract::ExtraRecord,
+    ),
+    crate::scene::InstanceError,
+> {
+    let record =
+        crate::contract::InstanceRecord::pack(instance, model.frame_count(), model.skin_count())?;
     let extra =
         crate::contract::pack_previous(&record, previous, model.frame_count(), instance.id, 0, 0)?;
     Ok((record, extra))

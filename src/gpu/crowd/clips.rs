@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::anim::clock::to_ticks;
 use crate::anim::{Clip, ClipClock};
+use crate::contract::clock::{ClockParts, GpuClock};
 use crate::contract::crowd::ClipRecord;
 use crate::contract::{CLOCK_HOLD, CLOCK_LOOPING};
 
@@ -34,6 +36,19 @@ impl ClipKey {
     }
 }
 
+/// `clock` in the crowd's integer form ([`GpuClock`]); `None` where its
+/// start is not on the tick range or its speed is not finite.
+pub(crate) fn gpu_clock(clock: &ClipClock) -> Option<GpuClock> {
+    GpuClock::encode(ClockParts {
+        start: to_ticks(clock.start)?,
+        speed: clock.speed,
+        fps: clock.clip.fps,
+        first: clock.clip.first,
+        len: clock.clip.len(),
+        looping: clock.clip.looping,
+    })
+}
+
 #[derive(Debug)]
 struct Entry {
     clip: Clip,
@@ -46,9 +61,7 @@ struct Entry {
 impl Entry {
     /// The clip as the GPU's clip table holds it.
     fn record(&self) -> ClipRecord {
-        let gpu = ClipClock::new(self.clip.clone(), 0.0)
-            .to_gpu()
-            .unwrap_or_default();
+        let gpu = gpu_clock(&ClipClock::new(self.clip.clone(), 0.0)).unwrap_or_default();
         let mut flags = 0;
         if gpu.looping {
             flags |= CLOCK_LOOPING;

@@ -3,9 +3,10 @@
 
 use glam::Mat4;
 
-use super::clips::{ClipId, ClipTable};
-use crate::anim::clock::{GpuClock, fade_ticks, to_ticks};
+use super::clips::{ClipId, ClipTable, gpu_clock};
+use crate::anim::clock::{fade_ticks, to_ticks};
 use crate::anim::{ClipClock, Fade, Playback};
+use crate::contract::clock::GpuClock;
 use crate::contract::crowd::MemberRecord;
 use crate::contract::{
     MEMBER_FADING, MEMBER_MIRRORED, MEMBER_TRANSLUCENT, mirrors, rows, tint_words,
@@ -159,7 +160,7 @@ fn clock(state: &ClockState, clips: &ClipTable) -> ClockWords {
         speed: state.speed,
     };
     // Checked on the way in: the start is on the clock, the speed finite.
-    let gpu: GpuClock = clock.to_gpu().unwrap_or_default();
+    let gpu: GpuClock = gpu_clock(&clock).unwrap_or_default();
     ClockWords {
         start: split(gpu.start),
         step: gpu.step,

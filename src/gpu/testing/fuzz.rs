@@ -9,8 +9,8 @@
 /// pipelines or a typed error: never a panic (naga's included) and never
 /// a wgpu validation error (wgpu's default handler panics on one no scope
 /// caught). Panics where any of that fails: that is the finding.
-pub fn check_material(device: &wgpu::Device, cache: &crate::Md2Cache, data: &[u8]) {
-    use crate::{Md2Material, Md2MaterialDescriptor, Md2Renderer, Md2RendererOptions};
+pub fn check_material(device: &wgpu::Device, cache: &crate::gpu::Md2Cache, data: &[u8]) {
+    use crate::gpu::{Md2Material, Md2MaterialDescriptor, Md2Renderer, Md2RendererOptions};
 
     let Some((&first, source)) = data.split_first() else {
         return;

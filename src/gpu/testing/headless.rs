@@ -40,7 +40,7 @@ impl Headless {
         let adapter =
             block_on(instance.request_adapter(&options)).map_err(|e| format!("no adapter: {e}"))?;
         let info = adapter.get_info();
-        let needs = crate::required_downlevel_flags();
+        let needs = crate::gpu::required_downlevel_flags();
         if !adapter.get_downlevel_capabilities().flags.contains(needs) {
             return Err(format!("adapter {} lacks {needs:?}", info.name));
         }

@@ -100,7 +100,7 @@ const _: fn() = || {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<Md2Renderer>();
     send_sync::<Md2Cache>();
-    send_sync::<crate::GpuModel>();
+    send_sync::<crate::gpu::GpuModel>();
     send_sync::<Md2Crowd>();
 };
 

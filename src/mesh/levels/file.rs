@@ -346,7 +346,7 @@ impl Levels {
         }
         let loaded = Levels { indices, levels };
         loaded.check_for(mesh).map_err(|e| match e {
-            crate::MeshError::NotTheMeshsLevels { what } => LevelsFileError::Invalid { what },
+            crate::mesh::MeshError::NotTheMeshsLevels { what } => LevelsFileError::Invalid { what },
             _ => LevelsFileError::Invalid {
                 what: "the levels do not fit the mesh",
             },

@@ -294,7 +294,7 @@ mod rules {
             wgpu::TextureFormat::Rgba8UnormSrgb,
         ))];
         let targets: Vec<wgpu::ColorTargetState> = target.iter().flatten().cloned().collect();
-        let descriptor = |source, fragment| crate::Md2MaterialDescriptor {
+        let descriptor = |source, fragment| super::Md2MaterialDescriptor {
             label: "rules",
             source,
             fragment,
