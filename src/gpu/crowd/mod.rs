@@ -10,7 +10,6 @@ mod layout;
 mod md2_crowd;
 mod member;
 mod motion;
-pub(crate) mod pipelines;
 mod uploads;
 pub(crate) mod view;
 pub(crate) mod views;

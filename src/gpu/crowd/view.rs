@@ -4,12 +4,12 @@
 
 use super::layout::CrowdLayout;
 use super::md2_crowd::Md2Crowd;
-use super::pipelines::{CrowdPipelines, draw_group, view_group};
 use crate::contract::crowd::{
     DRAW_STRIDE, DRAWS, EXTRA_BASE, SEEN, SORT_BLOCK, SORT_LAYOUT, SORT_WORKGROUP, WORKGROUP_SIZE,
 };
 use crate::gpu::device::buffers::grow;
 use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::device::crowd_pipelines::{CrowdPipelines, draw_group, view_group};
 use crate::gpu::error::PrepareError;
 use crate::gpu::model::DrawModel;
 

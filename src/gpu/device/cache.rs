@@ -6,11 +6,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use super::crowd_pipelines::CrowdPipelines;
 use super::layouts::Layouts;
 use super::limits::check_device;
 use super::pipeline::{self, PassKey, Shading};
 use crate::contract::{CROWD_WGSL, MD2_RENDERER_WGSL, entry};
-use crate::gpu::crowd::pipelines::CrowdPipelines;
 use crate::gpu::error::{PrepareError, SetupError};
 
 /// A built-in pipeline's key: the colour format and whether the shader

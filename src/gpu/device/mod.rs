@@ -5,6 +5,7 @@
 
 pub(crate) mod buffers;
 pub(crate) mod cache;
+pub(crate) mod crowd_pipelines;
 mod depth;
 pub(crate) mod layouts;
 mod limits;

@@ -4,9 +4,9 @@
 //! read it through.
 
 use crate::contract::ViewUniform;
-use crate::gpu::crowd::pipelines::camera_group;
 use crate::gpu::device::buffers::{buffer_init, write_changed};
 use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::device::crowd_pipelines::camera_group;
 use crate::scene::{Camera, PlanarShadow};
 
 #[derive(Debug)]

@@ -1,12 +1,13 @@
 //! The crowd's compute pipelines (classify, scan, emit, sort, gather), the
 //! table of sort steps their dynamic offsets pick from, and the bind groups
 //! they read. Built once per device, on first use, from the cache's crowd
-//! module.
+//! module: the device's cache owns them, and the crowd and the views use
+//! them, so they live with the device.
 
+use super::buffers::buffer_init;
+use super::layouts::Layouts;
 use crate::contract::crowd::{SORT_BLOCK, SortStep};
 use crate::contract::entry;
-use crate::gpu::device::buffers::buffer_init;
-use crate::gpu::device::layouts::Layouts;
 
 /// The crowd's compute pipelines, and the table of sort steps their
 /// dynamic offsets pick from.
