@@ -1081,16 +1081,12 @@ fn the_fuzz_targets_checks_hold_on_thousands_of_seeded_mutations() {
                 Ok(_) => loaded += 1,
                 Err(_) => refused += 1,
             }
-            let result = std::panic::catch_unwind(|| md2_wgpu::support::check_from_bytes(&mutant));
-            if result.is_err() {
-                let path = common::target_dir().join("tmp/fuzz-finding.md2");
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(&path, &mutant).unwrap();
-                panic!(
-                    "a mutation of {name} fails the fuzz checks: {}",
-                    path.display()
-                );
-            }
+            common::check_mutant(
+                &format!("a mutation of {name} fails the fuzz checks"),
+                "fuzz-finding.md2",
+                &mutant,
+                md2_wgpu::support::check_from_bytes,
+            );
         }
     }
     eprintln!(
@@ -1119,13 +1115,12 @@ fn the_model_use_checks_hold_on_seeded_mutations() {
         for _ in 0..mutants {
             let mutant = common::mutate(&mut rng, &bytes, 17);
             used += usize::from(md2_wgpu::Md2Model::from_bytes(&mutant).is_ok());
-            let result = std::panic::catch_unwind(|| md2_wgpu::support::check_model_use(&mutant));
-            if result.is_err() {
-                let path = common::target_dir().join("tmp/fuzz-finding-model-use.md2");
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(&path, &mutant).unwrap();
-                panic!("a mutation of {name} fails the checks: {}", path.display());
-            }
+            common::check_mutant(
+                &format!("a mutation of {name} fails the checks"),
+                "fuzz-finding-model-use.md2",
+                &mutant,
+                md2_wgpu::support::check_model_use,
+            );
         }
     }
     eprintln!("{used} mutants loaded and went through every use");

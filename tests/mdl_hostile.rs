@@ -279,17 +279,12 @@ fn the_fuzz_targets_checks_hold_on_thousands_of_seeded_mutations() {
                 Ok(_) => loaded += 1,
                 Err(_) => refused += 1,
             }
-            let result =
-                std::panic::catch_unwind(|| md2_wgpu::support::check_mdl_from_bytes(&mutant));
-            if result.is_err() {
-                let path = common::target_dir().join("tmp/fuzz-finding.mdl");
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(&path, &mutant).unwrap();
-                panic!(
-                    "a mutation of {name} fails the fuzz checks: {}",
-                    path.display()
-                );
-            }
+            common::check_mutant(
+                &format!("a mutation of {name} fails the fuzz checks"),
+                "fuzz-finding.mdl",
+                &mutant,
+                md2_wgpu::support::check_mdl_from_bytes,
+            );
         }
     }
     eprintln!(

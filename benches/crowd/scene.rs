@@ -69,13 +69,9 @@ impl BenchModel {
             (Some(skin), _) => vec![md2_wgpu::skins::load_skin(skin).map_err(|e| e.to_string())?],
             (None, QuakeModel::Mdl(mdl)) => {
                 let palette = Palette::find(path).map_or_else(Palette::builtin, |(_, p)| p);
-                let images = SkinImages::new(mdl, &palette);
-                if images.has_fullbright() {
-                    options = options.with_fullbright_masks(true);
-                    images.with_masks()
-                } else {
-                    images.layers
-                }
+                let (skins, masks) = SkinImages::new(mdl, &palette).for_upload();
+                options = options.with_fullbright_masks(masks);
+                skins
             }
             (None, QuakeModel::Md2(_)) => {
                 return Err(format!("{}: give its skin with --skin", path.display()));

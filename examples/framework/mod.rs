@@ -222,14 +222,12 @@ pub fn load(file: Option<&Path>, skin: Option<&Path>) -> Result<Loaded, String> 
                             Palette::builtin()
                         }
                     };
-                    let images = SkinImages::new(mdl, &palette);
-                    if images.has_fullbright() {
+                    let (skins, masks) = SkinImages::new(mdl, &palette).for_upload();
+                    if masks {
                         println!("skins: fullbright texels drawn unlit");
-                        options = options.with_fullbright_masks(true);
-                        images.with_masks()
-                    } else {
-                        images.layers
                     }
+                    options = options.with_fullbright_masks(masks);
+                    skins
                 }
             };
             let name = path.file_name().map_or_else(

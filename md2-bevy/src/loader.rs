@@ -158,13 +158,7 @@ impl AssetLoader for Md2Loader {
                              the crate's built-in palette (colours approximate)"
                         .to_owned(),
                 };
-                let skins = md2_wgpu::mdl::SkinImages::new(mdl, &palette);
-                let masks = skins.has_fullbright();
-                let images = if masks {
-                    skins.with_masks()
-                } else {
-                    skins.layers
-                };
+                let (images, masks) = md2_wgpu::mdl::SkinImages::new(mdl, &palette).for_upload();
                 (images, vec![note], false, masks)
             }
         };

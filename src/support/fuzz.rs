@@ -15,16 +15,7 @@ pub fn check_from_bytes(data: &[u8]) {
         return;
     };
 
-    // The animations tile the frames, in order, with unique names.
-    let mut next = 0;
-    let mut names = std::collections::HashSet::new();
-    for a in model.animations() {
-        assert_eq!(a.first, next);
-        assert!(a.last >= a.first);
-        assert!(names.insert(&a.name), "two animations named {:?}", a.name);
-        next = a.last + 1;
-    }
-    assert_eq!(next, model.frame_count());
+    animations_tile_the_frames(&model);
 
     for f in 0..model.frame_count() {
         let (lo, hi) = model.frame_bounds(f);
@@ -97,15 +88,7 @@ pub fn check_mdl_from_bytes(data: &[u8]) {
         model.to_bytes() == data,
         "an MDL that loads writes back byte for byte"
     );
-    let mut next = 0;
-    let mut names = std::collections::HashSet::new();
-    for a in model.animations() {
-        assert_eq!(a.first, next);
-        assert!(a.last >= a.first);
-        assert!(names.insert(&a.name), "two animations named {:?}", a.name);
-        next = a.last + 1;
-    }
-    assert_eq!(next, model.frame_count());
+    animations_tile_the_frames(&model);
     for frame in model.file_frames().iter().filter(|f| f.group.is_some()) {
         let whole = model
             .animations()
@@ -212,4 +195,17 @@ pub fn check_levels_file(data: &[u8]) {
             "loaded levels save back to their bytes"
         );
     }
+}
+
+/// The animations tile the frames, in order, with unique names.
+fn animations_tile_the_frames(model: &crate::model::KeyframeModel) {
+    let mut next = 0;
+    let mut names = std::collections::HashSet::new();
+    for a in model.animations() {
+        assert_eq!(a.first, next);
+        assert!(a.last >= a.first);
+        assert!(names.insert(&a.name), "two animations named {:?}", a.name);
+        next = a.last + 1;
+    }
+    assert_eq!(next, model.frame_count());
 }

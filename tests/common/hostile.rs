@@ -96,3 +96,16 @@ pub fn mutate(rng: &mut md2_wgpu::support::Rng, bytes: &[u8], header_words: usiz
     }
     out
 }
+
+/// Runs a fuzz target's `check` on `mutant`; where it panics, keeps the
+/// mutant as `tmp/<file>` in the target directory (to reproduce it) and
+/// fails with `what` and that path.
+pub fn check_mutant(what: &str, file: &str, mutant: &[u8], check: fn(&[u8])) {
+    if std::panic::catch_unwind(|| check(mutant)).is_ok() {
+        return;
+    }
+    let path = crate::target_dir().join("tmp").join(file);
+    std::fs::create_dir_all(path.parent().expect("tmp/")).unwrap();
+    std::fs::write(&path, mutant).unwrap();
+    panic!("{what}: {}", path.display());
+}

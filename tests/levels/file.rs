@@ -56,15 +56,12 @@ fn the_levels_file_checks_hold_on_seeded_mutations() {
                 mutant[at..at + 4].copy_from_slice(&word.to_le_bytes());
             }
         }
-        let result = std::panic::catch_unwind(|| md2_wgpu::support::check_levels_file(&mutant));
-        if result.is_err() {
-            let path = crate::common::target_dir().join("tmp/fuzz-finding.md2l");
-            std::fs::write(&path, &mutant).unwrap();
-            panic!(
-                "a mutation fails the levels file checks: {}",
-                path.display()
-            );
-        }
+        crate::common::check_mutant(
+            "a mutation fails the levels file checks",
+            "fuzz-finding.md2l",
+            &mutant,
+            md2_wgpu::support::check_levels_file,
+        );
         loaded +=
             usize::from(md2_wgpu::Levels::from_bytes(&mutant, &demo.model, &demo.mesh).is_ok());
     }

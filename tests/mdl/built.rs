@@ -114,6 +114,13 @@ fn fullbright_texels_are_marked_and_index_255_is_a_hole_only_where_flagged() {
         }
     }
     const { assert!(GLOW_INDEX >= FULLBRIGHT_FIRST) };
+    // An upload takes the layers, then their masks.
+    let (skins, masks) = images.clone().for_upload();
+    assert!(masks);
+    assert_eq!(
+        skins,
+        [images.layers.clone(), images.fullbright.clone()].concat()
+    );
     // MF_HOLEY: index 255 transparent, and never fullbright.
     let mut parts = seam_mdl_parts();
     parts.flags = 1 << 14;
@@ -122,6 +129,8 @@ fn fullbright_texels_are_marked_and_index_255_is_a_hole_only_where_flagged() {
     let images = SkinImages::new(&holey, &palette);
     assert!(images.layers[0].pixels().all(|p| p.0[3] == 0));
     assert!(!images.has_fullbright());
+    // Nothing glows: the layers alone.
+    assert_eq!(images.clone().for_upload(), (images.layers, false));
 }
 
 #[test]

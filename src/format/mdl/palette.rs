@@ -236,6 +236,20 @@ impl SkinImages {
             .cloned()
             .collect()
     }
+
+    /// What an upload takes: where any texel is fullbright, the layers
+    /// followed by their masks and `true` (for
+    /// [`GpuModelOptions::fullbright_masks`](crate::GpuModelOptions)); else
+    /// the layers alone and `false`.
+    pub fn for_upload(self) -> (Vec<RgbaImage>, bool) {
+        if self.has_fullbright() {
+            let mut skins = self.layers;
+            skins.extend(self.fullbright);
+            (skins, true)
+        } else {
+            (self.layers, false)
+        }
+    }
 }
 
 impl SkinImages {
