@@ -46,10 +46,14 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     var pbr_input = pbr_types::pbr_input_new();
     let colour =
         textureSampleBias(md2_skins, md2_skin_sampler, in.uv, layer, view.mip_bias) * pose.tint;
-    // 0 without masks (the skin itself is read, and dropped).
-    let mask_layer = select(layer, layer + layers, masks);
-    let mask = textureSampleBias(md2_skins, md2_skin_sampler, in.uv, mask_layer, view.mip_bias);
-    let glow = select(0.0, mask.a, masks);
+    // The mask is read only where the model has masks: a branch on the
+    // model's uniform flags, the same for every fragment of a draw, so the
+    // sample stays in uniform control flow (as md2-wgpu's shading reads it).
+    var glow = 0.0;
+    if masks {
+        glow = textureSampleBias(
+            md2_skins, md2_skin_sampler, in.uv, layer + layers, view.mip_bias).a;
+    }
     // A masked texel is not lit: its colour is emitted (alpha 0: not scaled
     // by the camera's exposure, as md2-wgpu's built-in shading draws it).
     pbr_input.material.base_color = vec4<f32>(colour.rgb * (1.0 - glow), colour.a);
