@@ -15,30 +15,34 @@ mod timing;
 use std::hint::black_box;
 use std::path::Path;
 
-use md2_wgpu::reference::{blend, decode_frame, interpolate};
-use md2_wgpu::{Clip, Crossfade, Md2Model, Quake2Player};
+use md2_wgpu::anim::reference::{blend, decode_frame, interpolate};
+use md2_wgpu::{
+    Clip, Md2Model, Quake2Player,
+    anim::{ClipClock, MAX_FADE_SECONDS, Playback},
+};
 use timing::median_seconds;
 
 /// Batches per measurement; the median batch is reported.
 const SAMPLES: usize = 31;
 
 fn bench(name: &str, model: &Md2Model) {
-    let n = model.vertex_count();
+    let n = model.keyframes().vertex_count();
     // `frames()`, not `frame_count()`: the slice's length is a usize
     // whatever integer type the model counts frames in.
-    let frames = model.frames().len() as u32;
+    let frames = model.keyframes().frames().len() as u32;
     let mut positions = vec![[0.0f32; 3]; n];
     let mut normals = vec![[0.0f32; 3]; n];
     // Times that walk through a looping clip over every frame, as a game
     // clock does: each call a different (frame_a, frame_b, t).
     let clip = Clip::looping("all", 0, frames - 1);
     let time = |i: usize| (i % 4096) as f64 * 0.0137;
-    let fade = Crossfade::new(
-        clip.clone().started_at(0.0),
-        Clip::looping("all, later", frames / 2, frames - 1)
-            .with_fps(7.0)
-            .started_at(0.0),
-        1e9,
+    let fade = Playback::new(clip.clone(), 0.0).then(
+        ClipClock::new(
+            Clip::looping("all, later", frames / 2, frames - 1).with_fps(7.0),
+            0.0,
+        ),
+        0.0,
+        MAX_FADE_SECONDS,
     );
 
     let decode = median_seconds(SAMPLES, |i| {

@@ -22,7 +22,10 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use md2_wgpu::{LevelOptions, Levels, Md2Model, RenderMesh, TriangleOrder};
+use md2_wgpu::{
+    Md2Model,
+    mesh::{LevelOptions, Levels, RenderMesh, TriangleOrder},
+};
 
 fn main() {
     let mut markdown: Option<PathBuf> = None;
@@ -109,7 +112,7 @@ fn main() {
         times.sort_by(f64::total_cmp);
         let median = times[times.len() / 2];
         let levels = levels.expect("built at least once");
-        let list = |f: &dyn Fn(&md2_wgpu::Level) -> String| {
+        let list = |f: &dyn Fn(&md2_wgpu::mesh::Level) -> String| {
             levels
                 .levels()
                 .iter()
@@ -119,9 +122,9 @@ fn main() {
         };
         let line = format!(
             "| {name} | {}, {}, {} | {} | {} | {} | {} |",
-            model.vertex_count(),
+            model.keyframes().vertex_count(),
             model.triangles().len(),
-            model.frame_count(),
+            model.keyframes().frame_count(),
             times.len(),
             duration(median),
             list(&|l| l.triangle_count().to_string()),

@@ -30,9 +30,9 @@ fn main() {
     inputs.push((
         format!(
             "demo: {} xyz, {} tris, {} frames",
-            demo.vertex_count(),
+            demo.keyframes().vertex_count(),
             demo.triangles().len(),
-            demo.frame_count()
+            demo.keyframes().frame_count()
         ),
         md2_wgpu::demo::demo_model_bytes(),
     ));

@@ -25,14 +25,18 @@ use std::f32::consts::TAU;
 use std::process::ExitCode;
 
 use md2_wgpu::glam::{Mat4, UVec2, Vec2, Vec3};
-use md2_wgpu::quake_flags::{
+use md2_wgpu::scene::quake_flags::{
     RF_SHELL_BLUE, RF_SHELL_DOUBLE, RF_SHELL_GREEN, RF_SHELL_HALF_DAM, RF_SHELL_RED,
 };
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, Clip, ClipClock, CrowdHandle, CrowdMember, Effects, GpuModel, LevelOptions, Light,
-    MAX_LEVELS, Md2Crowd, Md2Renderer, PlanarShadow, Quake2Player, QuakeModel, VisibleMembers,
-    stand_on_ground, wgpu,
+    Camera, Clip, CrowdMember, GpuModel, Light, Md2Crowd, Md2Renderer, Quake2Player, QuakeModel,
+    anim::ClipClock,
+    contract::MAX_LEVELS,
+    gpu::{CrowdHandle, VisibleMembers},
+    mesh::LevelOptions,
+    scene::{Effects, PlanarShadow, stand_on_ground},
+    wgpu,
 };
 use winit::event::{ElementState, WindowEvent};
 use winit::keyboard::{Key, NamedKey};
@@ -349,6 +353,8 @@ struct Crowd {
     /// The crowd's clock, in seconds.
     time: f64,
     shadows: bool,
+    /// Whether members outside a view are left out of its draws.
+    culling: bool,
     /// Members in the main view and the drone's at the last count, and the
     /// main view's per level of detail.
     visible: Option<(u32, u32)>,
@@ -386,9 +392,8 @@ impl Crowd {
             .map_err(|e| format!("cannot build the renderer: {e}"))?;
         // A second view costs a uniform and an instance buffer: the shaders
         // and pipelines are the first one's.
-        let drone =
-            Md2Renderer::with_cache(&gpu.device, renderer.cache(), gpu.color_format, options)
-                .map_err(|e| format!("cannot build the second view: {e}"))?;
+        let drone = Md2Renderer::with_cache(&gpu.device, &renderer, gpu.color_format, options)
+            .map_err(|e| format!("cannot build the second view: {e}"))?;
         // Levels of detail: coarser triangle lists over the same frames,
         // each member drawn at the coarsest that stays within a pixel.
         let upload = if levels {
@@ -400,6 +405,7 @@ impl Crowd {
             GpuModel::with_options(&gpu.device, &gpu.queue, &renderer, &model, &skins, upload)
                 .map_err(|e| format!("{name}: {e}"))?;
         let described: Vec<String> = gpu_model
+            .level_choice()
             .levels()
             .iter()
             .map(|l| {
@@ -413,7 +419,7 @@ impl Crowd {
         println!(
             "{name}: levels of detail: {} (built in {:.0} ms)",
             described.join(", "),
-            gpu_model.level_build_time().as_secs_f64() * 1000.0
+            gpu_model.level_choice().build_time().as_secs_f64() * 1000.0
         );
         if gpu_model.uses_default_skin() {
             println!("note: {name} has no skin: drawn with the default checker texture");
@@ -458,6 +464,7 @@ impl Crowd {
             height,
             time: 0.0,
             shadows: true,
+            culling: true,
             visible: None,
             per_level: None,
             tint_levels: false,
@@ -591,15 +598,18 @@ impl Crowd {
                 Some((_, walker)) => walker.transform(&self.clips, self.time),
                 None => *transform,
             };
-            let level = self
-                .tint_levels
-                .then(|| self.model.level_for(&self.camera, pixels, transform));
+            let level = self.tint_levels.then(|| {
+                self.model
+                    .level_choice()
+                    .for_view(&self.camera, pixels, transform)
+            });
             if level == self.tinted[k] {
                 continue;
             }
             let tint = level.map_or(*own, |l| LEVEL_TINTS[l.min(LEVEL_TINTS.len() - 1)]);
             self.crowd
-                .set_tint(*handle, tint)
+                .member(*handle)
+                .set_tint(tint)
                 .map_err(|e| e.to_string())?;
             self.tinted[k] = level;
         }
@@ -691,7 +701,7 @@ impl App for Crowd {
         let mut moved = Ok(());
         for (handle, walker) in &self.walkers {
             let transform = walker.transform(&self.clips, self.time);
-            if let Err(e) = self.crowd.set_transform(*handle, transform) {
+            if let Err(e) = self.crowd.member(*handle).set_transform(transform) {
                 moved = Err(e.to_string());
             }
         }
@@ -700,11 +710,11 @@ impl App for Crowd {
         // GPU (a few frames old).
         let fresh = |counts: Option<VisibleMembers>, since: u64| counts.filter(|c| c.frame > since);
         let main = fresh(
-            self.renderer.recent_visible_members(&gpu.device),
+            VisibleMembers::recent(&mut self.renderer, &gpu.device),
             self.counted_from.0,
         );
         let drone = fresh(
-            self.drone.recent_visible_members(&gpu.device),
+            VisibleMembers::recent(&mut self.drone, &gpu.device),
             self.counted_from.1,
         );
         if let Some(main) = &main {
@@ -836,7 +846,8 @@ impl App for Crowd {
                             .map_err(|e| e.to_string())
                     }
                     "c" => {
-                        self.crowd.set_culling(!self.crowd.culling());
+                        self.culling = !self.culling;
+                        self.crowd.set_culling(self.culling);
                         self.recount();
                         Ok(())
                     }
@@ -862,15 +873,15 @@ impl App for Crowd {
             None => "counting".to_owned(),
         };
         let levels = match self.per_level {
-            Some(levels) if self.model.levels().len() > 1 => {
-                let drawn = &levels[..self.model.levels().len().min(MAX_LEVELS)];
+            Some(levels) if self.model.level_choice().levels().len() > 1 => {
+                let drawn = &levels[..self.model.level_choice().levels().len().min(MAX_LEVELS)];
                 let drawn: Vec<String> = drawn.iter().map(u32::to_string).collect();
                 format!(", per level {}", drawn.join("/"))
             }
             _ => String::new(),
         };
         let mut notes = String::new();
-        if !self.crowd.culling() {
+        if !self.culling {
             notes += " — culling off";
         }
         if !self.flight.auto {

@@ -18,9 +18,12 @@ use std::process::ExitCode;
 use md2_wgpu::glam::{Mat4, Vec3, Vec4};
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, ClipClock, CrowdMember, DepthState, GpuModel, Md2Batch, Md2Crowd, Md2Instance,
-    Md2Material, Md2MaterialDescriptor, Md2Previous, Md2Renderer, Md2RendererOptions, Quake2Player,
-    QuakeModel, stand_on_ground, wgpu,
+    Camera, CrowdMember, DepthState, GpuModel, Md2Crowd, Md2Instance, Md2Renderer,
+    Md2RendererOptions, Quake2Player, QuakeModel,
+    anim::ClipClock,
+    gpu::{Md2Batch, Md2Material, Md2MaterialDescriptor},
+    scene::{Md2Previous, stand_on_ground},
+    wgpu,
 };
 use wgpu::util::DeviceExt;
 use winit::event::{ElementState, WindowEvent};
@@ -255,7 +258,7 @@ impl Deferred {
             ..
         } = loaded;
         let device = &gpu.device;
-        let cache = md2_wgpu::Md2Cache::new(device).map_err(|e| e.to_string())?;
+        let cache = md2_wgpu::gpu::Md2Cache::new(device).map_err(|e| e.to_string())?;
         // The app's own bind group: a uniform its material reads.
         let highlight_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("deferred highlight layout"),

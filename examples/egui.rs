@@ -22,8 +22,8 @@ use std::process::ExitCode;
 use egui_wgpu::{CallbackResources, CallbackTrait, ScreenDescriptor};
 use md2_wgpu::glam::{Mat4, Vec3};
 use md2_wgpu::{
-    Camera, ClipClock, CrowdHandle, CrowdMember, DepthState, GpuModel, Md2Crowd, Md2Renderer,
-    Md2RendererOptions, Quake2Player, demo, wgpu,
+    Camera, CrowdMember, DepthState, GpuModel, Md2Crowd, Md2Renderer, Md2RendererOptions,
+    Quake2Player, anim::ClipClock, demo, gpu::CrowdHandle, wgpu,
 };
 
 use md2_wgpu_examples::framework::{

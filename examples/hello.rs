@@ -16,8 +16,8 @@ use std::process::ExitCode;
 
 use md2_wgpu::glam::Mat4;
 use md2_wgpu::{
-    Camera, DepthState, GpuModel, Md2Batch, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions,
-    Quake2Player, demo, wgpu,
+    Camera, DepthState, GpuModel, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions,
+    Quake2Player, demo, gpu::Md2Batch, wgpu,
 };
 
 use md2_wgpu_examples::framework::{self, App, FrameStats, Gpu};

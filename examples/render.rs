@@ -18,14 +18,18 @@ use std::process::ExitCode;
 
 use md2_wgpu::glam::{Mat4, Quat, Vec3};
 use md2_wgpu::image::RgbaImage;
-use md2_wgpu::quake_flags::{
+use md2_wgpu::scene::quake_flags::{
     RF_SHELL_BLUE, RF_SHELL_DOUBLE, RF_SHELL_GREEN, RF_SHELL_HALF_DAM, RF_SHELL_RED,
 };
 use md2_wgpu::support::{Headless, read_rgba8};
 use md2_wgpu::{
-    Animation, Camera, Clip, DepthState, Effects, FrameLerp, GpuModel, Light, Md2Batch,
-    Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions, PlanarShadow, SHELL_OFFSET,
-    quake_to_y_up, stand_on_ground, wgpu,
+    Camera, Clip, DepthState, GpuModel, Light, Md2Instance, Md2Model, Md2Renderer,
+    Md2RendererOptions,
+    anim::FrameLerp,
+    gpu::Md2Batch,
+    model::Animation,
+    scene::{Effects, PlanarShadow, SHELL_OFFSET, quake_to_y_up, stand_on_ground},
+    wgpu,
 };
 use md2_wgpu_examples::framework::targets::{self, DEPTH_FORMAT, Targets};
 
@@ -215,7 +219,7 @@ fn load(args: &Args) -> Result<(Md2Model, Vec<RgbaImage>, String), String> {
             }
             let model = Md2Model::open(path).map_err(|e| match e {
                 // Already names the file.
-                md2_wgpu::Md2Error::Io { .. } => e.to_string(),
+                md2_wgpu::format::Md2Error::Io { .. } => e.to_string(),
                 _ => format!("{}: {e}", path.display()),
             })?;
             (model, path.display().to_string())
@@ -243,10 +247,10 @@ fn load(args: &Args) -> Result<(Md2Model, Vec<RgbaImage>, String), String> {
 
 fn run(args: &Args) -> Result<String, String> {
     let (model, skins, name) = load(args)?;
-    let animations = model.animations();
+    let animations = model.keyframes().animations();
     // Large sheets want the adapter's texture size, not WebGPU's minimum.
     let gpu = Headless::new(
-        |adapter| md2_wgpu::required_limits().using_resolution(adapter.limits()),
+        |adapter| md2_wgpu::gpu::required_limits().using_resolution(adapter.limits()),
         wgpu::Features::empty(),
     )?;
     let options = Md2RendererOptions::DEFAULT
@@ -332,7 +336,7 @@ fn pose(
     model: &Md2Model,
     animations: &[Animation],
 ) -> Result<(FrameLerp, String), String> {
-    let frames = model.frame_count();
+    let frames = model.keyframes().frame_count();
     if let Some(frame) = args.frame {
         if frame >= frames {
             return Err(format!(
@@ -377,7 +381,7 @@ const SHADOW_VIEW_FROM: Vec3 = Vec3::new(-0.6, 0.6, 1.0);
 fn frames_box(model: &Md2Model, frames: impl IntoIterator<Item = u32>) -> (Vec3, Vec3) {
     frames
         .into_iter()
-        .map(|f| model.frame_bounds(f))
+        .map(|f| model.keyframes().frame_bounds(f).to_pair())
         .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), (a, b)| {
             (lo.min(quake_to_y_up(a)), hi.max(quake_to_y_up(b)))
         })

@@ -4,20 +4,24 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod anim;
+// First, so that its `moved_types!` and `moved_consts!` are in scope by
+// name in the GPU half's deprecated paths too.
+#[macro_use]
+mod old_paths;
+pub mod anim;
 #[cfg(any(test, feature = "checks"))]
 // Its `record_layout!` is in scope by name in the rooms declared after it.
 #[macro_use]
 pub mod checks;
 pub mod contract;
 pub mod demo;
-mod format;
+pub mod format;
 pub mod gltf;
 #[cfg(feature = "wgpu")]
-mod gpu;
-mod mesh;
+pub mod gpu;
+pub mod mesh;
 pub mod model;
-mod scene;
+pub mod scene;
 pub mod skins;
 
 // The versions of the crates the public API speaks in.
@@ -26,46 +30,19 @@ pub use image;
 #[cfg(feature = "wgpu")]
 pub use wgpu;
 
-pub use anim::{clock, playback, reference};
-pub use format::mdl;
-pub use model::animations;
-
-pub use anim::{
-    Clip, ClipClock, Crossfade, Fade, FrameLerp, MAX_FADE_SECONDS, Playback, Playing, Pose,
-    QUAKE2_FPS, Quake2Player, ReferenceError, TICKS_PER_SECOND,
-};
-pub use contract::{
-    ExtraRecord, GpuModelOptions, InstanceRecord, MAX_GPU_FRAMES, MAX_GPU_SKINS, MAX_LEVELS,
-    MD2_POSE_WGSL, MD2_RENDERER_WGSL, ModelData, ModelDataError, PoseWords, pose_wgsl,
-};
-pub use format::{
-    GlCmd, GlCmdKind, GlVertex, Md2Error, Md2Header, Md2Model, Md2Parts, Md2Warning, QuakeModel,
-    QuakeModelError, Section, SkinName, TexCoord, Triangle,
-};
-pub use mesh::{
-    Level, LevelOptions, Levels, LevelsFileError, MeshError, RenderMesh, TriangleOrder,
-    VertexCacheStats,
-};
-pub use model::{
-    ANORMS, Animation, Corner, FALLBACK_NORMAL_INDEX, Frame, PackedVertex, nearest_normal_index,
-    normal_from_index,
-};
-pub use scene::fields;
-pub use scene::{
-    Camera, CrowdError, CrowdMember, Effects, InstanceError, InstancePolicy, Light, MIN_LIGHT,
-    Md2Instance, Md2Previous, PlanarShadow, QUAKE_TO_Y_UP, SHELL_ALPHA, SHELL_OFFSET,
-    ShadowStencil, TranslucentOrder, quake_flags, quake_to_y_up, stand_on_ground,
-};
-
+// The front door: what the README's first programs name. Everything else
+// is reached through its room, whose path is its folder under `src/`.
+pub use anim::{Clip, Quake2Player};
+pub use contract::ModelData;
+pub use format::{Md2Model, QuakeModel};
 #[cfg(feature = "wgpu")]
-pub use gpu::low_level;
-#[cfg(feature = "wgpu")]
-pub use gpu::{
-    ColorOutput, CrowdHandle, DepthState, GpuModel, GpuModelBuffers, GpuModelBytes, MaterialError,
-    Md2Batch, Md2Cache, Md2Crowd, Md2Material, Md2MaterialDescriptor, Md2Phase, Md2Renderer,
-    Md2RendererOptions, PrepareError, PrepareReport, Readback, SetupError, VisibleMembers,
-    adapter_limits, required_downlevel_flags, required_limits,
-};
+pub use gpu::{DepthState, GpuModel, Md2Crowd, Md2Renderer, Md2RendererOptions};
+pub use scene::{Camera, CrowdMember, Light, Md2Instance};
+
+// 0.1.0's root paths, deprecated, for one release (see `old_paths.rs`).
+#[doc(hidden)]
+#[allow(deprecated)]
+pub use old_paths::*;
 
 #[cfg(any(test, feature = "testing"))]
 /// Helpers for the crate's own tests, examples, benchmarks and fuzz

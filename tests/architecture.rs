@@ -266,6 +266,12 @@ fn load(modules: &mut Vec<Module>, file: PathBuf, path: Vec<String>) -> usize {
                 while j < b.len() && word(b[j]) {
                     j += 1;
                 }
+                // A macro's `crate::$room::..`: the room is the
+                // invocation's word, not an import of the crate root.
+                if b.get(j) == Some(&b'$') {
+                    i = j;
+                    continue;
+                }
                 let mut p: Vec<String> = line[i..j]
                     .split("::")
                     .filter(|s| !s.is_empty())
@@ -553,7 +559,8 @@ fn each_hidden_item_says_why() {
             }
         }
     }
-    assert!(hidden.len() <= 3, "hidden items: {hidden:?}");
+    // The checks' two, and the root's 0.1.0 paths (one release) and test harness.
+    assert!(hidden.len() <= 4, "hidden items: {hidden:?}");
 }
 
 /// The `crate::` paths in `code` (comments and literals blanked) whose

@@ -4,13 +4,14 @@
 //! `target/demo-renders/` (a small CPU rasteriser below) and checks in them
 //! that the face is on the front.
 
+use md2_wgpu::model::Bounds;
 use md2_wgpu_tests as common;
 
 use std::path::PathBuf;
 
 use image::{Rgba, RgbaImage};
+use md2_wgpu::anim::reference::decode_frame;
 use md2_wgpu::demo::{SKIN_HEIGHT, SKIN_WIDTH, demo_model, demo_model_bytes, demo_skin};
-use md2_wgpu::reference::decode_frame;
 use md2_wgpu::{Md2Model, Quake2Player};
 
 /// FNV-1a, 64-bit: enough to pin a file's bytes without a dependency.
@@ -28,7 +29,7 @@ const PINNED_LEN: usize = 507_976;
 const PINNED_FNV1A: u64 = 0x2f90_6326_2c03_b537;
 
 fn positions(model: &Md2Model, frame: usize) -> Vec<[f32; 3]> {
-    let n = model.vertex_count();
+    let n = model.keyframes().vertex_count();
     let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     decode_frame(model, frame as u32, &mut p, &mut nrm).unwrap();
     p
@@ -83,31 +84,34 @@ fn parses_back_without_warnings() {
 fn counts_and_frame_names_are_a_quake2_players() {
     let model = demo_model();
     assert!(
-        (300..=700).contains(&model.vertex_count()),
+        (300..=700).contains(&model.keyframes().vertex_count()),
         "{}",
-        model.vertex_count()
+        model.keyframes().vertex_count()
     );
     assert!(
         (500..=1200).contains(&model.triangles().len()),
         "{}",
         model.triangles().len()
     );
-    assert_eq!(model.frame_count(), 198);
+    assert_eq!(model.keyframes().frame_count(), 198);
     for anim in Quake2Player::ALL {
         for (k, f) in anim.frames().enumerate() {
-            assert_eq!(model.frames()[f as usize].name(), anim.frame_name(k as u32));
+            assert_eq!(
+                model.keyframes().frames()[f as usize].name(),
+                anim.frame_name(k as u32)
+            );
         }
     }
-    assert_eq!(model.frames()[0].name(), "stand01");
-    assert_eq!(model.frames()[57].name(), "pain104");
-    assert_eq!(model.frames()[153].name(), "crstnd19");
-    assert_eq!(model.frames()[197].name(), "death308");
+    assert_eq!(model.keyframes().frames()[0].name(), "stand01");
+    assert_eq!(model.keyframes().frames()[57].name(), "pain104");
+    assert_eq!(model.keyframes().frames()[153].name(), "crstnd19");
+    assert_eq!(model.keyframes().frames()[197].name(), "death308");
 }
 
 #[test]
 fn animations_are_the_quake2_player_table() {
     let model = demo_model();
-    let anims = model.animations();
+    let anims = model.keyframes().animations();
     assert_eq!(anims.len(), 20);
     for (anim, preset) in anims.iter().zip(Quake2Player::ALL) {
         assert_eq!(anim.name, preset.group_name());
@@ -122,7 +126,7 @@ fn animations_are_the_quake2_player_table() {
 }
 
 fn height(model: &Md2Model, frame: u32) -> f32 {
-    let (lo, hi) = model.frame_bounds(frame);
+    let Bounds { min: lo, max: hi } = model.keyframes().frame_bounds(frame);
     hi[2] - lo[2]
 }
 
@@ -130,7 +134,7 @@ fn height(model: &Md2Model, frame: u32) -> f32 {
 fn standing_frames_are_player_sized() {
     let model = demo_model();
     for f in Quake2Player::Stand.frames() {
-        let (lo, hi) = model.frame_bounds(f);
+        let Bounds { min: lo, max: hi } = model.keyframes().frame_bounds(f);
         assert!((lo[2] + 24.0).abs() < 0.3, "frame {f}: feet at {}", lo[2]);
         assert!(
             (hi[2] - 32.0).abs() < 1.0,
@@ -144,7 +148,7 @@ fn standing_frames_are_player_sized() {
     // Whatever it does, it touches the floor, except in a jump or a running
     // stride.
     for f in 0..198 {
-        let lo = model.frame_bounds(f).0[2];
+        let lo = model.keyframes().frame_bounds(f).min[2];
         let anim = Quake2Player::of_frame(f);
         if anim != Some(Quake2Player::Jump) && anim != Some(Quake2Player::Run) {
             assert!((lo + 24.0).abs() < 0.3, "frame {f}: lowest point {lo}");
@@ -168,7 +172,7 @@ fn crouching_lowers_and_jumping_lifts() {
     }
     let highest = Quake2Player::Jump
         .frames()
-        .map(|f| model.frame_bounds(f).0[2])
+        .map(|f| model.keyframes().frame_bounds(f).min[2])
         .fold(f32::NEG_INFINITY, f32::max);
     assert!(highest > -16.0, "the jump's feet only reach {highest}");
 }
@@ -185,7 +189,7 @@ fn deaths_end_lying_on_the_ground() {
         let last = *anim.frames().end();
         let h = height(&model, last);
         assert!(h < 15.0, "{} ends {h} tall", anim.name());
-        assert!((model.frame_bounds(last).0[2] + 24.0).abs() < 0.3);
+        assert!((model.keyframes().frame_bounds(last).min[2] + 24.0).abs() < 0.3);
         let first = height(&model, *anim.frames().start());
         assert!(first > 35.0, "{} starts {first} tall", anim.name());
     }
@@ -207,7 +211,8 @@ fn every_animation_moves_its_limbs() {
         assert!(most > 4.0, "{}: vertices move at most {most}", anim.name());
         // Consecutive frames differ too: no frame is a copy of the last.
         for f in anim.frames().skip(1) {
-            let same = model.frame_vertices(f) == model.frame_vertices(f - 1);
+            let same =
+                model.keyframes().frame_vertices(f) == model.keyframes().frame_vertices(f - 1);
             assert!(!same, "{}: frame {f} repeats frame {}", anim.name(), f - 1);
         }
     }
@@ -241,7 +246,7 @@ fn no_degenerate_triangles() {
 /// The triangles whose `(v1 - v0) × (v2 - v0)` points against the stored
 /// normals, as a fraction, and the mesh's signed volume, in frame 0.
 fn winding(model: &Md2Model) -> (f32, f32) {
-    let n = model.vertex_count();
+    let n = model.keyframes().vertex_count();
     let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     decode_frame(model, 0, &mut p, &mut nrm).unwrap();
     let mut inward = 0;
@@ -330,7 +335,7 @@ struct Render {
 /// culling the triangles that face away by the MD2 winding (clockwise seen
 /// from outside), so a winding error shows as a model seen inside out.
 fn render(model: &Md2Model, skin: &RgbaImage, frame: usize, view: &View, size: u32) -> Render {
-    let n = model.vertex_count();
+    let n = model.keyframes().vertex_count();
     let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     decode_frame(model, frame as u32, &mut p, &mut nrm).unwrap();
     let (s, c) = view.yaw.to_radians().sin_cos();

@@ -7,8 +7,9 @@ use md2_wgpu_tests as common;
 
 use common::{Mesh, Tolerance, assert_glcmds_cover};
 use md2_wgpu::{
-    Frame, Md2Error, Md2Model, Md2Parts, Md2Warning, PackedVertex, Section, SkinName, TexCoord,
-    Triangle,
+    Md2Model,
+    format::{Md2Error, Md2Parts, Md2Warning, Section, SkinName, TexCoord, Triangle},
+    model::{Frame, PackedVertex},
 };
 
 #[global_allocator]
@@ -109,8 +110,8 @@ fn assert_same_mesh(model: &Md2Model, base: &Md2Model) {
     assert_eq!(model.skins(), base.skins());
     assert_eq!(model.tex_coords(), base.tex_coords());
     assert_eq!(model.triangles(), base.triangles());
-    assert_eq!(model.frames(), base.frames());
-    assert_eq!(model.vertices(), base.vertices());
+    assert_eq!(model.keyframes().frames(), base.keyframes().frames());
+    assert_eq!(model.keyframes().vertices(), base.keyframes().vertices());
 }
 
 #[test]
@@ -405,7 +406,7 @@ fn offsets_of_empty_sections_are_harmless_where_inside_the_file() {
 fn out_of_range_triangle_indices_name_the_triangle_corner_and_offset() {
     let (model, bytes) = base();
     let ofs_tris = hdr(&bytes, "ofs_tris");
-    let num_xyz = model.vertex_count();
+    let num_xyz = model.keyframes().vertex_count();
     let num_st = model.tex_coords().len();
     for (tri, corner) in [(0, 0), (5, 1), (11, 2)] {
         for (field, count, index, at) in [
@@ -622,7 +623,7 @@ fn non_finite_scale_or_translate_names_the_frame() {
 #[test]
 fn framesize_too_small_is_refused_and_larger_is_padding() {
     let (base_model, bytes) = base();
-    let needed = 40 + 4 * base_model.vertex_count();
+    let needed = 40 + 4 * base_model.keyframes().vertex_count();
     assert_eq!(hdr(&bytes, "framesize"), needed);
     let mut b = bytes.clone();
     set(&mut b, 16, needed as i32 - 1);
@@ -633,7 +634,7 @@ fn framesize_too_small_is_refused_and_larger_is_padding() {
     let ofs_frames = hdr(&bytes, "ofs_frames");
     let ofs_glcmds = hdr(&bytes, "ofs_glcmds");
     let mut b = bytes[..ofs_frames].to_vec();
-    for f in 0..base_model.frame_count() as usize {
+    for f in 0..base_model.keyframes().frame_count() as usize {
         let at = ofs_frames + f * needed;
         b.extend_from_slice(&bytes[at..at + needed]);
         b.extend_from_slice(&[0xAB; 8][..pad]);
@@ -675,11 +676,17 @@ fn normal_index_past_the_table_warns_and_reads_as_up() {
             first: (0, 2, 200)
         }]
     );
-    let v = model.frame_vertices(1)[7];
+    let v = model.keyframes().frame_vertices(1)[7];
     assert_eq!(v.normal_index, 255, "kept as stored");
     assert_eq!(v.normal(), [0.0, 0.0, 1.0]);
-    assert_eq!(model.frame_vertices(0)[2].normal(), [0.0, 0.0, 1.0]);
-    assert_eq!(model.frame_vertices(0)[3], base_model.frame_vertices(0)[3]);
+    assert_eq!(
+        model.keyframes().frame_vertices(0)[2].normal(),
+        [0.0, 0.0, 1.0]
+    );
+    assert_eq!(
+        model.keyframes().frame_vertices(0)[3],
+        base_model.keyframes().frame_vertices(0)[3]
+    );
     // The data is the file's: a rewrite keeps the bytes.
     assert_eq!(model.to_bytes(), b);
 }
@@ -711,7 +718,7 @@ fn counts_beyond_quake2_limits_warn_and_load() {
             limit: 512
         }]
     );
-    assert_eq!(model.frame_count(), 600);
+    assert_eq!(model.keyframes().frame_count(), 600);
     assert_same_mesh(&model, &built);
 
     // 2049 vertices, 4097 triangles, 33 skin names, one frame.

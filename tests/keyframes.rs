@@ -5,8 +5,8 @@
 
 use md2_wgpu_tests as common;
 
+use md2_wgpu::model::{Animation, Corner, Frame};
 use md2_wgpu::model::{KeyframeError, KeyframeModel, KeyframeParts};
-use md2_wgpu::{Animation, Corner, Frame};
 
 /// The parts of a small valid model (a generated mesh over 3 frames).
 fn parts() -> KeyframeParts {

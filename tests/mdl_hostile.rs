@@ -7,7 +7,7 @@
 
 use md2_wgpu_tests as common;
 
-use md2_wgpu::mdl::{MdlError, MdlModel, MdlPart};
+use md2_wgpu::format::mdl::{MdlError, MdlModel, MdlPart};
 
 #[global_allocator]
 static ALLOCATOR: common::Tracking = common::Tracking;
@@ -237,7 +237,7 @@ fn bad_idents_versions_and_scales_are_refused() {
 
 #[test]
 fn a_tall_skin_and_normals_past_the_table_load_with_warnings() {
-    use md2_wgpu::mdl::{MdlParts, MdlSkin, MdlWarning};
+    use md2_wgpu::format::mdl::{MdlParts, MdlSkin, MdlWarning};
     let mut parts = common::seam_mdl_parts();
     parts.skin_size = (4, 600);
     parts.skins = vec![MdlSkin::Single(vec![3; 2400])];

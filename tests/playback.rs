@@ -8,11 +8,13 @@ use md2_wgpu_tests as common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use md2_wgpu::anim::reference::{ReferenceError, blend, decode_frame, interpolate};
 use md2_wgpu::demo::demo_model;
-use md2_wgpu::reference::{ReferenceError, blend, decode_frame, interpolate};
 use md2_wgpu::{
-    ANORMS, Animation, Clip, Crossfade, Frame, FrameLerp, Md2Model, Md2Parts, PackedVertex, Pose,
-    QUAKE2_FPS, Quake2Player, TexCoord, Triangle,
+    Clip, Md2Model, Quake2Player,
+    anim::{ClipClock, FrameLerp, Playback, Pose, QUAKE2_FPS},
+    format::{Md2Parts, TexCoord, Triangle},
+    model::{ANORMS, Animation, Frame, PackedVertex},
 };
 
 /// Counts this thread's allocations, so a test can see that a call made
@@ -406,60 +408,79 @@ fn clips_come_from_a_models_frame_names() {
 
 // ---------------------------------------------------------------- crossfade
 
+/// `clip` playing from `start`, no fade.
+fn playing(clip: Clip, start: f64) -> Playback {
+    Playback::new(clip, start)
+}
+
 #[test]
 fn a_crossfade_eases_from_one_clip_to_the_other() {
-    let attack = Quake2Player::Attack.clip().started_at(3.0);
-    let fade = Crossfade::new(run().started_at(1.0), attack, 0.4);
-    assert_eq!((fade.from_start, fade.from.name.as_ref()), (1.0, "run"));
-    assert_eq!((fade.to_start, fade.start), (3.0, 3.0));
+    let attack = ClipClock::new(Quake2Player::Attack.clip(), 3.0);
+    let playback = playing(run(), 1.0).then(attack.clone(), 3.0, 0.4);
+    assert_eq!(
+        (playback.clock.start, playback.clock.clip.name.as_ref()),
+        (1.0, "run")
+    );
+    let fade = playback.fade.clone().expect("a fade");
+    assert_eq!((fade.to.start, fade.start), (3.0, 3.0));
     assert_eq!(fade.weight(2.9), 0.0);
     assert_eq!(fade.weight(3.0), 0.0);
     assert!((fade.weight(3.2) - 0.5).abs() < 1e-6);
-    assert!((fade.weight(3.1) - 0.15625).abs() < 1e-6, "smoothstep");
+    // On the tick grid (2^20 a second) the time since the start and the
+    // duration each round by at most half a tick, so u = 0.25 is off by at
+    // most (0.5 + 0.25 * 0.5) / 419,430 < 1.5e-6, and the smoothstep's
+    // slope there is 6u(1 - u) = 1.125: the weight within 1.7e-6.
+    assert!((fade.weight(3.1) - 0.15625).abs() < 1.7e-6, "smoothstep");
     assert_eq!(fade.weight(3.4), 1.0);
-    assert_eq!(fade.weight(1e30), 1.0);
+    assert_eq!(fade.weight(8e12), 1.0);
     let mut last = 0.0;
     for i in 0..=100 {
         let w = fade.weight(3.0 + 0.004 * f64::from(i));
         assert!(w >= last && (0.0..=1.0).contains(&w));
         last = w;
     }
-    assert!(!fade.is_finished(3.39));
-    assert!(fade.is_finished(3.4));
-    let pose = fade.pose(3.2);
-    let now = 3.2;
-    assert_eq!(pose.primary, run().sample(now - 1.0));
+    assert!(fade.weight(3.39) < 1.0);
+    let pose = playback.pose(3.2);
+    assert_eq!(pose.primary, ClipClock::new(run(), 1.0).sample(3.2));
+    assert_eq!(pose.secondary, attack.sample(3.2));
+    // On the tick grid, within a tick of the clip time itself (away from
+    // a frame boundary: 2.15 s into run is 21.5 frames).
+    let (ticked, direct) = (playback.pose(3.15).primary, run().sample(2.15));
     assert_eq!(
-        pose.secondary,
-        Quake2Player::Attack.clip().sample(now - 3.0)
+        (ticked.frame_a, ticked.frame_b),
+        (direct.frame_a, direct.frame_b)
     );
+    assert!((ticked.t - direct.t).abs() < 1e-5);
     assert!((pose.weight - 0.5).abs() < 1e-6);
 }
 
 #[test]
 fn crossfade_edge_cases_are_defined() {
-    let cut = |duration| Crossfade::new(run().started_at(0.0), death().started_at(2.0), duration);
+    let cut = |duration| playing(run(), 0.0).then(ClipClock::new(death(), 2.0), 2.0, duration);
     for duration in [0.0, -1.0, -1e300] {
-        let fade = cut(duration);
+        let fade = cut(duration).fade.unwrap();
         assert_eq!(fade.weight(1.99), 0.0, "{duration}");
         assert_eq!(fade.weight(2.0), 1.0, "{duration}");
     }
-    // Every finite time has a pose, however far.
-    for time in [1e30, -1e30, f64::MAX] {
+    // Every time on the clock has a pose, however far (±2^43 s).
+    for time in [8e12, -8e12] {
         let pose = cut(0.5).pose(time);
         assert!(!pose.weight.is_nan(), "at {time}");
         assert!(!pose.primary.t.is_nan() && !pose.secondary.t.is_nan());
     }
-    // A time, start or duration that is not finite has none: NaN, which a
-    // renderer refuses as it refuses a crowd given the same values.
+    // A time, start or duration that is not finite, or off the clock, has
+    // none: NaN, which a renderer refuses as a crowd refuses the values.
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
-        assert!(cut(bad).weight(3.0).is_nan(), "duration {bad}");
-        assert!(cut(0.5).weight(bad).is_nan(), "time {bad}");
-        let start = Crossfade {
-            start: bad,
-            ..cut(0.5)
-        };
-        assert!(start.weight(3.0).is_nan(), "start {bad}");
+        assert!(
+            cut(bad).fade.unwrap().weight(3.0).is_nan(),
+            "duration {bad}"
+        );
+    }
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e30] {
+        assert!(cut(0.5).fade.unwrap().weight(bad).is_nan(), "time {bad}");
+        let mut start = cut(0.5);
+        start.fade.as_mut().unwrap().start = bad;
+        assert!(start.pose(3.0).weight.is_nan(), "start {bad}");
         let pose = cut(0.5).pose(bad);
         assert!(pose.weight.is_nan() && pose.primary.t.is_nan() && pose.secondary.t.is_nan());
     }
@@ -468,19 +489,46 @@ fn crossfade_edge_cases_are_defined() {
 #[test]
 fn a_change_mid_fade_starts_from_the_heavier_clip() {
     let attack = Quake2Player::Attack.clip();
-    let fade = Crossfade::new(run().started_at(0.0), attack.clone().started_at(1.0), 1.0);
-    let early = fade.then(death().started_at(1.2), 0.3);
-    assert_eq!((early.from.name.as_ref(), early.from_start), ("run", 0.0));
-    let late = fade.then(death().started_at(1.8), 0.3);
-    assert_eq!((late.from.name.as_ref(), late.from_start), ("attack", 1.0));
+    let fade = playing(run(), 0.0).then(ClipClock::new(attack.clone(), 1.0), 1.0, 1.0);
+    let early = fade.then(ClipClock::new(death(), 1.2), 1.2, 0.3);
     assert_eq!(
-        (late.to.name.as_ref(), late.to_start, late.start),
+        (early.clock.clip.name.as_ref(), early.clock.start),
+        ("run", 0.0)
+    );
+    let late = fade.then(ClipClock::new(death(), 1.8), 1.8, 0.3);
+    assert_eq!(
+        (late.clock.clip.name.as_ref(), late.clock.start),
+        ("attack", 1.0)
+    );
+    let to = late.fade.as_ref().unwrap();
+    assert_eq!(
+        (to.to.clip.name.as_ref(), to.to.start, to.start),
         ("death1", 1.8, 1.8)
     );
-    let still = Crossfade::still(run().started_at(5.0));
+    let still = playing(run(), 5.0);
     assert_eq!(still.pose(5.25).primary, still.pose(5.25).secondary);
-    assert_eq!(still.pose(5.25).primary, run().sample(0.25));
-    assert_eq!(&*still.then(attack.started_at(6.0), 0.2).from.name, "run");
+    assert_eq!(
+        still.pose(5.25).primary,
+        ClipClock::new(run(), 5.0).sample(5.25)
+    );
+    let next = still.then(ClipClock::new(attack, 6.0), 6.0, 0.2);
+    assert_eq!(&*next.clock.clip.name, "run");
+}
+
+/// 0.1.0's `Crossfade` and `Playing` still work for their last release.
+#[test]
+#[allow(deprecated)]
+fn the_deprecated_crossfade_still_blends() {
+    use md2_wgpu::anim::Crossfade;
+    let fade = Crossfade::new(
+        run().started_at(1.0),
+        Quake2Player::Attack.clip().started_at(3.0),
+        0.4,
+    );
+    assert!((fade.weight(3.2) - 0.5).abs() < 1e-6);
+    let late = fade.then(death().started_at(3.3), 0.3);
+    assert_eq!(late.from.name.as_ref(), "attack");
+    assert_eq!(fade.pose(3.2).primary, run().sample(2.2));
 }
 
 #[test]
@@ -493,7 +541,7 @@ fn a_lerp_is_a_pose_with_no_weight() {
 // ---------------------------------------------------------------- reference
 
 fn buffers(model: &Md2Model) -> (Vec<[f32; 3]>, Vec<[f32; 3]>) {
-    let n = model.vertex_count();
+    let n = model.keyframes().vertex_count();
     (vec![[0.0; 3]; n], vec![[0.0; 3]; n])
 }
 
@@ -511,8 +559,8 @@ fn decoding_is_position_times_scale_plus_translate() {
     let (mut p, mut n) = buffers(&model);
     for frame in [0, 45, 197] {
         decode_frame(&model, frame, &mut p, &mut n).unwrap();
-        let f = &model.frames()[frame as usize];
-        for (i, v) in model.frame_vertices(frame).iter().enumerate() {
+        let f = &model.keyframes().frames()[frame as usize];
+        for (i, v) in model.keyframes().frame_vertices(frame).iter().enumerate() {
             let expected = [0, 1, 2].map(|k| v.position[k] as f32 * f.scale[k] + f.translate[k]);
             assert_eq!(p[i], expected);
             assert_eq!(n[i], ANORMS[v.normal_index as usize]);
@@ -759,7 +807,7 @@ fn bad_frames_and_lengths_are_typed_errors_and_touch_nothing() {
             "{err}"
         );
     }
-    let short = model.vertex_count() - 1;
+    let short = model.keyframes().vertex_count() - 1;
     let (mut sp, mut sn) = (vec![[0.0; 3]; short], vec![[0.0; 3]; short + 2]);
     assert_eq!(
         decode_frame(&model, 0, &mut sp, &mut n),
@@ -808,7 +856,7 @@ fn reference_calls_allocate_nothing() {
         weight: 0.4,
     };
     let clip = run();
-    let fade = Crossfade::new(run().started_at(0.0), death().started_at(1.0), 0.3);
+    let fade = playing(run(), 0.0).then(ClipClock::new(death(), 1.0), 1.0, 0.3);
     let before = allocations();
     for i in 0..50 {
         decode_frame(&model, i, &mut p, &mut n).unwrap();
@@ -883,7 +931,7 @@ fn the_reference_agrees_with_an_independent_decoder_on_real_files() {
         };
         let model = Md2Model::from_bytes(&bytes).unwrap();
         let expected = decode_independently(&bytes);
-        assert_eq!(expected.len(), model.frame_count() as usize);
+        assert_eq!(expected.len(), model.keyframes().frame_count() as usize);
         let (mut p, mut n) = buffers(&model);
         for (f, (ep, en)) in expected.iter().enumerate() {
             decode_frame(&model, f as u32, &mut p, &mut n).unwrap();
@@ -891,7 +939,7 @@ fn the_reference_agrees_with_an_independent_decoder_on_real_files() {
         }
         // Interpolated halfway between neighbours, by the contract's formula.
         let (mut q, mut m) = buffers(&model);
-        for f in 0..model.frame_count().saturating_sub(1) {
+        for f in 0..model.keyframes().frame_count().saturating_sub(1) {
             interpolate(&model, lerp(f, f + 1, 0.5), &mut q, &mut m).unwrap();
             let ((pa, na), (pb, nb)) = (&expected[f as usize], &expected[f as usize + 1]);
             for i in 0..q.len() {
@@ -920,12 +968,12 @@ fn the_reference_agrees_with_an_independent_decoder_on_real_files() {
 #[test]
 fn a_crowd_of_100_000_stores_its_clips_once() {
     let Some(gpu) = common::gpu() else { return };
-    let cache = md2_wgpu::Md2Cache::new(&gpu.device).unwrap();
+    let cache = md2_wgpu::gpu::Md2Cache::new(&gpu.device).unwrap();
     let model = common::demo_gpu_model(&gpu, &cache);
     let clips = Quake2Player::clips();
     let member = |i: usize| {
         let place = glam::Mat4::from_translation(glam::Vec3::new(i as f32, 0.0, 0.0));
-        let clock = md2_wgpu::ClipClock::new(clips[i % clips.len()].clone(), i as f64 * 0.01);
+        let clock = md2_wgpu::anim::ClipClock::new(clips[i % clips.len()].clone(), i as f64 * 0.01);
         md2_wgpu::CrowdMember::new(place, clock)
     };
     let mut crowd = md2_wgpu::Md2Crowd::new(&gpu.device, &cache, &model).unwrap();

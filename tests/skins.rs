@@ -11,7 +11,11 @@ use md2_wgpu::skins::{
     LoadedSkins, MAX_SKIN_SIDE, SkinError, SkinSource, find_skins, load_skin, load_skins,
     search_skins,
 };
-use md2_wgpu::{Frame, Md2Model, Md2Parts, PackedVertex, SkinName, TexCoord, Triangle};
+use md2_wgpu::{
+    Md2Model,
+    format::{Md2Parts, SkinName, TexCoord, Triangle},
+    model::{Frame, PackedVertex},
+};
 
 fn shared(path: &str) -> Option<PathBuf> {
     common::shared_file(path)

@@ -11,7 +11,10 @@ use md2_wgpu_tests as common;
 use std::collections::VecDeque;
 
 use common::real_files;
-use md2_wgpu::{Md2Model, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
+use md2_wgpu::{
+    Md2Model,
+    mesh::{MeshError, RenderMesh, TriangleOrder, VertexCacheStats},
+};
 
 /// The cache the issue measures with: a 16-entry FIFO.
 const CACHE: u32 = 16;

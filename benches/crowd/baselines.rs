@@ -2,7 +2,7 @@
 //!
 //! - `cpu`: the Quake II / Yamagi / vkQuake2 way. Per frame every vertex of
 //!   every instance is decoded and interpolated by the crate's CPU reference
-//!   ([`md2_wgpu::reference::blend`], which also renormalises the normals,
+//!   ([`md2_wgpu::anim::reference::blend`], which also renormalises the normals,
 //!   as the GPU does and Quake II did not) and uploaded as float positions
 //!   and normals through reused staging memory; one instanced draw reads
 //!   them (`vs_posed`).
@@ -20,12 +20,13 @@
 
 use std::borrow::Cow;
 
-use md2_wgpu::low_level::{instance_buffer, vertex_buffer_layouts, view_bind_group};
+use md2_wgpu::gpu::low_level::{instance_buffer, vertex_buffer_layouts, view_bind_group};
 use md2_wgpu::model::KeyframeModel;
 use md2_wgpu::support::block_on;
 use md2_wgpu::{
-    Camera, GpuModel, InstanceRecord, MD2_RENDERER_WGSL, Md2Batch, Md2Cache, Md2Instance,
-    Md2Renderer,
+    Camera, GpuModel, Md2Instance, Md2Renderer,
+    contract::{InstanceRecord, MD2_RENDERER_WGSL},
+    gpu::{Md2Batch, Md2Cache},
 };
 use wgpu::util::DeviceExt;
 
@@ -283,7 +284,7 @@ impl Strategy for Baseline {
                 .chunks_exact_mut(num_xyz)
                 .zip(self.posed_normals.chunks_exact_mut(num_xyz));
             for (instance, (positions, normals)) in self.instances.iter().zip(outputs) {
-                md2_wgpu::reference::blend(&self.model, &instance.pose, positions, normals)
+                md2_wgpu::anim::reference::blend(&self.model, &instance.pose, positions, normals)
                     .map_err(|e| e.to_string())?;
             }
             for (buffer, floats) in [
@@ -348,7 +349,7 @@ pub fn draw_records(
         return;
     };
     let buffers = gpu_model.buffers();
-    let full_detail = gpu_model.levels()[0];
+    let full_detail = gpu_model.level_choice().levels()[0];
     let index_count = full_detail.index_count;
     let record_bytes = u64::from(count) * size_of::<InstanceRecord>() as u64;
     pass.set_pipeline(pipeline);
@@ -375,7 +376,7 @@ pub fn decode_all_frames(model: &KeyframeModel) -> Result<FloatVertices, String>
         .chunks_exact_mut(n)
         .zip(normals.chunks_exact_mut(n));
     for (frame, (p, nrm)) in (0u32..).zip(frames) {
-        md2_wgpu::reference::decode_frame(model, frame, p, nrm).map_err(|e| e.to_string())?;
+        md2_wgpu::anim::reference::decode_frame(model, frame, p, nrm).map_err(|e| e.to_string())?;
     }
     Ok((positions, normals))
 }

@@ -10,7 +10,10 @@
 //! check requires 0 differing pixels) from the same 4 bytes per vertex per
 //! frame.
 
-use md2_wgpu::{GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Renderer};
+use md2_wgpu::{
+    GpuModel, Md2Instance, Md2Renderer,
+    gpu::{Md2Batch, Md2Cache},
+};
 
 use crate::Bench;
 use crate::baselines::{Baseline, Source, draw_records, pipeline};

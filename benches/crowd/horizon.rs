@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use md2_wgpu::{GpuModelOptions, MAX_LEVELS};
+use md2_wgpu::contract::{GpuModelOptions, MAX_LEVELS};
 
 use crate::Bench;
 use crate::figures::say;
@@ -37,11 +37,11 @@ pub fn run(
     let mut levels_of = Vec::new();
     for model in models {
         let with_levels = upload_with(gpu, cache, model, GpuModelOptions::WITH_LEVELS)?;
-        let levels = with_levels.levels().to_vec();
+        let levels = with_levels.level_choice().levels().to_vec();
         levels_of.push((
             model.label.clone(),
             levels.clone(),
-            with_levels.level_build_time(),
+            with_levels.level_choice().build_time(),
         ));
 
         for &n in sizes {
@@ -113,7 +113,7 @@ pub fn run(
 fn print(
     rows: &[Row],
     checks: &[String],
-    levels_of: &[(String, Vec<md2_wgpu::Level>, std::time::Duration)],
+    levels_of: &[(String, Vec<md2_wgpu::mesh::Level>, std::time::Duration)],
     sizes: &[usize],
 ) {
     say!("## Levels of detail\n");

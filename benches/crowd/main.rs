@@ -59,7 +59,7 @@ use std::time::Instant;
 use compare::Kind;
 use figures::say;
 use gpu::{Gpu, Target};
-use md2_wgpu::Md2Cache;
+use md2_wgpu::gpu::Md2Cache;
 use scene::BenchModel;
 
 const USAGE: &str = "\
@@ -162,7 +162,7 @@ struct Options {
     effects_instances: usize,
     horizon_instances: Vec<usize>,
     horizon_frames: usize,
-    orders: Vec<md2_wgpu::TriangleOrder>,
+    orders: Vec<md2_wgpu::mesh::TriangleOrder>,
     sections: Vec<Section>,
     flat_sizes: Vec<usize>,
     flat_frames: usize,
@@ -188,8 +188,8 @@ impl Default for Options {
             horizon_instances: vec![100_000, 1_000_000],
             horizon_frames: 3,
             orders: vec![
-                md2_wgpu::TriangleOrder::File,
-                md2_wgpu::TriangleOrder::VertexCache,
+                md2_wgpu::mesh::TriangleOrder::File,
+                md2_wgpu::mesh::TriangleOrder::VertexCache,
             ],
             sections: Section::ALL.to_vec(),
             flat_sizes: vec![1000, 1_000_000],
@@ -268,8 +268,8 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
                 o.orders = value()?
                     .split(',')
                     .map(|name| match name.trim() {
-                        "file" => Ok(md2_wgpu::TriangleOrder::File),
-                        "optimised" => Ok(md2_wgpu::TriangleOrder::VertexCache),
+                        "file" => Ok(md2_wgpu::mesh::TriangleOrder::File),
+                        "optimised" => Ok(md2_wgpu::mesh::TriangleOrder::VertexCache),
                         other => Err(format!("--order wants file or optimised, not {other:?}")),
                     })
                     .collect::<Result<_, _>>()?;
@@ -537,7 +537,7 @@ fn reproduce(o: &Options) -> String {
         .orders
         .iter()
         .map(|&order| match order {
-            md2_wgpu::TriangleOrder::File => "file",
+            md2_wgpu::mesh::TriangleOrder::File => "file",
             _ => "optimised",
         })
         .collect();

@@ -4,7 +4,7 @@
 //! and is read back for the picture check.
 
 use image::RgbaImage;
-use md2_wgpu::MAX_LEVELS;
+use md2_wgpu::contract::MAX_LEVELS;
 
 use crate::clock::{self, Mark};
 use crate::gpu::{Gpu, GpuSplit, Target};

@@ -17,7 +17,11 @@
 //! the render module's `md2_shade` and fragment code, as the other baselines do.
 
 use md2_wgpu::model::KeyframeModel;
-use md2_wgpu::{GpuModel, Md2Batch, Md2Cache, Md2Instance, Md2Renderer, RenderMesh};
+use md2_wgpu::{
+    GpuModel, Md2Instance, Md2Renderer,
+    gpu::{Md2Batch, Md2Cache},
+    mesh::RenderMesh,
+};
 use wgpu::util::DeviceExt;
 
 use crate::baselines::{FloatVertices, decode_all_frames, draw_records, floats, pipeline};
@@ -148,9 +152,9 @@ impl Morph {
 /// delta from the base (positions and normals alike).
 fn targets(model: &KeyframeModel) -> Result<FloatVertices, String> {
     let (frame_positions, frame_normals) = decode_all_frames(model)?;
-    let mesh = RenderMesh::new(model, md2_wgpu::TriangleOrder::default());
+    let mesh = RenderMesh::new(model, md2_wgpu::mesh::TriangleOrder::default());
     let num_xyz = model.vertex_count();
-    let corner = |data: &[[f32; 3]], frame: usize, c: &md2_wgpu::Corner| {
+    let corner = |data: &[[f32; 3]], frame: usize, c: &md2_wgpu::model::Corner| {
         data[frame * num_xyz + c.xyz as usize]
     };
     let mut positions = Vec::new();

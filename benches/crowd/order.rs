@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use md2_wgpu::{GpuModel, TriangleOrder};
+use md2_wgpu::{GpuModel, mesh::TriangleOrder};
 
 use crate::Bench;
 use crate::figures::say;
@@ -52,12 +52,12 @@ pub fn run(
         let mut entries = Vec::new();
         for (order, gpu_model) in uploads(bench, model, orders) {
             if let Ok(m) = &gpu_model {
-                let simulated = m.vertex_cache_stats(16).map_err(|e| e.to_string())?;
+                let simulated = m.mesh().vertex_cache_stats(16).map_err(|e| e.to_string())?;
                 shapes.push((
                     model.label.clone(),
                     order,
-                    m.corner_count(),
-                    m.triangle_count(),
+                    m.mesh().corners().len() as u32,
+                    m.mesh().triangle_count() as u32,
                     simulated.acmr(),
                 ));
             }

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use md2_wgpu::InstanceRecord;
+use md2_wgpu::contract::InstanceRecord;
 use md2_wgpu::support::block_on;
 
 use crate::Bench;

@@ -81,7 +81,7 @@ pub struct Measured {
     pub visible: Option<u32>,
     /// Members (instances) drawn at each level of detail, where the
     /// strategy says.
-    pub per_level: Option<[u32; md2_wgpu::MAX_LEVELS]>,
+    pub per_level: Option<[u32; md2_wgpu::contract::MAX_LEVELS]>,
     /// Frame time and CPU time of each measured round, in order: every
     /// strategy of a table draws round k in turn, under the same load, so
     /// ratios are taken round by round (see [`spread`]).

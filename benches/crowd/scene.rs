@@ -7,11 +7,14 @@ use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3};
 use image::RgbaImage;
-use md2_wgpu::mdl::{Palette, SkinImages};
+use md2_wgpu::format::mdl::{Palette, SkinImages};
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, Clip, ClipClock, Effects, GpuModelOptions, PlanarShadow, QuakeModel, demo,
-    quake_to_y_up,
+    Camera, Clip, QuakeModel,
+    anim::ClipClock,
+    contract::GpuModelOptions,
+    demo,
+    scene::{Effects, PlanarShadow, quake_to_y_up},
 };
 
 /// Distance between neighbours on the crowd's grid, in model units (a

@@ -9,10 +9,14 @@
 //!   members for one indirect draw.
 //! - `cpu` and `static`: the baselines (see `baselines.rs`).
 
+use md2_wgpu::gpu::VisibleMembers;
 use md2_wgpu::{
-    CrowdMember, GpuModel, GpuModelOptions, MAX_LEVELS, Md2Batch, Md2Cache, Md2Crowd, Md2Instance,
-    Md2Material, Md2MaterialDescriptor, Md2Previous, Md2Renderer, Md2RendererOptions, Pose,
-    TriangleOrder,
+    CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions,
+    anim::Pose,
+    contract::{GpuModelOptions, MAX_LEVELS},
+    gpu::{Md2Batch, Md2Cache, Md2Material, Md2MaterialDescriptor},
+    mesh::TriangleOrder,
+    scene::Md2Previous,
 };
 
 use crate::gpu::{COLOR_FORMAT, Gpu, MOTION_FORMAT, OPTIONS};
@@ -419,14 +423,14 @@ impl Strategy for Resident {
     }
 
     fn visible_members(&self, gpu: &Gpu) -> Option<u32> {
-        let read = self.renderer.visible_members(gpu.device(), gpu.queue());
+        let read = VisibleMembers::read(&self.renderer, gpu.device(), gpu.queue());
         let visible = md2_wgpu::support::wait(gpu.device(), read).ok()?;
         Some(visible.per_crowd.iter().sum())
     }
 
     fn member_gpu_bytes(&self) -> Option<u64> {
         let view = (0..self.crowds.len())
-            .filter_map(|i| md2_wgpu::low_level::crowd_view_bytes(&self.renderer, i))
+            .filter_map(|i| md2_wgpu::gpu::low_level::crowd_view_bytes(&self.renderer, i))
             .sum::<u64>();
         Some(self.crowds.iter().map(Md2Crowd::gpu_bytes).sum::<u64>() + view)
     }
@@ -436,7 +440,7 @@ impl Strategy for Resident {
     }
 
     fn drawn_per_level(&self, gpu: &Gpu) -> Option<[u32; MAX_LEVELS]> {
-        let read = self.renderer.visible_members(gpu.device(), gpu.queue());
+        let read = VisibleMembers::read(&self.renderer, gpu.device(), gpu.queue());
         let per_crowd = md2_wgpu::support::wait(gpu.device(), read).ok()?.per_level;
         let mut total = [0; MAX_LEVELS];
         for crowd in per_crowd {

@@ -229,7 +229,7 @@ pub fn open_device(
 ) -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), String> {
     let adapter = pick_adapter(instance, surface)?;
     let info = adapter.get_info();
-    let required_limits = md2_wgpu::adapter_limits(&adapter)
+    let required_limits = md2_wgpu::gpu::adapter_limits(&adapter)
         .map_err(|e| format!("the adapter {} cannot run this example: {e}", info.name))?;
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("md2-wgpu example device"),
@@ -429,10 +429,10 @@ fn pick_adapter(
     instance: &wgpu::Instance,
     surface: &wgpu::Surface<'_>,
 ) -> Result<wgpu::Adapter, String> {
-    let needs = md2_wgpu::required_downlevel_flags();
+    let needs = md2_wgpu::gpu::required_downlevel_flags();
     let fits = |adapter: &wgpu::Adapter| {
         adapter.get_downlevel_capabilities().flags.contains(needs)
-            && md2_wgpu::adapter_limits(adapter).is_ok()
+            && md2_wgpu::gpu::adapter_limits(adapter).is_ok()
             && adapter.is_surface_supported(surface)
     };
     // The adapter the environment (WGPU_ADAPTER_NAME, WGPU_POWER_PREF) or

@@ -17,9 +17,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use md2_wgpu::mdl::{Palette, SkinImages};
+use md2_wgpu::format::mdl::{Palette, SkinImages};
 use md2_wgpu::skins::{load_skin, load_skins};
-use md2_wgpu::{DepthState, GpuModelOptions, Md2RendererOptions, QuakeModel, demo, image, wgpu};
+use md2_wgpu::{
+    DepthState, Md2RendererOptions, QuakeModel, contract::GpuModelOptions, demo, image, wgpu,
+};
 
 use winit::event::{ElementState, MouseButton, WindowEvent};
 use winit::event_loop::ActiveEventLoop;

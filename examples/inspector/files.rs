@@ -1,17 +1,16 @@
 //! Files given as bytes, as a browser hands them over: picked or dropped
 //! several at once, with no folder around them. [`sort`] tells the model
-//! from its weapon and their skin images, and matches each model's skins
-//! the way `md2_wgpu::skins` finds them beside a model on disk: by the
-//! file name its header gives, else the images that belong to no other
-//! model. A Quake I model (`.mdl`) carries its skins; a `palette.lmp`
-//! given with it colours them.
+//! from its weapon and their skin images, and finds each model's skins
+//! with `md2_wgpu::skins`' own search ([`SkinFinder`]), the files given
+//! standing for the model's folder: a model finds the same skins dropped
+//! on the page as beside it on disk. A Quake I model (`.mdl`) carries its
+//! skins; a `palette.lmp` given with it colours them.
 
-use std::io::Cursor;
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 
-use md2_wgpu::image::{ImageFormat, ImageReader, Limits, RgbaImage};
-use md2_wgpu::mdl::Palette;
-use md2_wgpu::skins::MAX_SKIN_SIDE;
+use md2_wgpu::format::mdl::Palette;
+use md2_wgpu::image::RgbaImage;
+use md2_wgpu::skins::{SkinFinder, SkinQuestion, SkinSource, decode_skin};
 use md2_wgpu::{Md2Model, QuakeModel};
 
 use super::model::{ModelFile, SkinSlot};
@@ -98,27 +97,19 @@ pub fn sort(files: &[NamedFile], weapon: bool) -> Opened {
             left.name
         ));
     }
-    // Parsed first: which images a model claims decides what is left for
-    // the other.
     let parse = |file: &NamedFile| {
         QuakeModel::from_bytes(&file.bytes).map_err(|e| format!("{}: {e}", file.name))
     };
     let body = body.map(|file| (file, parse(file)));
     let gun = gun.map(|file| (file, parse(file)));
-    let claimed = |model: &Option<(&NamedFile, Result<QuakeModel, String>)>| match model {
-        Some((file, Ok(QuakeModel::Md2(model)))) => claimed_images(&file.name, model, &images),
-        _ => Vec::new(),
-    };
-    let (body_claims, gun_claims) = (claimed(&body), claimed(&gun));
-    let open = |file: &NamedFile, model: QuakeModel, others: &[String], body: bool| match model {
-        QuakeModel::Md2(model) => model_file(file, model, &images, others, body),
+    let open = |file: &NamedFile, model: QuakeModel| match model {
+        QuakeModel::Md2(model) => model_file(file, model, files),
         QuakeModel::Mdl(model) => {
             ModelFile::mdl(file.name.clone(), file.bytes.len(), model, palette.clone())
         }
     };
-    opened.body = body.map(|(file, model)| model.map(|model| open(file, model, &gun_claims, true)));
-    opened.weapon =
-        gun.map(|(file, model)| model.map(|model| open(file, model, &body_claims, false)));
+    opened.body = body.map(|(file, model)| model.map(|model| open(file, model)));
+    opened.weapon = gun.map(|(file, model)| model.map(|model| open(file, model)));
     if opened.body.is_none() && opened.weapon.is_none() && !images.is_empty() {
         opened.skins = Some(images.iter().map(|file| slot(file, "given")).collect());
     }
@@ -149,113 +140,63 @@ fn extension(name: &str) -> &str {
     name.rsplit_once('.').map_or("", |(_, ext)| ext)
 }
 
-fn stem(name: &str) -> &str {
-    match name.rsplit_once('.') {
-        Some((stem, _)) if !stem.is_empty() => stem,
-        _ => name,
-    }
-}
-
 /// A header skin name's file name: the part after the last `/` or `\`.
 fn header_file(name: &str) -> &str {
     name.trim().rsplit(['/', '\\']).next().unwrap_or_default()
 }
 
-/// The image the header name `name` means, if it was given: the same file
-/// name, any case, with any of the image extensions.
-fn find_image<'a>(name: &str, images: &[&'a NamedFile]) -> Option<&'a NamedFile> {
-    let wanted = stem(header_file(name));
-    if wanted.is_empty() {
-        return None;
-    }
-    images
-        .iter()
-        .find(|image| stem(&image.name).eq_ignore_ascii_case(wanted))
-        .copied()
-}
-
-/// The images that belong to the model in `file`: those its header names,
-/// and the one named after the file itself (a weapon's `weapon.pcx`).
-fn claimed_images(file: &str, model: &Md2Model, images: &[&NamedFile]) -> Vec<String> {
-    let mut claimed: Vec<String> = model
-        .skins()
-        .iter()
-        .filter_map(|skin| find_image(&skin.name(), images))
-        .map(|image| image.name.clone())
-        .collect();
-    if let Some(image) = images
-        .iter()
-        .find(|image| stem(&image.name).eq_ignore_ascii_case(stem(file)))
-    {
-        claimed.push(image.name.clone());
-    }
-    claimed
-}
-
-/// The model in `file` with its skins from `images`: those its header
-/// names; else (for the model shown, `body`) the images no other model
-/// claims (`others`), its own name first, icons (`*_i`) left out and team
-/// skins (`ctf_*`) last; else (a weapon) the image named after it.
-fn model_file(
-    file: &NamedFile,
-    model: Md2Model,
-    images: &[&NamedFile],
-    others: &[String],
-    body: bool,
-) -> ModelFile {
+/// The model in `file` with its skins, found among `files` (everything
+/// given, standing for the model's folder) by `md2_wgpu::skins`' rules.
+fn model_file(file: &NamedFile, model: Md2Model, files: &[NamedFile]) -> ModelFile {
+    let given = |path: &Path| files.iter().find(|f| Path::new(&f.name) == path);
+    let mut finder = SkinFinder::for_model(&file.name, &model);
+    let search = loop {
+        match finder.search() {
+            Ok(search) => break search,
+            // The files given are one folder, with nothing around it.
+            Err(SkinQuestion::List(dir)) => {
+                let names = dir
+                    .as_os_str()
+                    .is_empty()
+                    .then(|| files.iter().map(|f| PathBuf::from(&f.name)).collect());
+                finder.listed(&dir, names.unwrap_or_default(), Vec::new());
+            }
+            Err(SkinQuestion::Read(path)) => {
+                finder.read(&path, given(&path).map(|f| f.bytes.as_slice()))
+            }
+        }
+    };
     let header: Vec<String> = model.skins().iter().map(|s| s.name()).collect();
-    let matched: Vec<Option<&NamedFile>> =
-        header.iter().map(|name| find_image(name, images)).collect();
+    let missing = |name: &String| SkinSlot {
+        name: header_file(name).to_owned(),
+        image: None,
+        status: "not among the files given".to_owned(),
+    };
     let mut notes = Vec::new();
-    let skins: Vec<SkinSlot> = if matched.iter().any(Option::is_some) {
-        header
+    let skins: Vec<SkinSlot> = match search.source {
+        SkinSource::Header => header
             .iter()
-            .zip(&matched)
-            .map(|(name, image)| match image {
+            .zip(&search.paths)
+            .map(|(name, path)| match path.as_deref().and_then(given) {
                 Some(image) => slot(image, &format!("header {name:?}")),
-                None => SkinSlot {
-                    name: header_file(name).to_owned(),
-                    image: None,
-                    status: "not among the files given".to_owned(),
-                },
+                None => missing(name),
             })
-            .collect()
-    } else {
-        let mut own: Vec<&NamedFile> = images
-            .iter()
-            .filter(|image| !others.contains(&image.name))
-            .filter(|image| !stem(&image.name).to_ascii_lowercase().ends_with("_i"))
-            .filter(|image| body || stem(&image.name).eq_ignore_ascii_case(stem(&file.name)))
-            .copied()
-            .collect();
-        own.sort_by_key(|image| {
-            let s = stem(&image.name).to_ascii_lowercase();
-            (
-                s != stem(&file.name).to_ascii_lowercase(),
-                s.starts_with("ctf_"),
-                s,
-            )
-        });
-        if !own.is_empty() {
+            .collect(),
+        SkinSource::Folder => {
             notes.push(if header.is_empty() {
                 "the header names no skin; the images given are used".to_owned()
             } else {
                 "no header skin was given; the images given are used".to_owned()
             });
+            search
+                .paths
+                .iter()
+                .flatten()
+                .filter_map(|path| given(path))
+                .map(|image| slot(image, "given"))
+                .collect()
         }
-        own.iter().map(|image| slot(image, "given")).collect()
-    };
-    let skins: Vec<SkinSlot> = if skins.is_empty() {
-        header
-            .iter()
-            .map(|name| SkinSlot {
-                name: header_file(name).to_owned(),
-                image: None,
-                status: "not among the files given".to_owned(),
-            })
-            .collect()
-    } else {
-        skins
+        _ => header.iter().map(missing).collect(),
     };
     if skins.iter().all(|s| s.image.is_none()) {
         notes.push("drawn with the renderer's checker texture".to_owned());
@@ -292,44 +233,10 @@ fn slot(image: &NamedFile, how: &str) -> SkinSlot {
     }
 }
 
-/// Decodes a skin image from its bytes with the limits
-/// `md2_wgpu::skins::load_skin` puts on a file: the format from the first
-/// bytes (TGA, which has none, from the name), a side of at most
-/// [`MAX_SKIN_SIDE`] checked before any pixel is decoded.
+/// Decodes a skin image from its bytes with `md2_wgpu::skins`' decoder
+/// (the limits it puts on a file, and no panic whatever the bytes).
 pub fn decode(file: &NamedFile) -> Result<RgbaImage, String> {
-    image_extras::register();
-    let undecodable = |e: &dyn std::fmt::Display| format!("{}: undecodable: {e}", file.name);
-    let reader = || {
-        let reader = ImageReader::new(Cursor::new(file.bytes.as_slice()));
-        if extension(&file.name).eq_ignore_ascii_case("tga") {
-            Ok(ImageReader::with_format(
-                Cursor::new(file.bytes.as_slice()),
-                ImageFormat::Tga,
-            ))
-        } else {
-            reader.with_guessed_format().map_err(|e| undecodable(&e))
-        }
-    };
-    // A decoder that gives up on malformed data by panicking (old formats,
-    // hostile headers) is an error, as in md2_wgpu::skins.
-    catch_unwind(AssertUnwindSafe(|| {
-        let (width, height) = reader()?.into_dimensions().map_err(|e| undecodable(&e))?;
-        if width == 0 || height == 0 || width > MAX_SKIN_SIDE || height > MAX_SKIN_SIDE {
-            return Err(format!(
-                "{}: {width}x{height} is not a skin size (1 to {MAX_SKIN_SIDE} texels a side)",
-                file.name
-            ));
-        }
-        let mut reader = reader()?;
-        let mut limits = Limits::default();
-        limits.max_image_width = Some(MAX_SKIN_SIDE);
-        limits.max_image_height = Some(MAX_SKIN_SIDE);
-        limits.max_alloc = Some(3 * 4 * u64::from(width) * u64::from(height) + (1 << 20));
-        reader.limits(limits);
-        let image = reader.decode().map_err(|e| undecodable(&e))?;
-        Ok(image.into_rgba8())
-    }))
-    .unwrap_or_else(|_| Err(undecodable(&"the decoder gave up on malformed data")))
+    decode_skin(&file.bytes, Path::new(&file.name)).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -337,7 +244,10 @@ mod tests {
     use std::io::Cursor;
 
     use md2_wgpu::image::{ImageFormat, Rgba, RgbaImage};
-    use md2_wgpu::{Md2Model, Md2Parts, SkinName, demo};
+    use md2_wgpu::{
+        Md2Model, demo,
+        format::{Md2Parts, SkinName},
+    };
 
     use super::{NamedFile, sort};
 
@@ -365,8 +275,8 @@ mod tests {
             skins: skins.iter().map(|s| SkinName::new(s)).collect(),
             tex_coords: model.tex_coords().to_vec(),
             triangles: model.triangles().to_vec(),
-            frames: model.frames().to_vec(),
-            vertices: model.vertices().to_vec(),
+            frames: model.keyframes().frames().to_vec(),
+            vertices: model.keyframes().vertices().to_vec(),
         })
         .unwrap()
         .to_bytes()
@@ -475,9 +385,56 @@ mod tests {
         assert_eq!(body.skins.len(), 1);
         assert!(body.skins[0].image.is_none());
         assert!(
-            body.skins[0].status.starts_with("skin.pcx: "),
+            body.skins[0].status.starts_with("skin skin.pcx: "),
             "{}",
             body.skins[0].status
         );
+    }
+
+    #[test]
+    fn dropped_files_find_the_skins_a_folder_of_them_finds() {
+        let files = [
+            file("weapon.md2", model_naming(&["players/x/weapon.pcx"])),
+            file("tris.md2", model_naming(&["players/x/gone.pcx"])),
+            png("weapon.png", [9, 9, 9, 255]),
+            png("Tris.PNG", [1, 2, 3, 255]),
+            png("skin_i.png", [7, 7, 7, 255]),
+            png("ctf_r.png", [4, 4, 4, 255]),
+            png("alpha.png", [5, 5, 5, 255]),
+        ];
+        let dir = std::env::temp_dir().join(format!("md2-dropped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in &files {
+            std::fs::write(dir.join(&f.name), &f.bytes).unwrap();
+        }
+        let dropped = sort(&files, false);
+        for (name, opened) in [
+            ("tris.md2", dropped.body.unwrap().unwrap()),
+            ("weapon.md2", dropped.weapon.unwrap().unwrap()),
+        ] {
+            let model = Md2Model::open(dir.join(name)).unwrap();
+            let on_disk: Vec<String> = md2_wgpu::skins::search_skins(dir.join(name), &model)
+                .paths
+                .iter()
+                .map(|p| {
+                    p.as_ref()
+                        .and_then(|p| p.file_name())
+                        .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+                })
+                .collect();
+            let given: Vec<String> = opened
+                .skins
+                .iter()
+                .map(|s| {
+                    if s.image.is_some() {
+                        s.name.clone()
+                    } else {
+                        String::new()
+                    }
+                })
+                .collect();
+            assert_eq!(given, on_disk, "{name}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

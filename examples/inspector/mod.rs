@@ -34,11 +34,15 @@ use std::sync::Arc;
 
 use egui_wgpu::CallbackResources;
 use md2_wgpu::glam::{Mat4, Vec3};
-use md2_wgpu::quake_flags::{
+use md2_wgpu::scene::quake_flags::{
     RF_SHELL_BLUE, RF_SHELL_DOUBLE, RF_SHELL_GREEN, RF_SHELL_HALF_DAM, RF_SHELL_RED,
 };
 use md2_wgpu::{
-    Effects, FrameLerp, Light, Md2Cache, Md2Instance, Md2Renderer, PlanarShadow, Pose, wgpu,
+    Light, Md2Instance, Md2Renderer,
+    anim::{FrameLerp, Pose},
+    gpu::Md2Cache,
+    scene::{Effects, PlanarShadow},
+    wgpu,
 };
 
 use crate::ground::GroundParams;
@@ -255,7 +259,7 @@ impl Inspector {
         } = gpu;
         let renderer = Md2Renderer::new(&device, target.color_format, target.renderer_options())
             .map_err(|e| format!("cannot build the renderer for egui's pass: {e}"))?;
-        let cache = renderer.cache().clone();
+        let cache = renderer.as_ref().clone();
         let body = LoadedModel::upload(&device, &queue, &cache, body)?;
         let weapon = weapon
             .map(|w| LoadedModel::upload(&device, &queue, &cache, w))

@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use md2_wgpu::format::mdl::{MdlModel, Palette, SkinImages};
 use md2_wgpu::glam::Vec3;
 use md2_wgpu::image::RgbaImage;
-use md2_wgpu::mdl::{MdlModel, Palette, SkinImages};
 use md2_wgpu::model::KeyframeModel;
 use md2_wgpu::skins::{SkinSource, load_skin, load_skins};
 use md2_wgpu::{
-    Clip, GpuModel, GpuModelOptions, Md2Cache, Md2Model, Quake2Player, QuakeModel,
-    VertexCacheStats, demo, quake_to_y_up, wgpu,
+    Clip, GpuModel, Md2Model, Quake2Player, QuakeModel, contract::GpuModelOptions, demo,
+    gpu::Md2Cache, mesh::VertexCacheStats, scene::quake_to_y_up, wgpu,
 };
 
 /// The post-transform cache size the facts simulate: 16 corners, a common
@@ -357,6 +357,7 @@ impl LoadedModel {
             QuakeModel::Mdl(mdl) => (mdl.clips(), "the frame names and groups"),
         };
         let cache_stats = gpu
+            .mesh()
             .vertex_cache_stats(CACHE_SIZE)
             .map_err(|e| e.to_string());
         let bounds = frames_box(model, 0..=last_frame(model));

@@ -50,7 +50,7 @@ impl Inspector {
         let animation = if weight < 1.0 {
             format!(
                 "{} to {} {:.0}%",
-                self.player.fade().from.name,
+                self.player.playback().clock.clip.name,
                 clip.name,
                 weight * 100.0
             )
@@ -500,7 +500,11 @@ fn model_facts(ui: &mut Ui, loaded: &LoadedModel, id: &str) {
                     row(ui, "effect flags", mdl.header().flags.to_string());
                 }
             }
-            row(ui, "welded corners", loaded.gpu.corner_count().to_string());
+            row(
+                ui,
+                "welded corners",
+                loaded.gpu.mesh().corners().len().to_string(),
+            );
             match model {
                 QuakeModel::Md2(md2) => row(ui, "header skins", md2.skins().len().to_string()),
                 QuakeModel::Mdl(mdl) => row(ui, "skins", mdl.skins().len().to_string()),
@@ -560,7 +564,7 @@ fn model_facts(ui: &mut Ui, loaded: &LoadedModel, id: &str) {
             row(
                 ui,
                 "triangle order",
-                format!("{:?}", loaded.gpu.triangle_order()),
+                format!("{:?}", loaded.gpu.mesh().order()),
             );
             let cache = match &loaded.cache_stats {
                 Ok(stats) => format!(

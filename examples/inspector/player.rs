@@ -2,7 +2,10 @@
 //! speed, stepping and crossfades. Plain CPU state, so that UI tests can
 //! read what a click did.
 
-use md2_wgpu::{Clip, Crossfade, FrameLerp, Pose};
+use md2_wgpu::{
+    Clip,
+    anim::{ClipClock, FrameLerp, Playback, Pose, TICKS_PER_SECOND},
+};
 
 /// How long a one-shot animation (a death) holds its last frame before it
 /// plays again: a viewer is for looking at it.
@@ -17,7 +20,7 @@ pub const MAX_FADE: f64 = 1.0;
 pub struct Player {
     clips: Vec<Clip>,
     current: usize,
-    fade: Crossfade,
+    playback: Playback,
     /// The animation clock, in seconds: it stands still while paused and
     /// runs at `speed`.
     time: f64,
@@ -42,11 +45,11 @@ impl Player {
         } else {
             clips
         };
-        let fade = Crossfade::still(clips[0].clone().started_at(0.0));
+        let playback = Playback::new(clips[0].clone(), 0.0);
         Player {
             clips,
             current: 0,
-            fade,
+            playback,
             time: 0.0,
             paused: false,
             speed: 1.0,
@@ -70,14 +73,25 @@ impl Player {
         &self.clips[self.current]
     }
 
-    /// The state of the fade (both clips and their clocks).
-    pub fn fade(&self) -> &Crossfade {
-        &self.fade
+    /// What plays: the clip faded from, and the fade, if one is on.
+    pub fn playback(&self) -> &Playback {
+        &self.playback
     }
 
     /// The weight of the clip faded into, 1 once the fade is over.
     pub fn weight(&self) -> f32 {
-        self.fade.weight(self.time)
+        self.playback
+            .fade
+            .as_ref()
+            .map_or(1.0, |fade| fade.weight(self.time))
+    }
+
+    /// The clock of the clip playing (or being faded into).
+    fn clock(&self) -> &ClipClock {
+        self.playback
+            .fade
+            .as_ref()
+            .map_or(&self.playback.clock, |fade| &fade.to)
     }
 
     /// Plays clip `index`, fading into it over [`Player::fade_seconds`]
@@ -87,11 +101,11 @@ impl Player {
             return;
         };
         self.current = index;
-        let next = next.clone().started_at(self.time);
-        self.fade = if self.fade_seconds > 0.0 {
-            self.fade.then(next, self.fade_seconds)
+        let next = ClipClock::new(next.clone(), self.time);
+        self.playback = if self.fade_seconds > 0.0 {
+            self.playback.then(next, self.time, self.fade_seconds)
         } else {
-            Crossfade::still(next)
+            next.into()
         };
     }
 
@@ -107,15 +121,15 @@ impl Player {
             return;
         }
         self.time += dt * f64::from(self.speed);
-        let clip = &self.fade.to;
-        if !clip.looping && self.time - self.fade.to_start > clip.duration() + HOLD_SECONDS {
-            self.fade = Crossfade::still(clip.clone().started_at(self.time));
+        let clock = self.clock();
+        if !clock.clip.looping && self.time - clock.start > clock.clip.duration() + HOLD_SECONDS {
+            self.playback = Playback::new(clock.clip.clone(), self.time);
         }
     }
 
     /// The pose to draw: whole frames when interpolation is off.
     pub fn pose(&self) -> Pose {
-        let mut pose = self.fade.pose(self.time);
+        let mut pose = self.playback.pose(self.time);
         if !self.interpolate {
             pose.primary.t = 0.0;
             pose.secondary.t = 0.0;
@@ -125,7 +139,7 @@ impl Player {
 
     /// The current clip's side of the pose: where its clock is.
     pub fn lerp(&self) -> FrameLerp {
-        self.fade.to.sample(self.time - self.fade.to_start)
+        self.clock().sample(self.time)
     }
 
     /// The frame the current clip shows: its nearer keyframe.
@@ -145,24 +159,25 @@ impl Player {
         let frames = clip.frames();
         let frame = frame.clamp(*frames.start(), *frames.end());
         let fps = f64::from(clip.fps);
-        let mut since = if fps.is_finite() && fps > 0.0 {
+        let since = if fps.is_finite() && fps > 0.0 {
             f64::from(frame - clip.first) / fps
         } else {
             0.0
         };
-        // `k / fps * fps` can come out a hair below k, which is frame
-        // k - 1 at t almost 1: nudge up to the first time that samples as
-        // frame k itself.
+        // The clock restarts at the clip's start, and runs on the tick grid:
+        // from the first tick at or after `k / fps` (which can come out a
+        // hair below k, frame k - 1 at t almost 1), step up to the first
+        // tick that samples as frame k itself.
+        let clock = ClipClock::new(clip, 0.0);
+        let mut ticks = (since * TICKS_PER_SECOND).ceil();
         for _ in 0..8 {
-            if clip.sample(since).frame_a >= frame {
+            if clock.sample(ticks / TICKS_PER_SECOND).frame_a >= frame {
                 break;
             }
-            since = since.next_up();
+            ticks += 1.0;
         }
-        // The clock restarts at the clip's start so that `time - start` is
-        // `since` exactly.
-        self.time = since;
-        self.fade = Crossfade::still(clip.started_at(0.0));
+        self.time = ticks / TICKS_PER_SECOND;
+        self.playback = clock.into();
         self.paused = true;
     }
 

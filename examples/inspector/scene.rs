@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use egui_wgpu::{CallbackResources, CallbackTrait, ScreenDescriptor};
 use md2_wgpu::{
-    Camera, DepthState, GpuModel, Md2Batch, Md2Instance, Md2Renderer, Md2RendererOptions,
-    PlanarShadow, wgpu,
+    Camera, DepthState, GpuModel, Md2Instance, Md2Renderer, Md2RendererOptions, gpu::Md2Batch,
+    scene::PlanarShadow, wgpu,
 };
 
 use crate::ground::{Ground, GroundParams, GroundTarget};
@@ -215,7 +215,7 @@ impl CallbackTrait for SceneFrame {
             counter.end(pass);
         }
         self.stats.draws.store(
-            md2_wgpu::low_level::recorded_draws(&scene.renderer),
+            md2_wgpu::gpu::low_level::recorded_draws(&scene.renderer),
             Ordering::Relaxed,
         );
     }

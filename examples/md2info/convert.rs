@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use md2_wgpu::QuakeModel;
-use md2_wgpu::mdl::{Conversion, SkinImages, from_keyframes, to_md2};
+use md2_wgpu::format::mdl::{Conversion, SkinImages, from_keyframes, to_md2};
 use md2_wgpu::skins;
 
 use super::export::palette_for;
@@ -33,7 +33,9 @@ pub fn convert(
             // output or the model, else the built-in one.
             let (palette, from) = match palette {
                 Some(p) => palette_for(file, Some(p))?,
-                None if md2_wgpu::mdl::Palette::find(out).is_some() => palette_for(out, None)?,
+                None if md2_wgpu::format::mdl::Palette::find(out).is_some() => {
+                    palette_for(out, None)?
+                }
                 None => palette_for(file, None)?,
             };
             let images: Vec<_> = skins::load_skins(file, md2)
@@ -78,7 +80,7 @@ pub fn convert(
                 "wrote {}: an MD2 of {} bytes, {} frames; skins {} (in {from})",
                 out.display(),
                 bytes.len(),
-                md2.frame_count(),
+                md2.keyframes().frame_count(),
                 names.join(", ")
             );
             conversion

@@ -3,10 +3,15 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use md2_wgpu::format::mdl::{Palette, SkinImages};
 use md2_wgpu::gltf::{GltfOptions, KeyInterpolation, to_glb};
-use md2_wgpu::mdl::{Palette, SkinImages};
 use md2_wgpu::model::KeyframeModel;
-use md2_wgpu::{GpuModelOptions, Levels, QuakeModel, RenderMesh, skins};
+use md2_wgpu::{
+    QuakeModel,
+    contract::GpuModelOptions,
+    mesh::{Levels, RenderMesh},
+    skins,
+};
 
 use super::{GltfArgs, stem};
 

@@ -23,21 +23,21 @@ pub fn summary(model: &Md2Model, name: &str) -> String {
     let _ = writeln!(
         s,
         "mesh: {} vertices, {} texture coordinates, {} triangles, {} frames, {} glcmds, skin {w}x{hh}",
-        model.vertex_count(),
+        model.keyframes().vertex_count(),
         model.tex_coords().len(),
         model.triangles().len(),
-        model.frame_count(),
+        model.keyframes().frame_count(),
         model.glcmds().len(),
     );
     let _ = writeln!(s, "skins: {}", model.skins().len());
     for (i, skin) in model.skins().iter().enumerate() {
         let _ = writeln!(s, "  {i}: {}", skin.name());
     }
-    let anims = model.animations();
+    let anims = model.keyframes().animations();
     let _ = writeln!(s, "animations: {}", anims.len());
     let width = anims.iter().map(|a| a.name.len()).max().unwrap_or(0);
     for a in anims {
-        let frame_name = |i: u32| model.frames()[i as usize].name();
+        let frame_name = |i: u32| model.keyframes().frames()[i as usize].name();
         let names = if a.len() == 1 {
             frame_name(a.first)
         } else {
@@ -75,9 +75,9 @@ pub fn json(model: &Md2Model) -> serde_json::Value {
     serde_json::json!({
         "header": header,
         "skins": model.skins().iter().map(|s| s.name()).collect::<Vec<_>>(),
-        "frames": model.frames().iter().map(|f| f.name()).collect::<Vec<_>>(),
+        "frames": model.keyframes().frames().iter().map(|f| f.name()).collect::<Vec<_>>(),
         "animations": model
-            .animations()
+            .keyframes().animations()
             .iter()
             .map(|a| serde_json::json!({"name": a.name, "first": a.first, "last": a.last}))
             .collect::<Vec<_>>(),
@@ -89,14 +89,14 @@ pub fn json(model: &Md2Model) -> serde_json::Value {
 /// `vn` per vertex from the normal table, `vt` per texture coordinate,
 /// `f v/vt/vn` per triangle, counter-clockwise seen from outside.
 pub fn obj(model: &Md2Model, frame: u32, name: &str) -> Result<String, String> {
-    let Some(f) = model.frames().get(frame as usize) else {
+    let Some(f) = model.keyframes().frames().get(frame as usize) else {
         return Err(format!(
             "{name}: no frame {frame}: the model has {} frames (0..={})",
-            model.frame_count(),
-            model.frame_count() - 1
+            model.keyframes().frame_count(),
+            model.keyframes().frame_count() - 1
         ));
     };
-    let verts = model.frame_vertices(frame);
+    let verts = model.keyframes().frame_vertices(frame);
     let (w, h) = model.skin_size();
     let mut s = String::new();
     let _ = writeln!(s, "# md2info: {name}, frame {frame} ({:?})", f.name());

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use md2_wgpu::mdl::{MdlModel, MdlSkin};
+use md2_wgpu::format::mdl::{MdlModel, MdlSkin};
 
 use super::sanitize;
 

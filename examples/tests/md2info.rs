@@ -121,13 +121,13 @@ fn obj_has_a_line_per_vertex_normal_texcoord_and_triangle() {
             other => panic!("unexpected OBJ line kind {other:?}: {line}"),
         }
     }
-    assert_eq!(v.len(), model.vertex_count());
-    assert_eq!(vn.len(), model.vertex_count());
+    assert_eq!(v.len(), model.keyframes().vertex_count());
+    assert_eq!(vn.len(), model.keyframes().vertex_count());
     assert_eq!(vt.len(), model.tex_coords().len());
     assert_eq!(faces.len(), model.triangles().len());
 
-    let f = &model.frames()[frame as usize];
-    for (i, p) in model.frame_vertices(frame).iter().enumerate() {
+    let f = &model.keyframes().frames()[frame as usize];
+    for (i, p) in model.keyframes().frame_vertices(frame).iter().enumerate() {
         assert_eq!(v[i], p.decode_position(f).to_vec(), "v {i}");
         assert_eq!(vn[i], p.normal().to_vec(), "vn {i}");
     }
@@ -288,8 +288,11 @@ fn gltf_writes_a_glb_with_every_frame_and_animation() {
     assert!(text.contains(&format!("{} bytes", glb.len())), "{text}");
     let g = gltf::Gltf::from_slice(&glb).expect("a valid glTF");
     let prim = g.meshes().next().unwrap().primitives().next().unwrap();
-    assert_eq!(prim.morph_targets().count(), model.frame_count() as usize);
-    assert_eq!(g.animations().count(), model.animations().len());
+    assert_eq!(
+        prim.morph_targets().count(),
+        model.keyframes().frame_count() as usize
+    );
+    assert_eq!(g.animations().count(), model.keyframes().animations().len());
     assert_eq!(g.nodes().next().unwrap().name(), Some("gltf"));
     // No skin beside it: one plain material.
     assert!(text.contains("skins: none found"), "{text}");
@@ -431,8 +434,9 @@ fn levels_writes_what_an_upload_would_build() {
         "{text}"
     );
     let bytes = std::fs::read(&out).unwrap();
-    let data = md2_wgpu::ModelData::new(&model, md2_wgpu::GpuModelOptions::WITH_LEVELS).unwrap();
-    let loaded = md2_wgpu::Levels::from_bytes(&bytes, &model, data.mesh()).unwrap();
+    let data =
+        md2_wgpu::ModelData::new(&model, md2_wgpu::contract::GpuModelOptions::WITH_LEVELS).unwrap();
+    let loaded = md2_wgpu::mesh::Levels::from_bytes(&bytes, &model, data.mesh()).unwrap();
     assert_eq!(&loaded, data.levels_of_detail());
     assert!(loaded.levels().len() > 1, "the sphere gets coarser levels");
     let err = run(&[&path.into_os_string(), &os("--levels")]).unwrap_err();
@@ -441,7 +445,7 @@ fn levels_writes_what_an_upload_would_build() {
 
 /// The Quake I model built in code (seam vertices, groups) written to a
 /// file of its own.
-fn mdl_file(name: &str) -> (md2_wgpu::mdl::MdlModel, PathBuf) {
+fn mdl_file(name: &str) -> (md2_wgpu::format::mdl::MdlModel, PathBuf) {
     let model = common::seam_mdl();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("md2info");
     std::fs::create_dir_all(&dir).unwrap();
@@ -504,7 +508,7 @@ fn convert_writes_the_other_format_and_says_what_it_lost() {
         "{text}"
     );
     let md2 = Md2Model::open(&out).unwrap();
-    assert_eq!(md2.frame_count(), mdl.frame_count());
+    assert_eq!(md2.keyframes().frame_count(), mdl.frame_count());
     for i in 0..3 {
         assert!(dir.join(format!("seam-converted_{i}.png")).is_file());
     }
@@ -517,7 +521,7 @@ fn convert_writes_the_other_format_and_says_what_it_lost() {
     ])
     .unwrap();
     assert!(text.contains("one grid for all 6 frames"), "{text}");
-    let again = md2_wgpu::mdl::MdlModel::open(&back).unwrap();
+    let again = md2_wgpu::format::mdl::MdlModel::open(&back).unwrap();
     assert_eq!(again.frame_count(), 6);
     // The same format is refused, with the way round said.
     let error = run(&[&path.into_os_string(), &os("--convert"), &os("x.mdl")]).unwrap_err();

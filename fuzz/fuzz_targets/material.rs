@@ -16,14 +16,17 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use md2_wgpu::Md2Cache;
+use md2_wgpu::gpu::Md2Cache;
 use md2_wgpu::support::Headless;
 
 fn device() -> &'static (Headless, Md2Cache) {
     static DEVICE: OnceLock<(Headless, Md2Cache)> = OnceLock::new();
     DEVICE.get_or_init(|| {
-        let gpu = Headless::new(|_| md2_wgpu::required_limits(), wgpu::Features::empty())
-            .expect("the material target needs an adapter (lavapipe will do)");
+        let gpu = Headless::new(
+            |_| md2_wgpu::gpu::required_limits(),
+            wgpu::Features::empty(),
+        )
+        .expect("the material target needs an adapter (lavapipe will do)");
         let cache = Md2Cache::new(&gpu.device).expect("a cache");
         (gpu, cache)
     })

@@ -52,7 +52,7 @@ use bevy::winit::WinitPlugin;
 use md2_bevy::{Md2, Md2Animator, Md2Asset, Md2Plugin, Md2Poses};
 use md2_wgpu::gltf::{GltfOptions, to_glb};
 use md2_wgpu::image::RgbaImage;
-use md2_wgpu::{Md2Model, Pose, Quake2Player};
+use md2_wgpu::{Md2Model, Quake2Player, anim::Pose};
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 360;
@@ -372,7 +372,7 @@ fn gltf_app(subject: &Subject, count: u32) -> (App, u64, u64) {
             ..default()
         });
     camera(&mut app, &target, count);
-    let frames = subject.model.frame_count() as usize;
+    let frames = subject.model.keyframes().frame_count() as usize;
     for i in 0..count {
         app.world_mut().spawn((
             Mesh3d(mesh.clone()),

@@ -4,7 +4,10 @@
 
 use bevy::color::{Color, LinearRgba};
 use bevy::ecs::component::Component;
-use md2_wgpu::{Clip, ClipClock, FrameLerp, Playback, Pose, Quake2Player};
+use md2_wgpu::{
+    Clip, Quake2Player,
+    anim::{ClipClock, FrameLerp, Playback, Pose},
+};
 
 /// The animation, skin and tint of an entity with an [`Md2`](crate::Md2).
 ///

@@ -19,7 +19,7 @@ use crate::poses::Md2Poses;
 
 /// An MD2 model in the world: the entity draws `0` where its
 /// [`Transform`] puts it (model units; the model stands in Bevy's Y-up
-/// space facing +Z, as [`md2_wgpu::QUAKE_TO_Y_UP`] maps it), posed by its
+/// space facing +Z, as [`md2_wgpu::scene::QUAKE_TO_Y_UP`] maps it), posed by its
 /// [`Md2Animator`] (frame 0 without one).
 ///
 /// ```no_run
@@ -47,7 +47,7 @@ pub struct Md2(pub Handle<Md2Asset>);
 pub struct Md2Slot {
     pub(crate) model: AssetId<Md2Asset>,
     pub(crate) slot: u32,
-    pub(crate) previous: Option<md2_wgpu::PoseWords>,
+    pub(crate) previous: Option<md2_wgpu::contract::PoseWords>,
 }
 
 impl Md2Slot {

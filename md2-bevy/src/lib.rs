@@ -44,7 +44,7 @@
 //! - [`Md2`] and [`Md2Slot`] (`entity`): a model in the world, given its
 //!   shared mesh and material, a [`MeshTag`](bevy::mesh::MeshTag) and a box
 //!   around every frame once loaded.
-//! - [`Md2Animator`] (`animator`): md2-wgpu's [`Playback`](md2_wgpu::Playback)
+//! - [`Md2Animator`] (`animator`): md2-wgpu's [`Playback`](md2_wgpu::anim::Playback)
 //!   (clips by name or Quake II preset, looping and one-shot, speed,
 //!   crossfades) on Bevy's [`Time`](bevy::time::Time), with skin and tint.
 //! - [`PoseRecord`] and [`Md2Poses`] (`poses`): each entity's pose (and its

@@ -16,8 +16,12 @@ use bevy::render::render_resource::{
 };
 use bevy::render::storage::ShaderBuffer;
 use md2_wgpu::contract::SkinArray;
-use md2_wgpu::mdl::{MdlError, MdlModel};
-use md2_wgpu::{GpuModelOptions, Md2Error, Md2Model, ModelData, ModelDataError, QuakeModel};
+use md2_wgpu::format::mdl::{MdlError, MdlModel};
+use md2_wgpu::{
+    Md2Model, ModelData, QuakeModel,
+    contract::{GpuModelOptions, ModelDataError},
+    format::Md2Error,
+};
 
 use crate::asset::{Md2Asset, Md2GpuBytes};
 use crate::material::{Md2Material, Md2ModelInfo};
@@ -150,7 +154,7 @@ impl AssetLoader for Md2Loader {
                 let model_path = ctx.path().path().to_path_buf();
                 let (found, palette) = match &reader {
                     Some(source) => load_palette(source.reader(), &model_path).await,
-                    None => (None, md2_wgpu::mdl::Palette::builtin()),
+                    None => (None, md2_wgpu::format::mdl::Palette::builtin()),
                 };
                 let note = match found {
                     Some(path) => format!("palette: {}", path.display()),
@@ -158,7 +162,8 @@ impl AssetLoader for Md2Loader {
                              the crate's built-in palette (colours approximate)"
                         .to_owned(),
                 };
-                let (images, masks) = md2_wgpu::mdl::SkinImages::new(mdl, &palette).for_upload();
+                let (images, masks) =
+                    md2_wgpu::format::mdl::SkinImages::new(mdl, &palette).for_upload();
                 (images, vec![note], false, masks)
             }
         };
@@ -204,7 +209,7 @@ impl AssetLoader for Md2Loader {
             },
         );
 
-        let full = data.levels()[0];
+        let full = data.levels_of_detail().levels()[0];
         let gpu_bytes = Md2GpuBytes {
             vertices: data.vertex_bytes().len() as u64,
             frame_params: data.frame_param_bytes().len() as u64,

@@ -21,8 +21,8 @@ pub const ATTRIBUTE_MD2_VERTEX: MeshVertexAttribute =
 /// from outside as Bevy's pipelines cull them (the contract's mirrored
 /// list; MD2 files wind them clockwise).
 pub fn md2_mesh(data: &ModelData) -> Mesh {
-    let corners = data.corners();
-    let full = data.levels()[0];
+    let corners = data.mesh().corners();
+    let full = data.levels_of_detail().levels()[0];
     let range = full.first_index as usize..(full.first_index + full.index_count) as usize;
     let triangles = &data.mirrored_indices()[range];
     let indices = match data.index_format() {
@@ -46,15 +46,15 @@ pub fn md2_mesh(data: &ModelData) -> Mesh {
 }
 
 /// The box around every frame, in the mesh's local space (Y up: Quake's
-/// `(x, y, z)` as `(y, z, x)`, [`md2_wgpu::QUAKE_TO_Y_UP`]). Bevy cannot
+/// `(x, y, z)` as `(y, z, x)`, [`md2_wgpu::scene::QUAKE_TO_Y_UP`]). Bevy cannot
 /// compute it from a mesh without positions, and an entity's box must hold
 /// every pose it can take, or culling drops it mid-animation.
 pub fn every_frame_aabb(data: &ModelData) -> Aabb {
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    for (min, max) in data.frame_bounds() {
-        lo = lo.min(y_up(*min));
-        hi = hi.max(y_up(*max));
+    for bounds in data.frame_bounds() {
+        lo = lo.min(y_up(bounds.min));
+        hi = hi.max(y_up(bounds.max));
     }
     if !lo.is_finite() || !hi.is_finite() {
         return Aabb::from_min_max(Vec3::ZERO, Vec3::ZERO);
@@ -65,5 +65,5 @@ pub fn every_frame_aabb(data: &ModelData) -> Aabb {
 /// A point in Quake axes in the mesh's local space, through arrays (Bevy's
 /// glam is not md2-wgpu's).
 fn y_up(p: [f32; 3]) -> Vec3 {
-    Vec3::from_array(md2_wgpu::quake_to_y_up(p).to_array())
+    Vec3::from_array(md2_wgpu::scene::quake_to_y_up(p).to_array())
 }

@@ -10,7 +10,7 @@ use bevy::platform::collections::HashMap;
 use bevy::render::storage::ShaderBuffer;
 use bevy::time::Time;
 use bytemuck::{Pod, Zeroable};
-use md2_wgpu::PoseWords;
+use md2_wgpu::contract::PoseWords;
 
 use crate::animator::Md2Animator;
 use crate::asset::Md2Asset;

@@ -10,7 +10,7 @@ use md2_wgpu::contract::PoseBindings;
 
 use crate::material::POSE_FIRST_BINDING;
 
-/// `md2_bevy::pose`: [`md2_wgpu::MD2_POSE_WGSL`] with its bindings at the
+/// `md2_bevy::pose`: [`md2_wgpu::contract::MD2_POSE_WGSL`] with its bindings at the
 /// material's group.
 pub const POSE_SHADER: Handle<Shader> = uuid_handle!("8d2b3f4e-6a71-4c0e-9f3d-2b8e1c5a7d01");
 /// `md2_bevy::instance`: the entity pose records, the skins, the rows.

@@ -1,7 +1,10 @@
-//! Clocks for instances that animate on their own: a clip, when it started
-//! and how fast it plays, and an optional crossfade into another. The
-//! resident crowd ([`Md2Crowd`](crate::Md2Crowd)) evaluates these on the GPU
-//! every frame; [`Playback::pose`] is the CPU reference it is tested against.
+//! The crate's animation vocabulary: a clip, when it started and how fast
+//! it plays ([`ClipClock`]), and an optional crossfade into another
+//! ([`Playback`], with one [`then`](Playback::then)). The immediate path
+//! draws a playback's pose ([`Md2Instance::from_playback`](crate::Md2Instance::from_playback));
+//! the resident crowd ([`Md2Crowd`](crate::Md2Crowd)) evaluates the same
+//! playbacks on the GPU every frame, and [`Playback::pose`] is the CPU
+//! reference it is tested against.
 //!
 //! # Time
 //!
@@ -15,8 +18,8 @@
 //! A time that is not finite, or beyond ±2⁴³ s (the tick count's range), and
 //! a speed or fade duration that is not finite, are no clock: sampled on the
 //! CPU they give a NaN blend factor (which a renderer refuses, as the
-//! [playback](crate::playback) module says), and a crowd refuses them as
-//! [`CrowdError::NotFinite`](crate::CrowdError::NotFinite).
+//! [playback](crate::anim::playback) module says), and a crowd refuses them as
+//! [`CrowdError::NotFinite`](crate::scene::CrowdError::NotFinite).
 //!
 //! # Precision
 //!
@@ -87,8 +90,9 @@ impl ClipClock {
 }
 
 /// A crossfade into `to`, its weight rising from 0 at `start` to 1 at
-/// `start + duration` (seconds; the curve is [`Crossfade`](crate::Crossfade)'s
-/// smoothstep, on the tick grid).
+/// `start + duration` (seconds) along a smoothstep (`3u² − 2u³`), so the
+/// change starts and ends without a jolt, on the tick grid. A duration of
+/// 0 or less is a cut.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fade {
     /// The clock faded in.
@@ -104,9 +108,7 @@ impl Fade {
     /// The weight of `to` at `now`; NaN where a time or the duration is not
     /// finite (see the [module docs](self)).
     pub fn weight(&self, now: f64) -> f32 {
-        let since = ticks_between(self.start, now).map_or(f64::NAN, |t| t as f64);
-        let duration = fade_ticks(self.duration).map_or(f64::NAN, f64::from);
-        fade_weight(since, duration)
+        fade_weight_at(self.start, self.duration, now)
     }
 }
 
@@ -149,8 +151,8 @@ impl Playback {
 
     /// Crossfades from this playback into `next` from `at` over `duration`
     /// seconds. A pose blends two clips, not three: the new fade starts from
-    /// whichever of the current two weighs more at `at`, as
-    /// [`Crossfade::then`](crate::Crossfade::then) does.
+    /// whichever of the current two weighs more at `at`, so a change
+    /// requested mid-fade drops the lighter clip.
     pub fn then(&self, next: ClipClock, at: f64, duration: f64) -> Playback {
         let from = match &self.fade {
             Some(fade) if fade.weight(at) >= 0.5 => fade.to.clone(),
@@ -165,6 +167,15 @@ impl Playback {
             }),
         }
     }
+}
+
+/// The weight at `now` of a fade that starts at `start` and takes
+/// `duration` seconds, on the tick grid: [`Fade::weight`], for a crowd that
+/// keeps its fades without their clips.
+pub(crate) fn fade_weight_at(start: f64, duration: f64, now: f64) -> f32 {
+    let since = ticks_between(start, now).map_or(f64::NAN, |t| t as f64);
+    let duration = fade_ticks(duration).map_or(f64::NAN, f64::from);
+    fade_weight(since, duration)
 }
 
 /// `to − from` in ticks; `None` where either is off the clock.

@@ -7,5 +7,11 @@ pub mod playback;
 pub mod reference;
 
 pub use clock::{ClipClock, Fade, MAX_FADE_SECONDS, Playback, TICKS_PER_SECOND};
-pub use playback::{Clip, Crossfade, FrameLerp, Playing, Pose, QUAKE2_FPS, Quake2Player};
+pub use playback::{Clip, FrameLerp, Pose, QUAKE2_FPS, Quake2Player};
+// 0.1.0's crossfade, deprecated for one release.
+#[allow(deprecated)]
+pub use playback::{Crossfade, Playing};
 pub use reference::ReferenceError;
+
+#[cfg(feature = "wgpu")]
+pub(crate) use clock::fade_weight_at;

@@ -1,15 +1,17 @@
 //! Animation playback: turning time into the two keyframes and blend factor
-//! that the GPU (and the CPU [`reference`](crate::reference)) interpolate.
+//! that the GPU (and the CPU [`reference`](crate::anim::reference)) interpolate.
 //!
 //! - A [`Clip`] is a frame range played at some frames per second, looping
 //!   or once. [`Clip::sample`] gives a [`FrameLerp`]: `frame_a`, `frame_b`
 //!   and `t` with `0 <= t < 1`.
 //! - [`Quake2Player`] is the 198-frame Quake II player table as a preset,
 //!   usable on any player model whatever its frame names say.
-//! - A [`Crossfade`] blends two clips over a given time (a character going
-//!   from run to attack); each side is a [`Playing`], a clip with the time
-//!   it started ([`Clip::started_at`]). [`Crossfade::pose`] gives a
-//!   [`Pose`]: two [`FrameLerp`]s and a weight.
+//! - A clip plays on a [`ClipClock`](crate::anim::ClipClock) (when it
+//!   started, how fast), and a [`Playback`](crate::anim::Playback) blends
+//!   two clocks over a given time (a character going from run to attack);
+//!   its pose is a [`Pose`]: two [`FrameLerp`]s and a weight. They are the
+//!   one vocabulary of both paths (see [`clock`](crate::anim::clock));
+//!   0.1.0's `Crossfade` and `Playing` are deprecated.
 //!
 //! Times are seconds as `f64` everywhere (on the immediate path as on the
 //! resident crowd's), reduced in `f64`, so a clock that has run for days (or
@@ -19,7 +21,7 @@
 //! gives frames inside the clip and never panics. A time that is not finite
 //! is not an instant, so it has no pose: its sample carries a NaN blend
 //! factor, which the renderer refuses as it refuses any non-finite instance
-//! value (see [`InstancePolicy`](crate::InstancePolicy)), exactly as a
+//! value (see [`InstancePolicy`](crate::scene::InstancePolicy)), exactly as a
 //! resident crowd refuses such a time. Nothing non-finite is ever silently
 //! read as some other instant.
 
@@ -68,7 +70,7 @@ impl FrameLerp {
 ///
 /// `weight` is clamped to `[0, 1]` where it is used (NaN reads as 0). Where
 /// the blended normal has zero length, the table normal of
-/// `primary.frame_a` is used: see [`reference`](crate::reference).
+/// `primary.frame_a` is used: see [`reference`](crate::anim::reference).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Pose {
     /// The pose at weight 0.
@@ -162,6 +164,8 @@ impl Clip {
 
     /// The clip playing since `start` (seconds on the caller's clock): a
     /// side of a [`Crossfade`].
+    #[deprecated(note = "use `ClipClock::new(clip, start)`; this method goes in the next release")]
+    #[allow(deprecated)]
     pub fn started_at(self, start: f64) -> Playing {
         Playing { clip: self, start }
     }
@@ -288,7 +292,7 @@ impl From<&Animation> for Clip {
     /// death (`deatha`, `crdeath`, `die2`, `dead`): a body that falls and
     /// then stands up to fall again is the bug this avoids. A name made
     /// unique with a suffix (`pain1_2`, see
-    /// [the naming rule](crate::animations#names)) plays as the name without
+    /// [the naming rule](crate::model::animations#names)) plays as the name without
     /// it.
     fn from(animation: &Animation) -> Self {
         let name = without_unique_suffix(&animation.name);
@@ -531,6 +535,9 @@ impl Quake2Player {
 /// A clip and the time it started, in seconds on the caller's clock: one
 /// side of a [`Crossfade`]. Made with [`Clip::started_at`], so that each
 /// time stands next to the clip it belongs to.
+#[deprecated(
+    note = "use `ClipClock` (`ClipClock::new(clip, start)`), the crowd's and the immediate path's one clock; `Playing` goes in the next release"
+)]
 #[derive(Clone, Debug, PartialEq)]
 pub struct Playing {
     /// The clip.
@@ -543,7 +550,7 @@ pub struct Playing {
 /// samples each frame while, say, run turns into attack.
 ///
 /// ```
-/// use md2_wgpu::{Crossfade, Quake2Player};
+/// use md2_wgpu::{Quake2Player, anim::Crossfade};
 ///
 /// // Running since 1 s; at 3 s attack starts and takes over within 0.4 s.
 /// let run = Quake2Player::Run.clip().started_at(1.0);
@@ -566,6 +573,9 @@ pub struct Playing {
 ///
 /// [`Crossfade::new`] is the common case (`to` starts as the fade starts);
 /// [`Crossfade::then`] moves on to a third clip.
+#[deprecated(
+    note = "use `Playback` (`Playback::new(clip, start)`, `then(ClipClock::new(next, at), at, duration)`), the one crossfade the crowd and the immediate path share; `Crossfade` goes in the next release"
+)]
 #[derive(Clone, Debug, PartialEq)]
 pub struct Crossfade {
     /// The clip faded out (the pose's `primary`).
@@ -582,6 +592,7 @@ pub struct Crossfade {
     pub duration: f64,
 }
 
+#[allow(deprecated)]
 impl Crossfade {
     /// Fades from `from` into `to` over `duration` seconds; the fade starts
     /// as `to` does.

@@ -7,8 +7,8 @@
 //!
 //! - position of vertex `i` in frame `f`: `p = xyz · scale_f + translate_f`
 //!   per component (the packed bytes as `f32`; multiply, then add);
-//! - normal: [`ANORMS`](crate::ANORMS)`[index]`, an index ≥ 162 read as
-//!   [`FALLBACK_NORMAL_INDEX`](crate::FALLBACK_NORMAL_INDEX) (`[0, 0, 1]`):
+//! - normal: [`ANORMS`](crate::model::ANORMS)`[index]`, an index ≥ 162 read as
+//!   [`FALLBACK_NORMAL_INDEX`](crate::model::FALLBACK_NORMAL_INDEX) (`[0, 0, 1]`):
 //!   the padded [`normal_table`](crate::contract::normal_table) the GPU
 //!   reads too;
 //! - a [`FrameLerp`]: `p = pa + (pb − pa) · t`, `n = na + (nb − na) · t`;
@@ -39,7 +39,7 @@ pub enum ReferenceError {
     /// A frame index is past the model's frames.
     FrameOutOfRange {
         /// Which input named it: `frame`, `frame_a`, `frame_b`, or one of
-        /// [`fields::POSE_FRAMES`](crate::fields::POSE_FRAMES) for a pose.
+        /// [`fields::POSE_FRAMES`](crate::scene::fields::POSE_FRAMES) for a pose.
         field: &'static str,
         /// The index given.
         frame: u32,
@@ -260,7 +260,7 @@ pub fn blend(
 }
 /// Pushes every position `distance` model units out along its normal, as a
 /// powerup shell stands off the skin (Quake II's `POWERSUIT_SCALE`, 4 units:
-/// [`SHELL_OFFSET`](crate::SHELL_OFFSET)): `p + n × distance`, after
+/// [`SHELL_OFFSET`](crate::scene::SHELL_OFFSET)): `p + n × distance`, after
 /// [`blend`] or [`interpolate`] has renormalised `n`, as the shader does.
 /// Extra entries of the longer slice are left alone.
 pub fn push_along_normals(positions: &mut [[f32; 3]], normals: &[[f32; 3]], distance: f32) {

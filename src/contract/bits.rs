@@ -9,7 +9,7 @@
 pub const EFFECT_SHELL_RGB: u32 = 0x00ff_ffff;
 /// Lit by nothing but itself (`MD2_EFFECT_FULLBRIGHT`).
 pub const EFFECT_FULLBRIGHT: u32 = 0x0100_0000;
-/// Never darker than [`MIN_LIGHT`](crate::MIN_LIGHT) (`MD2_EFFECT_MINLIGHT`).
+/// Never darker than [`MIN_LIGHT`](crate::scene::MIN_LIGHT) (`MD2_EFFECT_MINLIGHT`).
 pub const EFFECT_MINLIGHT: u32 = 0x0200_0000;
 /// Casts no planar shadow (`MD2_EFFECT_NO_SHADOW`).
 pub const EFFECT_NO_SHADOW: u32 = 0x0400_0000;
@@ -31,7 +31,7 @@ pub const MEMBER_FADING: u32 = 0x8000_0000;
 pub const MODEL_FULLBRIGHT_MASKS: u32 = 1;
 
 /// The values of `Md2Fragment::phase` (`MD2_PHASE_*`): which
-/// [`Md2Phase`](crate::Md2Phase) calls the fragment stage.
+/// [`Md2Phase`](crate::gpu::Md2Phase) calls the fragment stage.
 pub mod phase {
     /// Opaque instances (`MD2_PHASE_OPAQUE`).
     pub const OPAQUE: u32 = 0;

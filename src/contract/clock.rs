@@ -2,7 +2,7 @@
 //! (`shaders/crowd/types.wgsl`'s `Clock`, `shaders/crowd/clock.wgsl`):
 //! integer ticks and a 96-bit fixed-point rate, so the GPU's position in a
 //! clip is exact however long the application has run (see the `clock`
-//! room's docs, `md2_wgpu::clock`, for why). The encoding is the wire
+//! room's docs, `md2_wgpu::anim::clock`, for why). The encoding is the wire
 //! format's; the clip and its clock are the animation room's.
 
 /// Ticks per second of the crowd's clock: 2²⁰.

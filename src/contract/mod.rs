@@ -10,9 +10,9 @@
 //!   group 1, bindings 0 to 2): the model's counts (a 16-byte uniform), its
 //!   frames' packed vertices (the file's 4 bytes per vertex per frame,
 //!   verbatim), and Quake II's normal table ([`normal_table`]:
-//!   [`ANORMS`](crate::ANORMS) padded to 256 entries, the same for every
+//!   [`ANORMS`](crate::model::ANORMS) padded to 256 entries, the same for every
 //!   model) followed by its frames' scale and translate, both storage;
-//! - a vertex buffer of welded corners ([`Corner`](crate::Corner): the
+//! - a vertex buffer of welded corners ([`Corner`](crate::model::Corner): the
 //!   vertex's xyz index, `u32` at location 0, and its uv, `vec2<f32>` at
 //!   location 1, 12 bytes a corner) and an index buffer (and a mirrored one,
 //!   for instances whose transform mirrors) holding every level of detail;
@@ -27,7 +27,7 @@
 //! The WGSL is text: [`MD2_POSE_WGSL`] (the pose alone, for an app's own
 //! vertex or compute stage; [`PoseBindings::wgsl`] moves its bindings) and
 //! [`MD2_RENDERER_WGSL`] (the crate's vertex stage and built-in shading,
-//! which a [material](crate::Md2Material)'s code follows). The files are in
+//! which a [material](crate::gpu::Md2Material)'s code follows). The files are in
 //! the crate's `shaders/` folder, each declaration once; a test parses them
 //! with naga and holds every `#[repr(C)]` record here equal to its WGSL
 //! struct, field by field, and another walks every entry point for what
@@ -44,10 +44,10 @@
 //! `word = md2_verts[a * num_xyz + i]`, its low three bytes the quantised
 //! position and its high byte the normal index; the position is
 //! `xyz * scale[a] + translate[a]`, the normal `ANORMS[index]` (an index
-//! past the table reads [`FALLBACK_NORMAL_INDEX`](crate::FALLBACK_NORMAL_INDEX));
+//! past the table reads [`FALLBACK_NORMAL_INDEX`](crate::model::FALLBACK_NORMAL_INDEX));
 //! the same for `b`; both lerped by `t` (and a second pair by the
 //! crossfade's weight), the normal renormalised; then placed by the rows.
-//! [`reference`](crate::reference) is the same arithmetic on the CPU, and
+//! [`reference`](crate::anim::reference) is the same arithmetic on the CPU, and
 //! the GPU tests hold the two within bounds derived from WGSL's accuracy
 //! rules (an implementation may fuse `a * b + c` or not: equal bits are
 //! promised only where the arithmetic is exact).

@@ -13,13 +13,13 @@ use super::normals::normal_table;
 use super::records::ModelInfo;
 use super::wgsl::MAX_GPU_FRAMES;
 use crate::mesh::{Level, LevelOptions, Levels, MeshError, RenderMesh, TriangleOrder};
-use crate::model::{Corner, KeyframeModel};
+use crate::model::{Bounds, Corner, KeyframeModel};
 
 /// How a model's GPU data is made: the triangle order and the levels of
 /// detail to build.
 ///
 /// ```
-/// use md2_wgpu::{GpuModelOptions, LevelOptions, TriangleOrder};
+/// use md2_wgpu::{contract::GpuModelOptions, mesh::{LevelOptions, TriangleOrder}};
 ///
 /// // Full detail only, in the vertex-cache order: what GpuModel::new does.
 /// assert_eq!(GpuModelOptions::default(), GpuModelOptions::DEFAULT);
@@ -44,7 +44,7 @@ pub struct GpuModelOptions {
     pub levels: LevelOptions,
     /// Whether the skins given with the model are its layers followed by
     /// a fullbright mask for each (twice as many, alpha 1 where a texel is
-    /// drawn unlit: [`SkinImages::with_masks`](crate::mdl::SkinImages::with_masks)
+    /// drawn unlit: [`SkinImages::with_masks`](crate::format::mdl::SkinImages::with_masks)
     /// makes them for a Quake I model). The built-in shading then lights
     /// those texels fully, as Quake drew its fire and eyes; instances still
     /// name skins by the first half's layers.
@@ -180,14 +180,14 @@ impl std::error::Error for ModelDataError {
 /// every model.
 ///
 /// ```
-/// use md2_wgpu::{GpuModelOptions, ModelData, demo};
+/// use md2_wgpu::{ModelData, demo, contract::GpuModelOptions};
 ///
 /// let model = demo::demo_model();
 /// let data = ModelData::new(&model, GpuModelOptions::DEFAULT)?;
 /// assert_eq!(data.vertex_bytes().len(), 4 * model.vertex_count() * model.frame_count() as usize);
 /// assert_eq!(data.frame_param_bytes().len(), 4096 + 32 * model.frame_count() as usize);
 /// assert_eq!(data.levels().len(), 1);
-/// # Ok::<(), md2_wgpu::ModelDataError>(())
+/// # Ok::<(), md2_wgpu::contract::ModelDataError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct ModelData {
@@ -197,9 +197,8 @@ pub struct ModelData {
     mesh: RenderMesh,
     levels: Levels,
     mirrored: Vec<u32>,
-    frame_bounds: Arc<[([f32; 3], [f32; 3])]>,
+    frame_bounds: Arc<[Bounds]>,
     sphere: [f32; 4],
-    level_build_time: Duration,
 }
 
 impl ModelData {
@@ -218,7 +217,6 @@ impl ModelData {
             });
         }
         let mesh = RenderMesh::new(model, options.triangle_order);
-        let started = web_time::Instant::now();
         // The renderers draw MAX_LEVELS levels at most: no more are built.
         let level_options = LevelOptions {
             coarser_levels: options.levels.coarser_levels.min(MAX_LEVELS as u8 - 1),
@@ -227,14 +225,7 @@ impl ModelData {
         // The mesh is the model's own, which is all `new` checks.
         let levels = Levels::new(model, &mesh, &level_options)
             .unwrap_or_else(|_| Levels::full_detail(&mesh));
-        let level_build_time = if level_options.coarser_levels == 0 {
-            Duration::ZERO
-        } else {
-            started.elapsed()
-        };
-        let frame_bounds: Arc<[_]> = (0..frames)
-            .map(|f| model.frame_bounds(f).to_pair())
-            .collect();
+        let frame_bounds: Arc<[_]> = (0..frames).map(|f| model.frame_bounds(f)).collect();
         let sphere = bounding_sphere(&frame_bounds);
         Ok(ModelData {
             info: ModelInfo {
@@ -254,7 +245,6 @@ impl ModelData {
             levels,
             frame_bounds,
             sphere,
-            level_build_time,
         })
     }
 
@@ -295,11 +285,12 @@ impl ModelData {
     }
 
     /// The welded corners the triangles draw.
+    #[deprecated(note = "use `data.mesh().corners()`; this method goes in the next release")]
     pub fn corners(&self) -> &[Corner] {
         self.mesh.corners()
     }
 
-    /// [`corners`](Self::corners) as vertex-buffer bytes.
+    /// [`RenderMesh::corners`] as vertex-buffer bytes.
     pub fn corner_bytes(&self) -> &[u8] {
         bytemuck::cast_slice(self.mesh.corners())
     }
@@ -312,20 +303,23 @@ impl ModelData {
     /// Every level's triangles, level after level, full detail first, as
     /// 32-bit indices (see [`index_bytes`](Self::index_bytes) for the
     /// uploaded width).
+    #[deprecated(
+        note = "use `data.levels_of_detail().indices()`; this method goes in the next release"
+    )]
     pub fn indices(&self) -> &[u32] {
         self.levels.indices()
     }
 
-    /// [`indices`](Self::indices) with each triangle's winding reversed (its
+    /// [`Levels::indices`] with each triangle's winding reversed (its
     /// last two corners swapped): what mirrored instances draw, so that
     /// culling still shows their outside.
     pub fn mirrored_indices(&self) -> &[u32] {
         &self.mirrored
     }
 
-    /// [`indices`](Self::indices) in [`index_format`](Self::index_format).
+    /// [`Levels::indices`] in [`index_format`](Self::index_format).
     pub fn index_bytes(&self) -> Vec<u8> {
-        narrow(self.indices(), self.index_format())
+        narrow(self.levels.indices(), self.index_format())
     }
 
     /// [`mirrored_indices`](Self::mirrored_indices) in
@@ -336,11 +330,16 @@ impl ModelData {
 
     /// The levels of detail, full detail first: each one's range of both
     /// index lists, its triangles and its error.
+    #[deprecated(
+        note = "use `data.levels_of_detail().levels()`; this method goes in the next release"
+    )]
     pub fn levels(&self) -> &[Level] {
         self.levels.levels()
     }
 
-    /// The levels with their index list.
+    /// The levels of detail, full detail first (each one's range of both
+    /// index lists, its triangles and its error), with their index list and
+    /// how long they took to build.
     pub fn levels_of_detail(&self) -> &Levels {
         &self.levels
     }
@@ -351,7 +350,7 @@ impl ModelData {
     }
 
     /// Per frame, the box of its vertices in model space (Quake axes).
-    pub fn frame_bounds(&self) -> &[([f32; 3], [f32; 3])] {
+    pub fn frame_bounds(&self) -> &[Bounds] {
         &self.frame_bounds
     }
 
@@ -362,12 +361,15 @@ impl ModelData {
     }
 
     /// How long building the levels took (zero where none were asked for).
+    #[deprecated(
+        note = "use `data.levels_of_detail().build_time()`; this method goes in the next release"
+    )]
     pub fn level_build_time(&self) -> Duration {
-        self.level_build_time
+        self.levels.build_time()
     }
 
     /// The frame boxes, shared.
-    pub(crate) fn shared_frame_bounds(&self) -> Arc<[([f32; 3], [f32; 3])]> {
+    pub(crate) fn shared_frame_bounds(&self) -> Arc<[Bounds]> {
         Arc::clone(&self.frame_bounds)
     }
 }
@@ -387,20 +389,15 @@ pub(crate) fn model_levels(levels: &[Level], sphere: [f32; 4]) -> ModelLevels {
 }
 
 /// A sphere around every frame's box, in model space: centre, radius.
-fn bounding_sphere(frame_bounds: &[([f32; 3], [f32; 3])]) -> [f32; 4] {
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
-    for (min, max) in frame_bounds {
-        for k in 0..3 {
-            lo[k] = lo[k].min(min[k]);
-            hi[k] = hi[k].max(max[k]);
-        }
-    }
+fn bounding_sphere(frame_bounds: &[Bounds]) -> [f32; 4] {
     if frame_bounds.is_empty() {
         return [0.0; 4];
     }
-    let center = [0, 1, 2].map(|k| (lo[k] + hi[k]) * 0.5);
-    let half = [0, 1, 2].map(|k| (hi[k] - lo[k]) * 0.5);
+    let all = frame_bounds
+        .iter()
+        .fold(Bounds::EMPTY, |all, &b| all.union(b));
+    let center = all.center();
+    let half = [0, 1, 2].map(|k| (all.max[k] - all.min[k]) * 0.5);
     let radius = (half[0] * half[0] + half[1] * half[1] + half[2] * half[2]).sqrt();
     [center[0], center[1], center[2], radius]
 }

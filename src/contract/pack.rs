@@ -18,7 +18,7 @@ use crate::scene::{InstanceError, InstancePolicy, Md2Instance, Md2Previous, fiel
 /// reference says.
 ///
 /// ```
-/// use md2_wgpu::{FrameLerp, PoseWords};
+/// use md2_wgpu::{anim::FrameLerp, contract::PoseWords};
 /// let words = PoseWords::of(&FrameLerp { frame_a: 3, frame_b: 4, t: 0.25 }.into());
 /// assert_eq!(words.frames, [3, 4, 3, 4]);
 /// assert_eq!(words.lerp, [0.25, 0.25, 0.0]);
@@ -65,7 +65,7 @@ impl InstanceRecord {
 }
 
 /// The rows an instance record carries for `transform`: `transform ×`
-/// [`QUAKE_TO_Y_UP`](crate::QUAKE_TO_Y_UP) without its bottom row, what
+/// [`QUAKE_TO_Y_UP`](crate::scene::QUAKE_TO_Y_UP) without its bottom row, what
 /// `md2_world_position` and `md2_world_normal` take.
 pub fn transform_rows(transform: &Mat4) -> [[f32; 4]; 3] {
     rows(transform)

@@ -76,7 +76,7 @@ pub struct ModelInfo {
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct InstanceRecord {
-    /// Rows of (transform × [`QUAKE_TO_Y_UP`](crate::QUAKE_TO_Y_UP)), the
+    /// Rows of (transform × [`QUAKE_TO_Y_UP`](crate::scene::QUAKE_TO_Y_UP)), the
     /// bottom row (0, 0, 0, 1) left out.
     pub rows: [[f32; 4]; 3],
     /// Primary a, primary b, secondary a, secondary b.

@@ -30,7 +30,7 @@ macro_rules! pose_module {
 /// // buffer (the model at group 0 here).
 /// let source = format!(
 ///     "{}\n{}",
-///     md2_wgpu::pose_wgsl(0),
+///     md2_wgpu::contract::pose_wgsl(0),
 ///     r#"
 ///     @group(1) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
 ///     @compute @workgroup_size(64)

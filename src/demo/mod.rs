@@ -70,9 +70,9 @@ pub fn demo_model_bytes() -> Vec<u8> {
 }
 
 /// The demo character as a Quake I model: [`demo_model`] through
-/// [`mdl::from_keyframes`](crate::mdl::from_keyframes), on one grid for
+/// [`mdl::from_keyframes`](crate::format::mdl::from_keyframes), on one grid for
 /// every frame, its skin in the crate's built-in palette
-/// ([`Palette::builtin`](crate::mdl::Palette::builtin)).
+/// ([`Palette::builtin`](crate::format::mdl::Palette::builtin)).
 pub fn demo_mdl() -> crate::format::mdl::MdlModel {
     let palette = crate::format::mdl::Palette::builtin();
     crate::format::mdl::from_keyframes(cached(), &[demo_skin()], &palette)

@@ -80,7 +80,7 @@ impl NormalIndex {
         NormalIndex { cells }
     }
 
-    /// Exactly [`crate::nearest_normal_index`]`(normal)`.
+    /// Exactly [`crate::model::nearest_normal_index`]`(normal)`.
     pub(crate) fn nearest(&self, normal: [f32; 3]) -> u8 {
         let len2 = normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2];
         if !(len2.is_finite() && len2 > 0.0) {

@@ -303,7 +303,7 @@ pub enum Md2Warning {
         skin: usize,
     },
     /// Vertices whose `lightnormalindex` is outside the 162-entry table; they
-    /// are read as [`FALLBACK_NORMAL_INDEX`](crate::FALLBACK_NORMAL_INDEX).
+    /// are read as [`FALLBACK_NORMAL_INDEX`](crate::model::FALLBACK_NORMAL_INDEX).
     NormalIndexOutOfTable {
         /// How many vertices, over all frames.
         count: usize,
@@ -350,7 +350,7 @@ pub enum Md2Warning {
     /// The frame names give an animation a name an earlier animation has
     /// (the same stem comes back later in the file), so it was renamed to
     /// keep [`Md2Model::animations`](crate::Md2Model::animations)' names
-    /// unique (see [the naming rule](crate::animations#names)). The frames
+    /// unique (see [the naming rule](crate::model::animations#names)). The frames
     /// themselves are unchanged.
     AnimationRenamed {
         /// The name the frames give it, taken by an earlier animation.

@@ -31,13 +31,13 @@ pub(crate) const GLCMD_WORD: usize = 4;
 /// the size the file would have where that is more than a 32-bit header can
 /// describe.
 pub(crate) fn canonical_header(model: &Md2Model, num_glcmds: u64) -> Result<Md2Header, u64> {
-    let num_xyz = model.vertex_count() as u64;
+    let num_xyz = model.keyframes().vertex_count() as u64;
     let framesize = FRAME_HEADER_SIZE as u64 + 4 * num_xyz;
     let ofs_skins = Md2Header::SIZE as u64;
     let ofs_st = ofs_skins + (SKIN_NAME_SIZE * model.skins.len()) as u64;
     let ofs_tris = ofs_st + (ST_SIZE * model.tex_coords.len()) as u64;
     let ofs_frames = ofs_tris + (TRIANGLE_SIZE * model.triangles.len()) as u64;
-    let ofs_glcmds = ofs_frames + framesize * model.frames().len() as u64;
+    let ofs_glcmds = ofs_frames + framesize * model.keyframes().frames().len() as u64;
     let ofs_end = ofs_glcmds + GLCMD_WORD as u64 * num_glcmds;
     if ofs_end > i32::MAX as u64 {
         return Err(ofs_end);
@@ -54,7 +54,7 @@ pub(crate) fn canonical_header(model: &Md2Model, num_glcmds: u64) -> Result<Md2H
         num_st: model.tex_coords.len() as i32,
         num_tris: model.triangles.len() as i32,
         num_glcmds: num_glcmds as i32,
-        num_frames: model.frames().len() as i32,
+        num_frames: model.keyframes().frames().len() as i32,
         ofs_skins: ofs_skins as i32,
         ofs_st: ofs_st as i32,
         ofs_tris: ofs_tris as i32,

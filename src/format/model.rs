@@ -219,28 +219,43 @@ impl Md2Model {
     }
 
     /// The frame headers (scale, translate, name).
+    #[deprecated(
+        note = "use `model.keyframes().frames()`, the model seam's; this method goes in the next release"
+    )]
     pub fn frames(&self) -> &[Frame] {
         self.keyframes.frames()
     }
 
     /// How many vertices each frame has (`num_xyz`).
+    #[deprecated(
+        note = "use `model.keyframes().vertex_count()`, the model seam's; this method goes in the next release"
+    )]
     pub fn vertex_count(&self) -> usize {
         self.keyframes.vertex_count()
     }
 
     /// How many frames there are (at least 1).
+    #[deprecated(
+        note = "use `model.keyframes().frame_count()`, the model seam's; this method goes in the next release"
+    )]
     pub fn frame_count(&self) -> u32 {
         self.keyframes.frame_count()
     }
 
     /// Every frame's packed vertices, frame-major, exactly as in the file:
     /// the bytes the GPU receives unchanged.
+    #[deprecated(
+        note = "use `model.keyframes().vertices()`, the model seam's; this method goes in the next release"
+    )]
     pub fn vertices(&self) -> &[PackedVertex] {
         self.keyframes.vertices()
     }
 
     /// One frame's packed vertices. Panics if `frame` is out of range, like
     /// slice indexing; see [`Md2Model::frame_count`].
+    #[deprecated(
+        note = "use `model.keyframes().frame_vertices(frame)`, the model seam's; this method goes in the next release"
+    )]
     pub fn frame_vertices(&self, frame: u32) -> &[PackedVertex] {
         self.keyframes.frame_vertices(frame)
     }
@@ -259,14 +274,20 @@ impl Md2Model {
     }
 
     /// The frames grouped into named animations, in frame order, by the rule
-    /// documented in [`animations`](crate::animations): contiguous ranges
+    /// documented in [`animations`](crate::model::animations): contiguous ranges
     /// that cover every frame, with unique names.
+    #[deprecated(
+        note = "use `model.keyframes().animations()`, the model seam's; this method goes in the next release"
+    )]
     pub fn animations(&self) -> &[Animation] {
         self.keyframes.animations()
     }
 
     /// The animation with this name (exactly as [`Md2Model::animations`]
     /// gives it), if there is one.
+    #[deprecated(
+        note = "use `model.keyframes().animation(name)`, the model seam's; this method goes in the next release"
+    )]
     pub fn animation(&self, name: &str) -> Option<&Animation> {
         self.keyframes.animation(name)
     }
@@ -275,12 +296,18 @@ impl Md2Model {
     /// Panics if `frame` is out of range, like
     /// [`frame_vertices`](Md2Model::frame_vertices).
     /// [`KeyframeModel::frame_bounds`] gives them as [`Bounds`](crate::model::Bounds).
+    #[deprecated(
+        note = "use `model.keyframes().frame_bounds(frame)`, the model seam's, as a `Bounds`; this method goes in the next release"
+    )]
     pub fn frame_bounds(&self, frame: u32) -> ([f32; 3], [f32; 3]) {
         self.keyframes.frame_bounds(frame).to_pair()
     }
 
     /// The bounds over every frame: what a camera frames to show the model
     /// whatever it does. [`KeyframeModel::bounds`] gives them as [`Bounds`](crate::model::Bounds).
+    #[deprecated(
+        note = "use `model.keyframes().bounds()`, the model seam's, as a `Bounds`; this method goes in the next release"
+    )]
     pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
         self.keyframes.bounds().to_pair()
     }

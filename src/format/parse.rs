@@ -34,7 +34,7 @@ impl Md2Model {
     /// [`Md2Model::warnings`].
     ///
     /// ```
-    /// use md2_wgpu::{Frame, Md2Model, Md2Parts, PackedVertex, TexCoord, Triangle};
+    /// use md2_wgpu::{Md2Model, model::{Frame, PackedVertex}, format::{Md2Parts, TexCoord, Triangle}};
     ///
     /// // One triangle, one frame, written and read back.
     /// let corner = |x: u8, y: u8| PackedVertex { position: [x, y, 0], normal_index: 5 };
@@ -50,7 +50,7 @@ impl Md2Model {
     /// assert_eq!(model, built);
     /// assert_eq!(model.animations()[0].name, "stand");
     /// assert!(model.warnings().is_empty());
-    /// # Ok::<(), md2_wgpu::Md2Error>(())
+    /// # Ok::<(), md2_wgpu::format::Md2Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Md2Model, Md2Error> {
         Parser::new(bytes)?.parse()

@@ -21,7 +21,7 @@ use crate::model::KeyframeModel;
 /// let model = QuakeModel::from_bytes(&md2_wgpu::demo::demo_model_bytes())?;
 /// assert_eq!(model.format(), "MD2");
 /// assert!(model.frame_count() > 1);
-/// # Ok::<(), md2_wgpu::QuakeModelError>(())
+/// # Ok::<(), md2_wgpu::format::QuakeModelError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum QuakeModel {

@@ -37,7 +37,7 @@ impl Md2Model {
     /// NUL) is accepted here too, and the written file loads with that
     /// warning. Frame names that repeat an animation's name later on are
     /// reported here already, in [`Md2Model::warnings`], as
-    /// [`Md2Warning::AnimationRenamed`](crate::Md2Warning::AnimationRenamed).
+    /// [`Md2Warning::AnimationRenamed`](crate::format::Md2Warning::AnimationRenamed).
     pub fn from_parts(parts: Md2Parts) -> Result<Md2Model, Md2Error> {
         let invalid = |reason: String| Err(Md2Error::InvalidParts { reason });
         let Md2Parts {
@@ -147,12 +147,12 @@ impl Md2Model {
                 out.extend_from_slice(&i.to_le_bytes());
             }
         }
-        for (i, frame) in (0..).zip(self.frames()) {
+        for (i, frame) in (0..).zip(self.keyframes().frames()) {
             for x in frame.scale.iter().chain(&frame.translate) {
                 out.extend_from_slice(&x.to_le_bytes());
             }
             out.extend_from_slice(&frame.name_bytes);
-            out.extend_from_slice(bytemuck::cast_slice(self.frame_vertices(i)));
+            out.extend_from_slice(bytemuck::cast_slice(self.keyframes().frame_vertices(i)));
         }
         for cmd in self.glcmds_to_write().iter() {
             let n = cmd.vertices.len() as i32;

@@ -6,7 +6,7 @@ use std::fmt;
 ///
 /// A loaded [`Md2Model`](crate::Md2Model) is always consistent (at least one
 /// frame and triangle, every index in range, finite scales: a file without
-/// them is refused when it loads, with an [`Md2Error`](crate::Md2Error)), so
+/// them is refused when it loads, with an [`Md2Error`](crate::format::Md2Error)), so
 /// these are about the options and about what the numbers become: each says
 /// what was wrong and where.
 #[derive(Debug)]

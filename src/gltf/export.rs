@@ -20,7 +20,7 @@ use super::options::{GltfOptions, MAX_GLB_BYTES};
 use super::quantize::{Grid, SHORT_UNIT, distance, short, unit_short};
 use super::report::{GltfExport, GltfReport, QuantizationReport};
 use crate::mesh::RenderMesh;
-use crate::model::KeyframeModel;
+use crate::model::{Bounds, KeyframeModel};
 
 /// The GLB header and the two chunk headers.
 const GLB_HEADERS: u64 = 12 + 8 + 8;
@@ -421,7 +421,7 @@ fn float_frames(
                     .zip(&survey.base.positions)
                     .map(|(p, q)| [p[0] - q[0], p[1] - q[1], p[2] - q[2]]),
             );
-            bounds.push(float_min_max(&delta));
+            bounds.push(Bounds::around(&delta));
             put_f32s(bin, delta.as_flattened());
         }
         Ok(())
@@ -438,7 +438,7 @@ fn float_frames(
     let targets = bounds
         .into_iter()
         .enumerate()
-        .map(|(f, (min, max))| {
+        .map(|(f, Bounds { min, max })| {
             let offset = f * n * 12;
             let positions = b.accessor(
                 AccessorSpec::dense(positions_view, offset, n, ComponentType::F32, Type::Vec3)
@@ -459,19 +459,6 @@ fn float_frames(
         })
         .collect();
     Ok((attributes, targets))
-}
-
-/// The smallest and largest of each component.
-fn float_min_max(values: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
-    let mut min = [f32::INFINITY; 3];
-    let mut max = [f32::NEG_INFINITY; 3];
-    for v in values {
-        for k in 0..3 {
-            min[k] = min[k].min(v[k]);
-            max[k] = max[k].max(v[k]);
-        }
-    }
-    (min, max)
 }
 
 /// Quantised positions (grid coordinates, `SHORT`, padded to 8 bytes) and

@@ -6,7 +6,7 @@ use crate::model::{Corner, KeyframeModel};
 
 /// Quake's axes (X forward, Y left, Z up) as glTF's (Y up, the model facing
 /// +Z): `(x, y, z)` becomes `(y, z, x)`, the mapping of
-/// [`QUAKE_TO_Y_UP`](crate::QUAKE_TO_Y_UP). A rotation, so handedness and
+/// [`QUAKE_TO_Y_UP`](crate::scene::QUAKE_TO_Y_UP). A rotation, so handedness and
 /// the winding of every triangle are kept.
 pub(super) fn to_gltf_axes(v: [f32; 3]) -> [f32; 3] {
     [v[1], v[2], v[0]]

@@ -8,7 +8,7 @@
 //!
 //! # What maps to what
 //!
-//! - **Mesh**: one primitive, the [`RenderMesh`](crate::RenderMesh) the
+//! - **Mesh**: one primitive, the [`RenderMesh`](crate::mesh::RenderMesh) the
 //!   renderer draws: its welded (xyz, st) corners as vertices, its triangles
 //!   in its order ([`GltfOptions::order`]).
 //! - **Base and morph targets**: the mesh's own `POSITION` and `NORMAL`
@@ -28,7 +28,7 @@
 //!   The weights are sparse accessors, a few bytes per key.
 //! - **Axes**: Quake's X forward, Y left, Z up become glTF's Y up with the
 //!   model facing +Z: `(x, y, z)` → `(y, z, x)`, the mapping of
-//!   [`QUAKE_TO_Y_UP`](crate::QUAKE_TO_Y_UP), a rotation.
+//!   [`QUAKE_TO_Y_UP`](crate::scene::QUAKE_TO_Y_UP), a rotation.
 //! - **Units**: model units times [`GltfOptions::scale`];
 //!   [`METRES_PER_QUAKE_UNIT`] (1/32: a 56-unit player is 1.75 m) gives
 //!   metres.
@@ -79,7 +79,7 @@
 //! error and no warning on any of them; three.js's `GLTFLoader` and
 //! `AnimationMixer`, playing every animation inside and across keyframes,
 //! across the loop's wrap and past a one-shot's end, pose every vertex
-//! within 9.5e-5 model units of [`reference::interpolate`](crate::reference::interpolate)
+//! within 9.5e-5 model units of [`reference::interpolate`](crate::anim::reference::interpolate)
 //! (quantized exports within their reported error). A GLB is 7 to 9 times
 //! its MD2 (a morph target holds 24 bytes per welded corner where an MD2
 //! frame holds 4 per vertex); quantizing saves 5 to 32%

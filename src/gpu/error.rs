@@ -42,7 +42,7 @@ pub enum SetupError {
         max: u32,
     },
     /// A model uploaded with
-    /// [`GpuModelOptions::fullbright_masks`](crate::GpuModelOptions::fullbright_masks)
+    /// [`GpuModelOptions::fullbright_masks`](crate::contract::GpuModelOptions::fullbright_masks)
     /// needs its layers followed by as many masks: an even number of skins,
     /// at least two.
     FullbrightMasks {
@@ -50,7 +50,7 @@ pub enum SetupError {
         skins: usize,
     },
     /// The device offers less than the renderer needs (see
-    /// [`required_limits`](crate::required_limits)).
+    /// [`required_limits`](crate::gpu::required_limits)).
     UnsupportedDevice {
         /// The `wgpu::Limits` field, or the missing downlevel flag.
         limit_name: &'static str,
@@ -62,7 +62,7 @@ pub enum SetupError {
     /// A depth-only renderer (no colour format) was asked for without a
     /// depth state: it would draw nothing.
     NothingToDraw,
-    /// [`ColorOutput::SrgbEncoded`](crate::ColorOutput::SrgbEncoded) was
+    /// [`ColorOutput::SrgbEncoded`](crate::gpu::ColorOutput::SrgbEncoded) was
     /// asked for on an sRGB format, which would encode twice.
     EncodedTwice {
         /// The colour format.
@@ -83,10 +83,10 @@ pub enum SetupError {
         message: String,
     },
     /// The model cannot become GPU data (see
-    /// [`ModelDataError`](crate::ModelDataError)).
+    /// [`ModelDataError`](crate::contract::ModelDataError)).
     ModelData(crate::contract::ModelDataError),
     /// A material does not fit the crate's vertex stage, its targets or the
-    /// device: see [`MaterialError`](crate::MaterialError).
+    /// device: see [`MaterialError`](crate::gpu::MaterialError).
     Material {
         /// The material's label.
         label: String,
@@ -173,7 +173,7 @@ impl std::error::Error for SetupError {
 #[non_exhaustive]
 pub enum PrepareError {
     /// An instance cannot be drawn as given (with
-    /// [`InstancePolicy::Strict`](crate::InstancePolicy::Strict)).
+    /// [`InstancePolicy::Strict`](crate::scene::InstancePolicy::Strict)).
     Instance(InstanceError),
     /// The instances of one `prepare` call, or the visible records of a
     /// crowd in one view, do not fit in one buffer.
@@ -275,15 +275,15 @@ impl std::error::Error for PrepareError {
 }
 
 /// What a successful `prepare` left out or changed, under
-/// [`InstancePolicy::Skip`](crate::InstancePolicy::Skip) or
-/// [`Clamp`](crate::InstancePolicy::Clamp). Empty under `Strict`, and
+/// [`InstancePolicy::Skip`](crate::scene::InstancePolicy::Skip) or
+/// [`Clamp`](crate::scene::InstancePolicy::Clamp). Empty under `Strict`, and
 /// whenever every instance was good.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PrepareReport {
     /// Instances left out.
     pub skipped: usize,
     /// Instances drawn with a value repaired: frames or skin clamped, a
-    /// non-finite tint or blend factor read as [`InstancePolicy::Clamp`](crate::InstancePolicy::Clamp)
+    /// non-finite tint or blend factor read as [`InstancePolicy::Clamp`](crate::scene::InstancePolicy::Clamp)
     /// says.
     pub clamped: usize,
     /// The first few problems ([`PrepareReport::MAX_LISTED`]), in order.

@@ -23,7 +23,7 @@ use crate::gpu::view::Md2Renderer;
 /// (locations 2 to 9, instance step), and the extra records of materials
 /// and motion (locations 10 to 15, instance step; only where a renderer
 /// keeps them). A pipeline of the app's over the render module
-/// ([`MD2_RENDERER_WGSL`](crate::MD2_RENDERER_WGSL)) reads the same
+/// ([`MD2_RENDERER_WGSL`](crate::contract::MD2_RENDERER_WGSL)) reads the same
 /// buffers with these.
 pub fn vertex_buffer_layouts() -> [wgpu::VertexBufferLayout<'static>; 3] {
     layouts::vertex_buffers_with_extra().map(|l| l.expect("every slot has a layout"))

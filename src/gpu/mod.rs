@@ -13,13 +13,14 @@ pub(crate) mod device;
 mod error;
 pub mod low_level;
 pub(crate) mod model;
+pub(crate) mod old_paths;
 pub(crate) mod readback;
 // The harness `support` re-exports: only with the `testing` feature.
 #[cfg(any(test, feature = "testing"))]
 pub(crate) mod testing;
 pub(crate) mod view;
 
-pub use crowd::{CrowdHandle, Md2Crowd, VisibleMembers};
+pub use crowd::{CrowdHandle, Md2Crowd, MemberEdit, VisibleMembers};
 pub use device::{
     DepthState, MaterialError, Md2Cache, Md2Material, Md2MaterialDescriptor, adapter_limits,
     required_downlevel_flags, required_limits,

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// Why a [`RenderMesh`](crate::RenderMesh) question has no answer.
+/// Why a [`RenderMesh`](crate::mesh::RenderMesh) question has no answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum MeshError {

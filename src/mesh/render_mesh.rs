@@ -26,7 +26,7 @@ pub enum TriangleOrder {
 /// gives identical buffers.
 ///
 /// ```
-/// use md2_wgpu::{RenderMesh, TriangleOrder};
+/// use md2_wgpu::mesh::{RenderMesh, TriangleOrder};
 ///
 /// let model = md2_wgpu::demo::demo_model();
 /// let file = RenderMesh::new(&model, TriangleOrder::File);
@@ -34,7 +34,7 @@ pub enum TriangleOrder {
 /// let (before, after) = (file.vertex_cache_stats(16)?, ordered.vertex_cache_stats(16)?);
 /// assert!(after.acmr() < before.acmr());
 /// assert_eq!(ordered.triangle_count(), model.triangles().len());
-/// # Ok::<(), md2_wgpu::MeshError>(())
+/// # Ok::<(), md2_wgpu::mesh::MeshError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderMesh {

@@ -60,7 +60,7 @@
 //! `name_k`, with `k` the smallest number from 2 up that makes a name no
 //! other animation has (`crstand_2`, then `crstand_3`). A loaded or built
 //! [`Md2Model`](crate::Md2Model) reports each such rename as a
-//! [`Md2Warning::AnimationRenamed`](crate::Md2Warning::AnimationRenamed).
+//! [`Md2Warning::AnimationRenamed`](crate::format::Md2Warning::AnimationRenamed).
 //!
 //! Each animation is a contiguous frame range, and together they cover
 //! every frame in order.

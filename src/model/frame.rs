@@ -5,7 +5,7 @@
 use super::anorms::normal_from_index;
 
 /// One vertex of one frame, exactly the file's 4 bytes: a position quantised
-/// to a byte per axis and an index into [`ANORMS`](crate::ANORMS).
+/// to a byte per axis and an index into [`ANORMS`](crate::model::ANORMS).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct PackedVertex {

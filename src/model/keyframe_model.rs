@@ -47,7 +47,7 @@ impl FrameWord {
 ///
 /// ```
 /// use md2_wgpu::model::{KeyframeModel, KeyframeParts};
-/// use md2_wgpu::{Corner, Frame, PackedVertex};
+/// use md2_wgpu::model::{Corner, Frame, PackedVertex};
 ///
 /// // A triangle that grows over two frames, built in code.
 /// let at = |x: u8, y: u8| PackedVertex { position: [x, y, 0], normal_index: 5 };
@@ -106,7 +106,7 @@ pub struct KeyframeParts {
     /// The skin size the texture coordinates were made for (texels).
     pub skin_size: (u32, u32),
     /// The animations; `None` groups the frames by name, as MD2 frames
-    /// are grouped ([`animations`](crate::animations)).
+    /// are grouped ([`animations`](crate::model::animations)).
     pub animations: Option<Vec<Animation>>,
 }
 
@@ -169,7 +169,7 @@ pub enum KeyframeError {
         reason: String,
     },
     /// More than the GPU contract addresses: frames, vertices or corners
-    /// past `u32` (frames past [`MAX_GPU_FRAMES`](crate::MAX_GPU_FRAMES)
+    /// past `u32` (frames past [`MAX_GPU_FRAMES`](crate::contract::MAX_GPU_FRAMES)
     /// are refused where the model is uploaded).
     TooLarge {
         /// What is too many.

@@ -125,7 +125,7 @@ impl Camera {
     /// instance at the coarsest level whose error there is at most
     /// [`Md2RendererOptions::level_error_pixels`].
     ///
-    /// [`GpuModelOptions::levels`]: crate::GpuModelOptions
+    /// [`GpuModelOptions::levels`]: crate::contract::GpuModelOptions
     /// [`Md2RendererOptions::level_error_pixels`]: crate::Md2RendererOptions::level_error_pixels
     pub fn with_viewport(self, size: glam::UVec2) -> Camera {
         Camera {

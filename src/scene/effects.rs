@@ -20,7 +20,7 @@ pub const MIN_LIGHT: f32 = 0.1;
 /// Quake II's `renderfx` flags (`q_shared.h`) that this crate draws, with
 /// the game's values, for [`Effects::from_quake_flags`].
 pub mod quake_flags {
-    /// Never darker than [`MIN_LIGHT`](crate::MIN_LIGHT).
+    /// Never darker than [`MIN_LIGHT`](crate::scene::MIN_LIGHT).
     pub const RF_MINLIGHT: u32 = 1;
     /// Lit by nothing but itself: the skin as it is.
     pub const RF_FULLBRIGHT: u32 = 8;
@@ -179,7 +179,7 @@ pub struct PlanarShadow {
 /// 0x80`, reference 0, with bit 7 clear at the start of the pass), and the
 /// shadow never disturbs the app's bits. The shadow draw sets the pass's
 /// stencil reference; an app that draws with its own reference after
-/// [`Md2Phase::Shadows`](crate::Md2Phase::Shadows) sets it again. Every
+/// [`Md2Phase::Shadows`](crate::gpu::Md2Phase::Shadows) sets it again. Every
 /// other draw of the crate leaves the stencil alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ShadowStencil {

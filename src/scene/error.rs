@@ -15,7 +15,7 @@ pub enum InstanceError {
         batch: usize,
         /// Index of the instance in its batch.
         instance: usize,
-        /// Which frame, as [`fields`](crate::fields) names it:
+        /// Which frame, as [`fields`](crate::scene::fields) names it:
         /// `"pose.primary.frame_a"`, ..., or `"previous.pose.primary.frame_a"`,
         /// ....
         field: &'static str,
@@ -37,15 +37,15 @@ pub enum InstanceError {
     },
     /// A value that must be finite is NaN or infinite: the transform, the
     /// tint, or a blend factor of the pose (where a time or speed that is
-    /// not finite ends up: see the [playback](crate::playback) module).
+    /// not finite ends up: see the [playback](crate::anim::playback) module).
     NotFinite {
         /// Index of the batch in the slice given to `prepare`.
         batch: usize,
         /// Index of the instance in its batch.
         instance: usize,
-        /// Which value, as [`fields`](crate::fields) names it:
+        /// Which value, as [`fields`](crate::scene::fields) names it:
         /// `"transform"`, `"tint"`, `"pose.primary.t"`, ..., or the same
-        /// under `"previous."` for a [`Md2Previous`](crate::Md2Previous).
+        /// under `"previous."` for a [`Md2Previous`](crate::scene::Md2Previous).
         field: &'static str,
     },
 }
@@ -95,7 +95,7 @@ impl std::error::Error for InstanceError {}
 pub enum CrowdError {
     /// A clip names a frame the crowd's model does not have.
     FrameOutOfRange {
-        /// Which clip, as [`fields`](crate::fields) names it:
+        /// Which clip, as [`fields`](crate::scene::fields) names it:
         /// `"playback.clock.clip"`, `"playback.fade.to.clip"` or
         /// `"next.clip"`.
         field: &'static str,
@@ -116,13 +116,13 @@ pub enum CrowdError {
     /// A value that must be finite is not (NaN or infinite), or a time lies
     /// beyond the clock's ±2⁴³ s.
     NotFinite {
-        /// Which value, as [`fields`](crate::fields) names it:
+        /// Which value, as [`fields`](crate::scene::fields) names it:
         /// `"transform"`, `"tint"`, `"playback.clock.speed"`, `"next.start"`,
         /// `"duration"`, ....
         field: &'static str,
     },
     /// A crossfade longer than the clock carries
-    /// ([`MAX_FADE_SECONDS`](crate::MAX_FADE_SECONDS)).
+    /// ([`MAX_FADE_SECONDS`](crate::anim::MAX_FADE_SECONDS)).
     FadeTooLong {
         /// The duration asked for, in seconds.
         seconds: f64,

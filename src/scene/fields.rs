@@ -2,22 +2,22 @@
 //! paths: every name is the path, from the argument the app passed, to the
 //! value itself, as the app's own code writes it (`pose.primary.t` is
 //! `instance.pose.primary.t`; `playback.clock.speed` is
-//! `member.playback.clock.speed`). [`InstanceError`](crate::InstanceError)
-//! and [`CrowdError`](crate::CrowdError) carry them as `field`.
+//! `member.playback.clock.speed`). [`InstanceError`](crate::scene::InstanceError)
+//! and [`CrowdError`](crate::scene::CrowdError) carry them as `field`.
 //!
 //! | name | where it comes from | refused by |
 //! |---|---|---|
-//! | [`TRANSFORM`] | `Md2Instance::transform`, `CrowdMember::transform`, `Md2Crowd::set_transform` | `prepare`, a crowd |
-//! | [`TINT`] | `Md2Instance::tint`, `CrowdMember::tint`, `Md2Crowd::set_tint` | `prepare`, a crowd |
+//! | [`TRANSFORM`] | `Md2Instance::transform`, `CrowdMember::transform`, `MemberEdit::set_transform` | `prepare`, a crowd |
+//! | [`TINT`] | `Md2Instance::tint`, `CrowdMember::tint`, `MemberEdit::set_tint` | `prepare`, a crowd |
 //! | [`POSE_T`], [`POSE_T2`], [`POSE_WEIGHT`] | `Md2Instance::pose`'s blend factors (where a time, speed or duration that is not finite ends up: [`Clip::sample`](crate::Clip::sample) gives NaN) | `prepare` |
 //! | [`POSE_FRAMES`] | `Md2Instance::pose`'s four frames | `prepare` (out of range) |
-//! | [`PREVIOUS_TRANSFORM`], [`PREVIOUS_POSE_T`], [`PREVIOUS_POSE_T2`], [`PREVIOUS_POSE_WEIGHT`], [`PREVIOUS_POSE_FRAMES`] | `Md2Batch::with_previous`' [`Md2Previous`](crate::Md2Previous) | `prepare` |
+//! | [`PREVIOUS_TRANSFORM`], [`PREVIOUS_POSE_T`], [`PREVIOUS_POSE_T2`], [`PREVIOUS_POSE_WEIGHT`], [`PREVIOUS_POSE_FRAMES`] | `Md2Batch::with_previous`' [`Md2Previous`](crate::scene::Md2Previous) | `prepare` |
 //! | [`CLOCK_START`], [`CLOCK_SPEED`], [`CLOCK_CLIP`] | `CrowdMember::playback.clock` | `Md2Crowd::add`, `set` |
 //! | [`FADE_START`], [`FADE_DURATION`], [`FADE_TO_START`], [`FADE_TO_SPEED`], [`FADE_TO_CLIP`] | `CrowdMember::playback.fade` | `Md2Crowd::add`, `set` |
-//! | [`NEXT_START`], [`NEXT_SPEED`], [`NEXT_CLIP`], [`AT`], [`DURATION`] | `Md2Crowd::play(handle, next, at, duration)` | `Md2Crowd::play` |
+//! | [`NEXT_START`], [`NEXT_SPEED`], [`NEXT_CLIP`], [`AT`], [`DURATION`] | `MemberEdit::play(next, at, duration)` | `MemberEdit::play` |
 //!
 //! A frame's time given to `prepare_crowds` that is not finite is its own
-//! error, [`PrepareError::TimeNotFinite`](crate::PrepareError::TimeNotFinite).
+//! error, [`PrepareError::TimeNotFinite`](crate::gpu::PrepareError::TimeNotFinite).
 
 /// The instance's (member's) transform.
 pub const TRANSFORM: &str = "transform";

@@ -14,7 +14,7 @@ use crate::anim::{Clip, ClipClock, MAX_FADE_SECONDS, Playback};
 /// and [`Md2Crowd::set`](crate::Md2Crowd::set), and what
 /// [`Md2Crowd::get`](crate::Md2Crowd::get) gives back.
 ///
-/// Every value must be finite (see [`InstancePolicy`](crate::InstancePolicy)
+/// Every value must be finite (see [`InstancePolicy`](crate::scene::InstancePolicy)
 /// for the rule both paths share): a crowd refuses the change with
 /// [`CrowdError::NotFinite`] naming the value, and changes nothing.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,7 +22,7 @@ pub struct CrowdMember {
     /// Model to world, as [`Md2Instance::transform`](crate::Md2Instance::transform).
     pub transform: Mat4,
     /// What it plays, from when, how fast, and any crossfade. Times within
-    /// ±2⁴³ s, a fade at most [`MAX_FADE_SECONDS`](crate::MAX_FADE_SECONDS)
+    /// ±2⁴³ s, a fade at most [`MAX_FADE_SECONDS`](crate::anim::MAX_FADE_SECONDS)
     /// long (0 or negative is a cut). Speed 0 holds the clip at its start;
     /// negative plays a looping clip backwards and holds a one-shot one at
     /// its first frame.
@@ -136,7 +136,7 @@ pub(crate) fn check_playback(playback: &Playback, model: &ModelFacts) -> Result<
     Ok(())
 }
 
-/// Checks what `Md2Crowd::play` is given, by the names it was given:
+/// Checks what `MemberEdit::play` is given, by the names it was given:
 /// `next`, `at` and `duration`.
 pub(crate) fn check_play(
     next: &ClipClock,

@@ -12,6 +12,7 @@ mod effects;
 mod error;
 pub mod fields;
 mod instance;
+mod level_choice;
 mod member;
 mod policy;
 
@@ -21,6 +22,7 @@ pub use effects::{
 };
 pub use error::{CrowdError, InstanceError};
 pub use instance::{Md2Instance, Md2Previous};
+pub use level_choice::LevelChoice;
 pub use member::CrowdMember;
 pub use policy::{InstancePolicy, TranslucentOrder};
 

@@ -10,23 +10,22 @@
 /// that is NaN or infinite never reaches the GPU and is never silently read
 /// as another value; it is refused with a typed error that names it.** On
 /// the immediate path the refusal follows this policy; a crowd refuses the
-/// change at the call ([`CrowdError`](crate::CrowdError), and nothing
+/// change at the call ([`CrowdError`](crate::scene::CrowdError), and nothing
 /// changes), as `Strict` does.
 ///
 /// | value not finite | `Strict` | `Skip` | `Clamp` | [`Md2Crowd`](crate::Md2Crowd) |
 /// |---|---|---|---|---|
 /// | transform | error `"transform"` | left out | left out (nothing to clamp to) | `NotFinite("transform")` |
 /// | tint channel | error `"tint"` | left out | drawn: NaN as 0, ±∞ clamped to the range below | `NotFinite("tint")` |
-/// | time or speed (a pose's `t` or `weight` is NaN) | error `"pose.primary.t"`, ... | left out | drawn: NaN as 0, ±∞ clamped to `[0, 1]` | `NotFinite("playback.clock.speed")`, `("next.start")`, ...; a frame time: [`PrepareError::TimeNotFinite`](crate::PrepareError::TimeNotFinite) |
+/// | time or speed (a pose's `t` or `weight` is NaN) | error `"pose.primary.t"`, ... | left out | drawn: NaN as 0, ±∞ clamped to `[0, 1]` | `NotFinite("playback.clock.speed")`, `("next.start")`, ...; a frame time: [`PrepareError::TimeNotFinite`](crate::gpu::PrepareError::TimeNotFinite) |
 /// | fade duration | as time | as time | as time | `NotFinite("playback.fade.duration")`, `("duration")` |
 ///
 /// Every name is the path from the argument to the value, one vocabulary
-/// on both paths: [`fields`](crate::fields) lists them all.
+/// on both paths: [`fields`](crate::scene::fields) lists them all.
 ///
 /// The immediate path receives poses, not times: the CPU helpers that turn
 /// a time into a pose ([`Clip::sample`](crate::Clip::sample),
-/// [`Playback::pose`](crate::Playback::pose),
-/// [`Crossfade::pose`](crate::Crossfade::pose),
+/// [`Playback::pose`](crate::anim::Playback::pose),
 /// [`Md2Instance::from_clip`](crate::Md2Instance::from_clip)) give a NaN
 /// blend factor for a time, speed or duration that is not finite, so the
 /// same bad value meets the same rule here as in a crowd. Finite values
@@ -56,7 +55,7 @@ pub enum InstancePolicy {
 ///
 /// Either way the picture depends only on the inputs: the same frame drawn
 /// twice gives the same pixels. Order is kept within one batch (one
-/// [`Md2Batch`](crate::Md2Batch)) or one crowd; batches and crowds are
+/// [`Md2Batch`](crate::gpu::Md2Batch)) or one crowd; batches and crowds are
 /// drawn one after another in the order given to `prepare` and
 /// `prepare_crowds`, as each is one instanced draw.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

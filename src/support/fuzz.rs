@@ -3,6 +3,7 @@
 //! seeded mutations of real files.
 
 use crate::format::{Md2Model, Md2Warning};
+use crate::model::Bounds;
 
 /// `Md2Model::from_bytes` on any bytes: a model or a typed error, never a
 /// panic. A model that loads has animations that tile its frames with unique
@@ -17,8 +18,8 @@ pub fn check_from_bytes(data: &[u8]) {
 
     animations_tile_the_frames(&model);
 
-    for f in 0..model.frame_count() {
-        let (lo, hi) = model.frame_bounds(f);
+    for f in 0..model.keyframes().frame_count() {
+        let Bounds { min: lo, max: hi } = model.keyframes().frame_bounds(f);
         for k in 0..3 {
             assert!(lo[k] <= hi[k], "frame {f}: bounds {lo:?} {hi:?}");
         }
@@ -35,8 +36,8 @@ pub fn check_from_bytes(data: &[u8]) {
         assert_eq!(again.skins(), model.skins());
         assert_eq!(again.tex_coords(), model.tex_coords());
         assert_eq!(again.triangles(), model.triangles());
-        assert_eq!(again.frames(), model.frames());
-        assert_eq!(again.vertices(), model.vertices());
+        assert_eq!(again.keyframes().frames(), model.keyframes().frames());
+        assert_eq!(again.keyframes().vertices(), model.keyframes().vertices());
         // Only the quirks that live in the data itself survive a rewrite.
         for w in again.warnings() {
             assert!(
@@ -153,8 +154,11 @@ fn check_keyframes_use(model: &crate::model::KeyframeModel) {
             let options = GpuModelOptions::DEFAULT.with_levels(options);
             if let Ok(gpu) = ModelData::new(model, options) {
                 assert_eq!(gpu.vertex_bytes().len(), 4 * model.vertices().len());
-                assert!(gpu.levels().len() <= crate::contract::MAX_LEVELS);
-                assert_eq!(gpu.mirrored_indices().len(), gpu.indices().len());
+                assert!(gpu.levels_of_detail().levels().len() <= crate::contract::MAX_LEVELS);
+                assert_eq!(
+                    gpu.mirrored_indices().len(),
+                    gpu.levels_of_detail().indices().len()
+                );
             }
         }
     }

@@ -7,7 +7,7 @@
 //!
 //! What a line holds: the kind, the path an app writes (the shortest public
 //! one; other public paths are `reexport` lines), and the signature with
-//! the types named by crate and name (`wgpu::Device`, `md2_wgpu::Pose`),
+//! the types named by crate and name (`wgpu::Device`, `md2_wgpu::anim::Pose`),
 //! not by where their crates define them; members follow their type
 //! (fields, variants, methods, associated constants, trait impls,
 //! including `Send` and `Sync`), each marked `#[deprecated]` where it is.

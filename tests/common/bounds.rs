@@ -18,7 +18,7 @@
 //! evaluations (the GPU's and the CPU reference's, which is one of the
 //! conforming ones) differ by at most twice the bound.
 
-use md2_wgpu::{Md2Model, Pose};
+use md2_wgpu::{Md2Model, anim::Pose};
 
 /// Half an `f32` ULP, relative: the rounding of a correctly rounded result.
 pub const U: f64 = 1.0 / 16_777_216.0;
@@ -158,8 +158,8 @@ pub struct VertexBound {
 pub fn pose_bound(model: &Md2Model, pose: &Pose, push: f32, i: usize) -> VertexBound {
     let table = md2_wgpu::contract::normal_table();
     let decode = |frame: u32| -> (Vec3, Vec3) {
-        let f = &model.frames()[frame as usize];
-        let v = model.frame_vertices(frame)[i];
+        let f = &model.keyframes().frames()[frame as usize];
+        let v = model.keyframes().frame_vertices(frame)[i];
         let position = [0, 1, 2].map(|k| {
             Approx::exact(f32::from(v.position[k])) * Approx::exact(f.scale[k])
                 + Approx::exact(f.translate[k])
@@ -185,7 +185,7 @@ pub fn pose_bound(model: &Md2Model, pose: &Pose, push: f32, i: usize) -> VertexB
         n = lerp3(n, n2, w);
     }
     let len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-    let threshold = f64::from(md2_wgpu::reference::MIN_NORMAL_LENGTH_SQUARED);
+    let threshold = f64::from(md2_wgpu::anim::reference::MIN_NORMAL_LENGTH_SQUARED);
     let unit_normal: Option<Vec3> = if len2.value - len2.error > threshold {
         let length = len2.sqrt();
         Some(n.map(|c| c / length))
@@ -218,7 +218,7 @@ pub fn pose_bound(model: &Md2Model, pose: &Pose, push: f32, i: usize) -> VertexB
 
 /// [`pose_bound`] for every vertex.
 pub fn pose_bounds(model: &Md2Model, pose: &Pose, push: f32) -> Vec<VertexBound> {
-    (0..model.vertex_count())
+    (0..model.keyframes().vertex_count())
         .map(|i| pose_bound(model, pose, push, i))
         .collect()
 }

@@ -1,6 +1,6 @@
 //! An independent check that GL commands draw exactly a model's triangles.
 
-use md2_wgpu::{GlCmd, Md2Model};
+use md2_wgpu::{Md2Model, format::GlCmd};
 /// How exactly a GL vertex's `s, t` must be `(texel + 0.5) / side`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tolerance {

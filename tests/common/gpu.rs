@@ -2,8 +2,9 @@
 //! rendering with read-back.
 
 use image::RgbaImage;
+use md2_wgpu::gpu::VisibleMembers;
 use md2_wgpu::support::Headless;
-use md2_wgpu::{Camera, Md2Batch, Md2Renderer};
+use md2_wgpu::{Camera, Md2Renderer, gpu::Md2Batch};
 /// A device and its queue, on whatever adapter the machine has.
 pub struct Gpu {
     pub device: wgpu::Device,
@@ -41,7 +42,10 @@ pub fn headless(
 
 /// A headless device with the limits the renderer says it needs.
 pub fn gpu() -> Option<Gpu> {
-    gpu_with(|_| md2_wgpu::required_limits(), wgpu::Features::empty())
+    gpu_with(
+        |_| md2_wgpu::gpu::required_limits(),
+        wgpu::Features::empty(),
+    )
 }
 
 /// A headless device with the limits `limits` picks from the adapter's, and
@@ -93,7 +97,11 @@ pub struct Target {
 impl Target {
     /// A target for `renderer`'s format and options.
     pub fn for_renderer(gpu: &Gpu, renderer: &Md2Renderer, width: u32, height: u32) -> Target {
-        let format = renderer.color_format().expect("a colour renderer");
+        let format = renderer
+            .color_targets()
+            .first()
+            .copied()
+            .expect("a colour renderer");
         let options = renderer.options();
         let samples = options.multisample.count;
         let size = wgpu::Extent3d {
@@ -222,7 +230,10 @@ pub fn draw_and_read(gpu: &Gpu, renderers: &[&Md2Renderer], width: u32, height: 
 }
 
 /// The built-in demo model with its skin, uploaded for `cache`'s renderers.
-pub fn demo_gpu_model(gpu: &Gpu, cache: &impl AsRef<md2_wgpu::Md2Cache>) -> md2_wgpu::GpuModel {
+pub fn demo_gpu_model(
+    gpu: &Gpu,
+    cache: &impl AsRef<md2_wgpu::gpu::Md2Cache>,
+) -> md2_wgpu::GpuModel {
     md2_wgpu::GpuModel::new(
         &gpu.device,
         &gpu.queue,
@@ -240,20 +251,7 @@ pub fn attachment(
     width: u32,
     height: u32,
 ) -> wgpu::Texture {
-    gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("md2-wgpu test attachment"),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    })
+    md2_wgpu::support::attachment(&gpu.device, format, width, height)
 }
 
 /// Runs `draw` in one pass over the colour targets `colors` (cleared to
@@ -265,44 +263,8 @@ pub fn draw_into(
     depth: Option<&wgpu::Texture>,
     draw: impl FnOnce(&mut wgpu::RenderPass<'_>),
 ) {
-    let views: Vec<_> = colors
-        .iter()
-        .map(|t| t.create_view(&Default::default()))
-        .collect();
-    let depth_view = depth.map(|t| t.create_view(&Default::default()));
-    let attachments: Vec<_> = views
-        .iter()
-        .map(|view| {
-            Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(CLEAR),
-                    store: wgpu::StoreOp::Store,
-                },
-            })
-        })
-        .collect();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("md2-wgpu test pass"),
-            color_attachments: &attachments,
-            depth_stencil_attachment: depth_view.as_ref().map(|view| {
-                wgpu::RenderPassDepthStencilAttachment {
-                    view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: None,
-                }
-            }),
-            ..Default::default()
-        });
-        draw(&mut pass);
-    }
+    md2_wgpu::support::draw_into(&mut encoder, colors, depth, CLEAR, draw);
     gpu.queue.submit([encoder.finish()]);
 }
 
@@ -322,10 +284,10 @@ pub fn texels<T: bytemuck::Pod>(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<T> {
 
 /// Every crowd's visible members of `renderer`'s last `prepare_crowds`,
 /// waited for.
-pub fn visible(gpu: &Gpu, renderer: &Md2Renderer) -> md2_wgpu::VisibleMembers {
+pub fn visible(gpu: &Gpu, renderer: &Md2Renderer) -> md2_wgpu::gpu::VisibleMembers {
     md2_wgpu::support::wait(
         &gpu.device,
-        renderer.visible_members(&gpu.device, &gpu.queue),
+        VisibleMembers::read(renderer, &gpu.device, &gpu.queue),
     )
     .expect("the visible counts read back")
 }
@@ -336,27 +298,22 @@ pub fn crowd_records(
     gpu: &Gpu,
     renderer: &Md2Renderer,
     index: usize,
-) -> Result<Vec<(usize, md2_wgpu::InstanceRecord)>, String> {
-    let read = md2_wgpu::low_level::read_crowd_records(renderer, &gpu.device, &gpu.queue, index);
+) -> Result<Vec<(usize, md2_wgpu::contract::InstanceRecord)>, String> {
+    let read =
+        md2_wgpu::gpu::low_level::read_crowd_records(renderer, &gpu.device, &gpu.queue, index);
     md2_wgpu::support::wait(&gpu.device, read)
 }
 
-/// The pose a record holds, as an instance takes it: packed again
-/// (`PoseWords::of`), it gives the record's words.
-pub fn record_pose(record: &md2_wgpu::InstanceRecord) -> md2_wgpu::Pose {
-    let [a, b, c, d] = record.frames.map(u32::from);
-    md2_wgpu::Pose {
-        primary: md2_wgpu::FrameLerp {
-            frame_a: a,
-            frame_b: b,
-            t: record.t,
-        },
-        secondary: md2_wgpu::FrameLerp {
-            frame_a: c,
-            frame_b: d,
-            t: record.t2,
-        },
-        weight: record.weight,
+pub use crate::cases::record_pose;
+
+/// Logs what a case of [`cases`](crate::cases) measured and saves the
+/// pictures it drew (the browser suite logs them on its console).
+pub fn report(measured: crate::cases::Measured) {
+    for line in &measured.lines {
+        eprintln!("{line}");
+    }
+    for (name, picture) in &measured.pictures {
+        crate::save_picture(picture, name);
     }
 }
 
@@ -393,7 +350,8 @@ pub fn crowd_extras(
     gpu: &Gpu,
     renderer: &Md2Renderer,
     index: usize,
-) -> Result<Vec<(usize, md2_wgpu::ExtraRecord)>, String> {
-    let read = md2_wgpu::low_level::read_crowd_extras(renderer, &gpu.device, &gpu.queue, index);
+) -> Result<Vec<(usize, md2_wgpu::contract::ExtraRecord)>, String> {
+    let read =
+        md2_wgpu::gpu::low_level::read_crowd_extras(renderer, &gpu.device, &gpu.queue, index);
     md2_wgpu::support::wait(&gpu.device, read)
 }

@@ -6,10 +6,10 @@
 
 use std::path::PathBuf;
 
-use md2_wgpu::PackedVertex;
-use md2_wgpu::mdl::{
+use md2_wgpu::format::mdl::{
     MdlFrame, MdlFrameGroup, MdlModel, MdlParts, MdlSkin, MdlTexCoord, MdlTriangle, Palette,
 };
+use md2_wgpu::model::PackedVertex;
 
 /// The skin's size: a front half (columns 0 to 7) and a back half (8 to 15).
 pub const SEAM_SKIN: (u32, u32) = (16, 8);

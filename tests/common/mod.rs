@@ -10,6 +10,8 @@
 
 pub mod api;
 pub mod bounds;
+#[cfg(feature = "cases")]
+pub mod cases;
 mod glcmds;
 #[cfg(feature = "gpu")]
 mod gpu;

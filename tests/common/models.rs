@@ -4,8 +4,9 @@
 use image::RgbaImage;
 use md2_wgpu::model::{Animation, KeyframeModel, KeyframeParts};
 use md2_wgpu::{
-    Camera, Corner, Frame, Md2Model, Md2Parts, PackedVertex, SkinName, TexCoord, Triangle,
-    nearest_normal_index,
+    Camera, Md2Model,
+    format::{Md2Parts, SkinName, TexCoord, Triangle},
+    model::{Corner, Frame, PackedVertex, nearest_normal_index},
 };
 /// One triangle of a built model: three positions in Quake axes and their
 /// texels.
@@ -193,8 +194,8 @@ pub fn parts_of(model: &Md2Model) -> Md2Parts {
         skins: model.skins().to_vec(),
         tex_coords: model.tex_coords().to_vec(),
         triangles: model.triangles().to_vec(),
-        frames: model.frames().to_vec(),
-        vertices: model.vertices().to_vec(),
+        frames: model.keyframes().frames().to_vec(),
+        vertices: model.keyframes().vertices().to_vec(),
     }
 }
 

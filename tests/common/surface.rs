@@ -11,7 +11,7 @@
 
 use glam::{DVec2, DVec3, Mat3, Mat4, Vec3};
 use md2_wgpu::model::KeyframeModel;
-use md2_wgpu::{Camera, Pose};
+use md2_wgpu::{Camera, anim::Pose};
 
 /// A triangle the CPU reference posed: corners and their world normals, in
 /// f64.
@@ -39,8 +39,9 @@ pub fn cpu_triangles(
 ) -> Vec<[(Vec3, Vec3); 3]> {
     let n = model.vertex_count();
     let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    md2_wgpu::reference::blend(model, pose, &mut p, &mut nrm).expect("the CPU reference poses");
-    let world = transform * md2_wgpu::QUAKE_TO_Y_UP;
+    md2_wgpu::anim::reference::blend(model, pose, &mut p, &mut nrm)
+        .expect("the CPU reference poses");
+    let world = transform * md2_wgpu::scene::QUAKE_TO_Y_UP;
     let normal_matrix = Mat3::from_mat4(world).inverse().transpose();
     let corners = model.corners();
     let vertex = |corner: u32| {

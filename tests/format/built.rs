@@ -5,7 +5,9 @@
 
 use crate::common::{Mesh, Tolerance, assert_glcmds_cover, parts_of, real_files};
 use md2_wgpu::{
-    Frame, GlCmdKind, Md2Error, Md2Model, Md2Parts, Md2Warning, PackedVertex, TexCoord, Triangle,
+    Md2Model,
+    format::{GlCmdKind, Md2Error, Md2Parts, Md2Warning, TexCoord, Triangle},
+    model::{Frame, PackedVertex},
 };
 
 fn meshes() -> Vec<(&'static str, Mesh)> {
@@ -65,7 +67,11 @@ fn built_models_parse_back_equal_with_glcmds_covering_each_triangle_once() {
     for (name, mesh) in meshes() {
         let model = mesh.model();
         assert_eq!(model.triangles().len(), mesh.tris.len(), "{name}");
-        assert_eq!(model.frame_count() as usize, mesh.frames.len(), "{name}");
+        assert_eq!(
+            model.keyframes().frame_count() as usize,
+            mesh.frames.len(),
+            "{name}"
+        );
         check_built(name, &model);
     }
 }
@@ -154,7 +160,11 @@ fn real_meshes_get_glcmds_covering_each_triangle_once() {
         let real = Md2Model::from_bytes(&bytes).unwrap();
         let built = Md2Model::from_parts(parts_of(&real)).unwrap();
         assert_eq!(built.triangles(), real.triangles(), "{path}");
-        assert_eq!(built.vertices(), real.vertices(), "{path}");
+        assert_eq!(
+            built.keyframes().vertices(),
+            real.keyframes().vertices(),
+            "{path}"
+        );
         // A built model reports the renames its frame names call for, as the
         // loaded file does (yohko/weapon.md2 repeats crstand and crwalk).
         let renames: Vec<_> = real.warnings().iter().filter(|w| is_rename(w)).collect();
@@ -163,7 +173,11 @@ fn real_meshes_get_glcmds_covering_each_triangle_once() {
             renames,
             "{path}"
         );
-        assert_eq!(built.animations(), real.animations(), "{path}");
+        assert_eq!(
+            built.keyframes().animations(),
+            real.keyframes().animations(),
+            "{path}"
+        );
         check(&path, &built, false);
         let words = |m: &Md2Model| m.header().num_glcmds;
         eprintln!(
@@ -204,13 +218,17 @@ fn repeated_animation_names_are_renamed_with_a_warning_built_or_loaded() {
     }];
     assert_eq!(built.warnings(), want);
     let found: Vec<_> = built
+        .keyframes()
         .animations()
         .iter()
         .map(|a| (a.name.as_str(), a.first, a.last))
         .collect();
     assert_eq!(found, [("run", 0, 1), ("stand", 2, 2), ("run_2", 3, 5)]);
-    assert_eq!(built.animation("run_2").map(|a| a.len()), Some(3));
-    assert_eq!(built.animation("walk"), None);
+    assert_eq!(
+        built.keyframes().animation("run_2").map(|a| a.len()),
+        Some(3)
+    );
+    assert_eq!(built.keyframes().animation("walk"), None);
 
     // The written file loads with the same warning, and is still a clean
     // rewrite: the warning is about names, not bytes.

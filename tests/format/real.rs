@@ -6,7 +6,12 @@
 //! nothing (the generated models in format_built.rs carry the core checks).
 
 use crate::common::{Tolerance, assert_glcmds_cover, real_files};
-use md2_wgpu::{GlCmdKind, Md2Model, Md2Warning, normal_from_index};
+use md2_wgpu::model::Bounds;
+use md2_wgpu::{
+    Md2Model,
+    format::{GlCmdKind, Md2Warning},
+    model::normal_from_index,
+};
 
 /// What ../shared/md2/README.md (and a reading of the headers) says each file
 /// holds.
@@ -315,26 +320,43 @@ fn real_files_load_with_the_right_counts_names_and_warnings() {
         let h = model.header();
         assert_eq!(&h.ident, b"IDP2", "{path}");
         assert_eq!(h.version, 8, "{path}");
-        assert_eq!(model.vertex_count(), e.num_xyz, "{path}: num_xyz");
+        assert_eq!(
+            model.keyframes().vertex_count(),
+            e.num_xyz,
+            "{path}: num_xyz"
+        );
         assert_eq!(h.num_xyz as usize, e.num_xyz, "{path}: num_xyz");
         assert_eq!(model.tex_coords().len(), e.num_st, "{path}: num_st");
         assert_eq!(model.triangles().len(), e.num_tris, "{path}: num_tris");
         assert_eq!(
-            model.frame_count() as usize,
+            model.keyframes().frame_count() as usize,
             e.num_frames,
             "{path}: num_frames"
         );
-        assert_eq!(model.frames().len(), e.num_frames, "{path}: num_frames");
-        assert_eq!(model.vertices().len(), e.num_frames * e.num_xyz, "{path}");
+        assert_eq!(
+            model.keyframes().frames().len(),
+            e.num_frames,
+            "{path}: num_frames"
+        );
+        assert_eq!(
+            model.keyframes().vertices().len(),
+            e.num_frames * e.num_xyz,
+            "{path}"
+        );
         assert_eq!(model.skins().len(), e.skins.len(), "{path}: num_skins");
         assert_eq!(model.skin_size(), e.skin_size, "{path}: skin size");
         let skins: Vec<String> = model.skins().iter().map(|s| s.name()).collect();
         assert_eq!(skins, e.skins, "{path}: skin names");
         for &(i, name) in e.frames {
-            assert_eq!(model.frames()[i].name(), name, "{path}: frame {i}");
+            assert_eq!(
+                model.keyframes().frames()[i].name(),
+                name,
+                "{path}: frame {i}"
+            );
         }
 
         let anims: Vec<(String, u32, u32)> = model
+            .keyframes()
             .animations()
             .iter()
             .map(|a| (a.name.clone(), a.first, a.last))
@@ -381,7 +403,7 @@ fn real_files_load_with_the_right_counts_names_and_warnings() {
 fn the_named_animations_of_the_issue() {
     for (path, bytes) in real_files() {
         let model = Md2Model::from_bytes(&bytes).unwrap();
-        let anims = model.animations();
+        let anims = model.keyframes().animations();
         let find = |name: &str| {
             anims
                 .iter()
@@ -412,7 +434,7 @@ fn the_named_animations_of_the_issue() {
                 assert_eq!(find("crwalk"), Some((154, 159)));
                 assert_eq!(find("crstand_2"), Some((173, 191)));
                 assert_eq!(find("crwalk_2"), Some((192, 197)));
-                let clip = md2_wgpu::Clip::from(model.animation("crstand_2").unwrap());
+                let clip = md2_wgpu::Clip::from(model.keyframes().animation("crstand_2").unwrap());
                 assert!(clip.looping, "a renamed crstand loops as crstand does");
             }
             "edge/bug_weapon_1tri.md2" => {
@@ -430,10 +452,10 @@ fn the_named_animations_of_the_issue() {
             assert!(a.last >= a.first, "{path}");
             next = a.last + 1;
         }
-        assert_eq!(next, model.frame_count(), "{path}");
+        assert_eq!(next, model.keyframes().frame_count(), "{path}");
         // And their names are unique: apps look them up by name.
         for a in anims {
-            assert_eq!(model.animation(&a.name), Some(a), "{path}");
+            assert_eq!(model.keyframes().animation(&a.name), Some(a), "{path}");
         }
     }
 }
@@ -495,16 +517,19 @@ fn real_files_agree_with_an_independent_decode() {
                 f32_at(&b, at + 20),
             ];
             let name = &b[at + 24..at + 40];
-            let frame = &model.frames()[f];
+            let frame = &model.keyframes().frames()[f];
             assert_eq!(frame.scale, scale, "{path}: frame {f}");
             assert_eq!(frame.translate, translate, "{path}: frame {f}");
             assert_eq!(&frame.name_bytes[..], name, "{path}: frame {f}");
             let end = name.iter().position(|&c| c == 0).unwrap_or(16);
             assert_eq!(frame.name().as_bytes(), &name[..end], "{path}: frame {f}");
 
-            let verts = model.frame_vertices(f as u32);
+            let verts = model.keyframes().frame_vertices(f as u32);
             assert_eq!(verts.len(), num_xyz);
-            assert_eq!(verts, &model.vertices()[f * num_xyz..(f + 1) * num_xyz]);
+            assert_eq!(
+                verts,
+                &model.keyframes().vertices()[f * num_xyz..(f + 1) * num_xyz]
+            );
             for (j, v) in verts.iter().enumerate() {
                 let raw = &b[at + 40 + 4 * j..at + 44 + 4 * j];
                 assert_eq!(
@@ -530,7 +555,7 @@ fn real_files_agree_with_an_independent_decode() {
                 }
                 assert_eq!(v.normal(), normal_from_index(raw[3]));
             }
-            let (lo, hi) = model.frame_bounds(f as u32);
+            let Bounds { min: lo, max: hi } = model.keyframes().frame_bounds(f as u32);
             for k in 0..3 {
                 let axis = verts.iter().map(|v| v.decode_position(frame)[k]);
                 assert_eq!(lo[k], axis.clone().fold(f32::INFINITY, f32::min), "{path}");
@@ -579,7 +604,7 @@ fn real_files_agree_with_an_independent_decode() {
 
 /// Quake II's own compiler made these glcmds: they draw every triangle once,
 /// with the triangle's winding, each vertex half a texel past its texel. This
-/// pins down how [`md2_wgpu::GlCmd::triangles`] orders a strip's odd
+/// pins down how [`md2_wgpu::format::GlCmd::triangles`] orders a strip's odd
 /// triangles.
 #[test]
 fn real_glcmds_draw_the_triangles_once_with_their_winding() {
@@ -603,8 +628,8 @@ fn real_triangles_are_clockwise_seen_from_outside() {
             continue;
         }
         let model = Md2Model::from_bytes(&bytes).unwrap();
-        let frame = &model.frames()[0];
-        let verts = model.frame_vertices(0);
+        let frame = &model.keyframes().frames()[0];
+        let verts = model.keyframes().frame_vertices(0);
         let (mut cw, mut ccw) = (0, 0);
         for tri in model.triangles() {
             let p = tri.xyz.map(|i| verts[i as usize].decode_position(frame));
@@ -666,8 +691,8 @@ fn a_file_with_trailing_bytes_writes_back_without_them() {
         assert_eq!(again.skins(), model.skins());
         assert_eq!(again.tex_coords(), model.tex_coords());
         assert_eq!(again.triangles(), model.triangles());
-        assert_eq!(again.frames(), model.frames());
-        assert_eq!(again.vertices(), model.vertices());
+        assert_eq!(again.keyframes().frames(), model.keyframes().frames());
+        assert_eq!(again.keyframes().vertices(), model.keyframes().vertices());
         assert_eq!(again.glcmds(), model.glcmds());
         assert_eq!(again.to_bytes(), written);
     }

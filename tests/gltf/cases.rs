@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use image::RgbaImage;
 use md2_wgpu::gltf::{GltfExport, GltfOptions, to_glb};
 use md2_wgpu::model::{Animation, KeyframeModel};
-use md2_wgpu::{Md2Model, quake_to_y_up};
+use md2_wgpu::{Md2Model, scene::quake_to_y_up};
 
 use crate::common;
 
@@ -148,9 +148,11 @@ pub fn mdl() -> Vec<Case> {
         &common::seam_palette(),
     )];
     if let Some(dir) = common::shared_mdl_dir() {
-        let palette = common::shared_palette().unwrap_or_else(md2_wgpu::mdl::Palette::builtin);
+        let palette =
+            common::shared_palette().unwrap_or_else(md2_wgpu::format::mdl::Palette::builtin);
         for (name, bytes) in md2_wgpu::support::files_in(&dir, "mdl").expect("the shared MDLs") {
-            let model = md2_wgpu::mdl::MdlModel::from_bytes(&bytes).expect("a shared MDL loads");
+            let model =
+                md2_wgpu::format::mdl::MdlModel::from_bytes(&bytes).expect("a shared MDL loads");
             cases.push(mdl_case(format!("mdl/{name}"), model, &palette));
         }
     }
@@ -159,10 +161,10 @@ pub fn mdl() -> Vec<Case> {
 
 fn mdl_case(
     name: String,
-    model: md2_wgpu::mdl::MdlModel,
-    palette: &md2_wgpu::mdl::Palette,
+    model: md2_wgpu::format::mdl::MdlModel,
+    palette: &md2_wgpu::format::mdl::Palette,
 ) -> Case {
-    let skins = md2_wgpu::mdl::SkinImages::new(&model, palette).layers;
+    let skins = md2_wgpu::format::mdl::SkinImages::new(&model, palette).layers;
     Case {
         skin_names: (0..skins.len()).map(|i| format!("skin{i}")).collect(),
         skins,

@@ -2,7 +2,11 @@
 //! before it allocates the large buffers; nothing panics.
 
 use md2_wgpu::gltf::{GltfError, GltfOptions, to_glb};
-use md2_wgpu::{Clip, Frame, Md2Model, Md2Parts, PackedVertex, TexCoord, Triangle};
+use md2_wgpu::{
+    Clip, Md2Model,
+    format::{Md2Parts, TexCoord, Triangle},
+    model::{Frame, PackedVertex},
+};
 
 use crate::cases;
 

@@ -12,7 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use md2_wgpu::gltf::{GltfOptions, KeyInterpolation};
-use md2_wgpu::{Clip, FrameLerp, RenderMesh, TriangleOrder, reference};
+use md2_wgpu::{
+    Clip,
+    anim::{FrameLerp, reference},
+    mesh::{RenderMesh, TriangleOrder},
+};
 
 use crate::cases::{self, Case, exported};
 

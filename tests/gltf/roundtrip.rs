@@ -4,7 +4,12 @@
 use gltf::Semantic;
 use gltf::animation::Interpolation;
 use md2_wgpu::gltf::{GltfOptions, KeyInterpolation, METRES_PER_QUAKE_UNIT, to_glb};
-use md2_wgpu::{Clip, QUAKE_TO_Y_UP, Quake2Player, RenderMesh, TriangleOrder, reference};
+use md2_wgpu::{
+    Clip, Quake2Player,
+    anim::reference,
+    mesh::{RenderMesh, TriangleOrder},
+    scene::QUAKE_TO_Y_UP,
+};
 
 use crate::cases::{self, Read, exported};
 use crate::common::{self, cross, dot, sub};

@@ -1,6 +1,6 @@
 //! GPU equals CPU: the positions and normals the shader computes (captured
 //! through `cs_capture`, which calls the vertex shader's own `pose_vertex`)
-//! match `md2_wgpu::reference::blend` within the bound WGSL's accuracy
+//! match `md2_wgpu::anim::reference::blend` within the bound WGSL's accuracy
 //! rules give each vertex (`common::bounds`: fused or unfused
 //! multiply-adds, 2.5-ULP division, `sqrt` as `1 / inverseSqrt`), and bit
 //! for bit where every step is exact.
@@ -9,8 +9,12 @@ use crate::common::bounds::{VertexBound, pose_bounds};
 use crate::common::*;
 use md2_wgpu::support::PoseCapture;
 use md2_wgpu::{
-    Frame, FrameLerp, GpuModel, InstanceError, Md2Model, Md2Parts, Md2Renderer, Md2RendererOptions,
-    PackedVertex, Pose, PrepareError, SHELL_OFFSET, TexCoord, Triangle, nearest_normal_index,
+    GpuModel, Md2Model, Md2Renderer, Md2RendererOptions,
+    anim::{FrameLerp, Pose},
+    format::{Md2Parts, TexCoord, Triangle},
+    gpu::PrepareError,
+    model::{Frame, PackedVertex, nearest_normal_index},
+    scene::{InstanceError, SHELL_OFFSET},
 };
 
 /// The vertex whose difference is largest against its bound, as (how much
@@ -106,17 +110,17 @@ fn poses_for(frame_count: u32) -> Vec<Pose> {
 
 fn compare(gpu: &Gpu, capture: &PoseCapture, renderer: &Md2Renderer, name: &str, model: &Md2Model) {
     let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, renderer, model, &[]).unwrap();
-    let n = model.vertex_count();
+    let n = model.keyframes().vertex_count();
     let mut positions = vec![[0.0f32; 3]; n];
     let mut normals = vec![[0.0f32; 3]; n];
-    let poses = poses_for(model.frame_count());
+    let poses = poses_for(model.keyframes().frame_count());
     let (mut worst_p, mut worst_n) = (0.0f32, 0.0f32);
     let (mut exact, mut widest) = (0usize, 0.0f32);
     // Every pose plain, and pushed out as a powerup shell.
     let cases = poses.iter().flat_map(|p| [(p, 0.0), (p, SHELL_OFFSET)]);
     for (pose, push) in cases {
-        md2_wgpu::reference::blend(model, pose, &mut positions, &mut normals).unwrap();
-        md2_wgpu::reference::push_along_normals(&mut positions, &normals, push);
+        md2_wgpu::anim::reference::blend(model, pose, &mut positions, &mut normals).unwrap();
+        md2_wgpu::anim::reference::push_along_normals(&mut positions, &normals, push);
         let captured = capture
             .capture(&gpu.device, &gpu.queue, &gpu_model, pose, push)
             .unwrap();
@@ -297,7 +301,7 @@ fn hostile_words_read_nothing_outside_the_buffers() {
         &[md2_wgpu::demo::demo_skin()],
     )
     .unwrap();
-    let vertices = model.vertex_count();
+    let vertices = model.keyframes().vertex_count();
     for (frames, lerp) in [
         ([u32::MAX, u32::MAX - 1, 0, 1], [0.5, 0.0, 0.0]),
         ([5_000_000, 0, 7, 9_999_999], [f32::NAN, 0.5, 0.75]),
@@ -313,7 +317,7 @@ fn hostile_words_read_nothing_outside_the_buffers() {
         frame_b: 11,
         t: 0.25,
     });
-    let words = md2_wgpu::PoseWords::of(&pose);
+    let words = md2_wgpu::contract::PoseWords::of(&pose);
     let raw = capture
         .capture_raw(
             &gpu.device,
@@ -330,7 +334,7 @@ fn hostile_words_read_nothing_outside_the_buffers() {
     assert_eq!(raw.positions, checked.positions);
     assert_eq!(raw.normals, checked.normals);
     let (mut p, mut n) = (vec![[0.0; 3]; vertices], vec![[0.0; 3]; vertices]);
-    md2_wgpu::reference::blend(&model, &pose, &mut p, &mut n).unwrap();
+    md2_wgpu::anim::reference::blend(&model, &pose, &mut p, &mut n).unwrap();
     // An implementation may fuse q · scale + translate and the lerp's
     // multiply-add, or not (NVIDIA's and lavapipe's bits differ by
     // 4e-7 here): the bound says how far that can take each vertex.

@@ -4,11 +4,16 @@
 
 use crate::common::*;
 use glam::{Mat4, Vec3};
+use md2_wgpu::gpu::VisibleMembers;
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, Clip, ClipClock, CrowdError, CrowdMember, Effects, Fade, Frame, FrameLerp, GpuModel,
-    Md2Batch, Md2Crowd, Md2Instance, Md2Model, Md2Parts, Md2Renderer, Md2RendererOptions,
-    PackedVertex, Playback, Pose, TexCoord, Triangle,
+    Camera, Clip, CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Model, Md2Renderer,
+    Md2RendererOptions,
+    anim::{ClipClock, Fade, FrameLerp, Playback, Pose},
+    format::{Md2Parts, TexCoord, Triangle},
+    gpu::Md2Batch,
+    model::{Frame, PackedVertex},
+    scene::{CrowdError, Effects},
 };
 
 /// `frames` frames of one triangle whose corners move from frame to frame
@@ -381,10 +386,20 @@ fn adds_changes_and_removes_draw_exactly_the_members_alive() {
             assert_eq!(crowd.remove(h), Err(CrowdError::StaleHandle));
         }
         // Change a few: new clocks, crossfades, moves.
-        for _ in 0..target.min(50) {
+        for k in 0..target.min(50) {
             let h = handles[rng.below(handles.len())];
             let next = random_clock(&mut rng, frames as u32, now);
-            crowd.play(h, next, now - 0.1, 0.3).unwrap();
+            // Some mid-fade, heavier on either side: the crowd's own `then`
+            // (on the member as it keeps it) is `Playback::then`.
+            let at = now - 0.1 - 0.15 * (k % 3) as f64;
+            let before = crowd.get(h).unwrap().playback;
+            crowd.member(h).play(next.clone(), at, 0.3).unwrap();
+            // As text: a random clip's rate may be NaN, which is not equal
+            // to itself.
+            assert_eq!(
+                format!("{:?}", crowd.get(h).unwrap().playback),
+                format!("{:?}", before.then(next, at, 0.3))
+            );
         }
         now += 1.0;
         assert_eq!(crowd.len(), target);
@@ -425,7 +440,7 @@ fn adds_changes_and_removes_draw_exactly_the_members_alive() {
         with_drawn_poses(&gpu, &renderer, 0, &mut instances);
         let mut immediate = Md2Renderer::with_cache(
             &gpu.device,
-            renderer.cache(),
+            &renderer,
             wgpu::TextureFormat::Rgba8UnormSrgb,
             renderer.options(),
         )
@@ -462,7 +477,7 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
     assert_eq!(
         crowd.add(bad.clone()),
         Err(CrowdError::FrameOutOfRange {
-            field: md2_wgpu::fields::CLOCK_CLIP,
+            field: md2_wgpu::scene::fields::CLOCK_CLIP,
             frame: 10,
             frame_count: 10
         })
@@ -483,7 +498,7 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
     assert!(matches!(
         crowd.add(fading.clone()),
         Err(CrowdError::FrameOutOfRange {
-            field: md2_wgpu::fields::FADE_TO_CLIP,
+            field: md2_wgpu::scene::fields::FADE_TO_CLIP,
             ..
         })
     ));
@@ -549,7 +564,7 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
     assert_eq!(crowd.remove(foreign), Err(CrowdError::StaleHandle));
     crowd.remove(h).unwrap();
     assert_eq!(
-        crowd.set_transform(h, Mat4::IDENTITY),
+        crowd.member(h).set_transform(Mat4::IDENTITY),
         Err(CrowdError::StaleHandle)
     );
     // A NaN time is refused at the frame.
@@ -574,7 +589,7 @@ fn more_members_than_the_device_holds_is_a_typed_error() {
     let Some(gpu) = gpu_with(
         |_| wgpu::Limits {
             max_storage_buffer_binding_size: 128 * 1_000 + 32 * 1_024,
-            ..md2_wgpu::required_limits()
+            ..md2_wgpu::gpu::required_limits()
         },
         wgpu::Features::empty(),
     ) else {
@@ -648,25 +663,27 @@ fn each_setter_uploads_only_its_part_of_the_record() {
         renderer.uploaded_bytes()
     };
     crowd
-        .set_transform(h, placed(500) * Mat4::from_rotation_x(0.3))
+        .member(h)
+        .set_transform(placed(500) * Mat4::from_rotation_x(0.3))
         .unwrap();
     assert_eq!(
         frame(&mut crowd),
         60,
         "set_transform: rows, and the look's words to the effects word"
     );
-    crowd.set_tint(h, [0.5, 0.2, 0.9, 1.0]).unwrap();
+    crowd.member(h).set_tint([0.5, 0.2, 0.9, 1.0]).unwrap();
     assert_eq!(frame(&mut crowd), 12, "set_tint: skin word, tint, effects");
-    crowd.set_skin(h, 1).unwrap();
+    crowd.member(h).set_skin(1).unwrap();
     assert_eq!(frame(&mut crowd), 4, "set_skin: the skin word");
     let glowing = Effects {
         fullbright: true,
         ..Effects::NONE
     };
-    crowd.set_effects(h, glowing).unwrap();
+    crowd.member(h).set_effects(glowing).unwrap();
     assert_eq!(frame(&mut crowd), 4, "set_effects: the effects word");
     crowd
-        .play(h, ClipClock::new(Clip::once("b", 2, 7), now), now, 0.5)
+        .member(h)
+        .play(ClipClock::new(Clip::once("b", 2, 7), now), now, 0.5)
         .unwrap();
     assert_eq!(
         frame(&mut crowd),
@@ -674,12 +691,12 @@ fn each_setter_uploads_only_its_part_of_the_record() {
         "play: effects word, clips, clocks and fade; the clip the crowd did not play yet"
     );
     // Two setters of one member in one frame: one write of both parts.
-    crowd.set_skin(h, 0).unwrap();
-    crowd.set_effects(h, Effects::NONE).unwrap();
+    crowd.member(h).set_skin(0).unwrap();
+    crowd.member(h).set_effects(Effects::NONE).unwrap();
     assert_eq!(frame(&mut crowd), 12, "skin to effects words, one run");
     // A change of bucket uploads nothing more: the compute passes lay the
     // buckets out on the GPU.
-    crowd.set_tint(h, [1.0, 1.0, 1.0, 0.5]).unwrap();
+    crowd.member(h).set_tint([1.0, 1.0, 1.0, 0.5]).unwrap();
     assert_eq!(frame(&mut crowd), 12, "set_tint to translucent");
     // Whole members, and neighbours in one write.
     let whole = crowd.get(handles[10]).unwrap();
@@ -694,7 +711,7 @@ fn each_setter_uploads_only_its_part_of_the_record() {
         .find(|(_, r)| r.rows[0][3] == 500.0)
         .expect("member 500 is drawn");
     // The translucent bucket follows the two opaque ones of every level.
-    assert_eq!(*bucket, 2 * md2_wgpu::MAX_LEVELS, "translucent");
+    assert_eq!(*bucket, 2 * md2_wgpu::contract::MAX_LEVELS, "translucent");
     assert_eq!(record.tint, [255, 255, 255, 128]);
     let member = crowd.get(h).unwrap();
     assert_eq!(member.tint, [1.0, 1.0, 1.0, 0.5]);
@@ -718,14 +735,14 @@ fn visible_counts_come_back_without_waiting() {
     // A view of members 0 to 99 only.
     let camera = ortho_camera(0.0, 100.0, -10.0, 10.0, 1.0);
     assert_eq!(
-        renderer.recent_visible_members(&gpu.device),
+        VisibleMembers::recent(&mut renderer, &gpu.device),
         None,
         "counting starts"
     );
     let mut seen = None;
     for frame in 1..=20u64 {
         step(&gpu, &mut renderer, &camera, &mut crowd, frame as f64);
-        if let Some(counts) = renderer.recent_visible_members(&gpu.device) {
+        if let Some(counts) = VisibleMembers::recent(&mut renderer, &gpu.device) {
             assert!(counts.frame <= frame, "from a frame already prepared");
             seen = Some(counts);
         }
@@ -741,6 +758,6 @@ fn visible_counts_come_back_without_waiting() {
     gpu.device
         .poll(wgpu::PollType::wait_indefinitely())
         .unwrap();
-    let latest = renderer.recent_visible_members(&gpu.device).unwrap();
+    let latest = VisibleMembers::recent(&mut renderer, &gpu.device).unwrap();
     assert_eq!(latest.frame, 20);
 }

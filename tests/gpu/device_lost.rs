@@ -7,9 +7,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use glam::{Mat4, Vec3};
+use md2_wgpu::gpu::VisibleMembers;
 use md2_wgpu::{
-    Camera, ClipClock, CrowdMember, FrameLerp, GpuModel, Md2Batch, Md2Crowd, Md2Instance, Md2Model,
-    Md2Renderer, Md2RendererOptions, Quake2Player, demo,
+    Camera, CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Model, Md2Renderer,
+    Md2RendererOptions, Quake2Player,
+    anim::{ClipClock, FrameLerp},
+    demo,
+    gpu::Md2Batch,
 };
 
 use crate::common::*;
@@ -87,7 +91,7 @@ struct Before {
     camera: Camera,
 }
 
-fn before(gpu: &Gpu, model: &Md2Model, cache: Option<&md2_wgpu::Md2Cache>) -> Before {
+fn before(gpu: &Gpu, model: &Md2Model, cache: Option<&md2_wgpu::gpu::Md2Cache>) -> Before {
     let renderer = match cache {
         Some(cache) => {
             Md2Renderer::with_cache(&gpu.device, cache, SRGB, Md2RendererOptions::WITH_DEPTH)
@@ -129,7 +133,7 @@ fn before(gpu: &Gpu, model: &Md2Model, cache: Option<&md2_wgpu::Md2Cache>) -> Be
 impl Before {
     /// A frame with the same instances and crowd as the last: `prepare`,
     /// `prepare_crowds`, `render`.
-    fn draw(&mut self, gpu: &Gpu) -> Result<image::RgbaImage, md2_wgpu::PrepareError> {
+    fn draw(&mut self, gpu: &Gpu) -> Result<image::RgbaImage, md2_wgpu::gpu::PrepareError> {
         let batches = [Md2Batch::new(&self.gpu_model, &self.instances)];
         self.renderer
             .prepare(&gpu.device, &gpu.queue, &self.camera, &batches)?;
@@ -150,23 +154,23 @@ impl Before {
     }
 
     fn draws(&self) -> u64 {
-        md2_wgpu::low_level::recorded_draws(&self.renderer)
+        md2_wgpu::gpu::low_level::recorded_draws(&self.renderer)
     }
 }
 
-fn is_device_error(result: &Result<impl std::fmt::Debug, md2_wgpu::PrepareError>) -> bool {
-    matches!(result, Err(md2_wgpu::PrepareError::Device { .. }))
+fn is_device_error(result: &Result<impl std::fmt::Debug, md2_wgpu::gpu::PrepareError>) -> bool {
+    matches!(result, Err(md2_wgpu::gpu::PrepareError::Device { .. }))
 }
 
-fn is_setup_device_error(result: &Result<impl std::fmt::Debug, md2_wgpu::SetupError>) -> bool {
-    matches!(result, Err(md2_wgpu::SetupError::Device { .. }))
+fn is_setup_device_error(result: &Result<impl std::fmt::Debug, md2_wgpu::gpu::SetupError>) -> bool {
+    matches!(result, Err(md2_wgpu::gpu::SetupError::Device { .. }))
 }
 
 /// Every call that makes GPU objects, on a lost device: a `SetupError::Device`.
 fn every_maker_fails(
     gpu: &Gpu,
     model: &Md2Model,
-    cache: &md2_wgpu::Md2Cache,
+    cache: &md2_wgpu::gpu::Md2Cache,
     gpu_model: &mut GpuModel,
 ) {
     let made = GpuModel::new(&gpu.device, &gpu.queue, cache, model, &[]);
@@ -178,7 +182,8 @@ fn every_maker_fails(
     let made = Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH);
     assert!(is_setup_device_error(&made), "{made:?}");
     let levels =
-        md2_wgpu::Levels::new(model, gpu_model.mesh(), &md2_wgpu::LevelOptions::NONE).unwrap();
+        md2_wgpu::mesh::Levels::new(model, gpu_model.mesh(), &md2_wgpu::mesh::LevelOptions::NONE)
+            .unwrap();
     let set = gpu_model.set_levels(&gpu.device, levels);
     assert!(is_setup_device_error(&set), "{set:?}");
 }
@@ -207,7 +212,7 @@ fn a_watched_lost_device_makes_every_call_an_error_and_a_new_one_draws_the_same(
     let picture_before = scene(&gpu, &model).unwrap();
     assert!(coverage(&picture_before) > 500, "the scene draws");
 
-    let cache = md2_wgpu::Md2Cache::new(&gpu.device).unwrap();
+    let cache = md2_wgpu::gpu::Md2Cache::new(&gpu.device).unwrap();
     let heard = Arc::new(AtomicUsize::new(0));
     let app_heard = Arc::clone(&heard);
     cache.watch_device_lost(&gpu.device, move |reason, message| {
@@ -259,13 +264,11 @@ fn a_watched_lost_device_makes_every_call_an_error_and_a_new_one_draws_the_same(
     // The read-backs.
     let visible = md2_wgpu::support::wait(
         &gpu.device,
-        frame.renderer.visible_members(&gpu.device, &gpu.queue),
+        VisibleMembers::read(&frame.renderer, &gpu.device, &gpu.queue),
     );
     assert!(is_device_error(&visible), "{visible:?}");
     assert!(
-        frame
-            .renderer
-            .recent_visible_members(&gpu.device)
+        VisibleMembers::recent(&mut frame.renderer, &gpu.device)
             .is_none_or(|v| v.per_crowd.is_empty())
     );
     // Everything that makes GPU objects.
@@ -353,10 +356,10 @@ fn an_unwatched_lost_device_is_noticed_where_the_docs_say() {
     drop(encoder);
     let visible = md2_wgpu::support::wait(
         &gpu.device,
-        frame.renderer.visible_members(&gpu.device, &gpu.queue),
+        VisibleMembers::read(&frame.renderer, &gpu.device, &gpu.queue),
     );
     assert!(is_device_error(&visible), "{visible:?}");
-    let cache = frame.renderer.cache().clone();
+    let cache = frame.renderer.as_ref().clone();
     every_maker_fails(&gpu, &model, &cache, &mut frame.gpu_model);
 
     // Told by the app (from its own wgpu callback), every call says so.

@@ -6,9 +6,12 @@ use crate::common::*;
 use glam::{Mat4, Vec3, Vec4};
 use image::RgbaImage;
 use md2_wgpu::{
-    Camera, ClipClock, CrowdMember, DepthState, Effects, FrameLerp, GpuModel, Light, Md2Batch,
-    Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions, PlanarShadow, Quake2Player, SetupError,
-    ShadowStencil, demo, quake_flags, reference, stand_on_ground,
+    Camera, CrowdMember, DepthState, GpuModel, Light, Md2Crowd, Md2Instance, Md2Renderer,
+    Md2RendererOptions, Quake2Player,
+    anim::{ClipClock, FrameLerp, reference},
+    demo,
+    gpu::{Md2Batch, SetupError},
+    scene::{Effects, PlanarShadow, ShadowStencil, quake_flags, stand_on_ground},
 };
 
 const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -219,10 +222,10 @@ fn a_planar_shadow_lies_where_the_projection_puts_it_with_one_darkness() {
     );
 
     // Its extent: the CPU's projection of the posed vertices.
-    let n = model.vertex_count();
+    let n = model.keyframes().vertex_count();
     let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     reference::interpolate(&model, lerp, &mut p, &mut nrm).unwrap();
-    let world = place * md2_wgpu::QUAKE_TO_Y_UP;
+    let world = place * md2_wgpu::scene::QUAKE_TO_Y_UP;
     let onto = shadow.projection();
     let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
     for v in &p {
@@ -447,7 +450,7 @@ fn draw_calls_per_frame_do_not_grow_with_the_instances_or_their_effects() {
             32,
             32,
         );
-        md2_wgpu::low_level::recorded_draws(renderer)
+        md2_wgpu::gpu::low_level::recorded_draws(renderer)
     };
     // One instance with a shell and a shadow: opaque, shadow, shell.
     let shelled = |i: usize| {
@@ -499,7 +502,7 @@ fn draw_calls_per_frame_do_not_grow_with_the_instances_or_their_effects() {
             renderer.render(&mut pass);
         }
         target.read(&gpu, encoder);
-        counts.push(md2_wgpu::low_level::recorded_draws(&renderer));
+        counts.push(md2_wgpu::gpu::low_level::recorded_draws(&renderer));
     }
     assert_eq!(counts, [3, 3], "resident: opaque, shadow and shell");
 }

@@ -5,9 +5,12 @@
 use crate::common::*;
 use glam::{Mat4, Vec3};
 use md2_wgpu::{
-    Frame, FrameLerp, GpuModel, InstanceError, Md2Batch, Md2Instance, Md2Model, Md2Parts,
-    Md2Renderer, Md2RendererOptions, PackedVertex, Pose, PrepareError, SetupError, TexCoord,
-    Triangle,
+    GpuModel, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions,
+    anim::{FrameLerp, Pose},
+    format::{Md2Parts, TexCoord, Triangle},
+    gpu::{Md2Batch, PrepareError, SetupError},
+    model::{Frame, PackedVertex},
+    scene::InstanceError,
 };
 
 const SIZE: u32 = 128;
@@ -266,7 +269,7 @@ fn a_model_over_the_storage_limit_is_a_clear_error() {
     let Some(gpu) = gpu_with(
         |_| wgpu::Limits {
             max_storage_buffer_binding_size: 8192,
-            ..md2_wgpu::required_limits()
+            ..md2_wgpu::gpu::required_limits()
         },
         wgpu::Features::empty(),
     ) else {
@@ -319,7 +322,7 @@ fn a_model_over_the_storage_limit_is_a_clear_error() {
 fn too_many_frames_or_skins_are_clear_errors() {
     let Some(gpu) = gpu() else { return };
     let renderer = renderer(&gpu);
-    let frames = md2_wgpu::MAX_GPU_FRAMES + 1;
+    let frames = md2_wgpu::contract::MAX_GPU_FRAMES + 1;
     let err = GpuModel::new(
         &gpu.device,
         &gpu.queue,
@@ -332,7 +335,7 @@ fn too_many_frames_or_skins_are_clear_errors() {
         err,
         SetupError::TooManyFrames {
             frames,
-            max: md2_wgpu::MAX_GPU_FRAMES,
+            max: md2_wgpu::contract::MAX_GPU_FRAMES,
         }
     );
 
@@ -359,15 +362,15 @@ fn gpu_bytes_are_the_files_bytes() {
     // The normal table, then 32 bytes a frame.
     assert_eq!(bytes.frame_params, 4096 + 32 * 7);
     assert_eq!(gpu_model.gpu_bytes(), bytes.total());
-    assert_eq!(gpu_model.corner_count(), 3);
-    assert_eq!(gpu_model.triangle_count(), 1);
+    assert_eq!(gpu_model.mesh().corners().len(), 3);
+    assert_eq!(gpu_model.mesh().triangle_count(), 1);
     if let Some((model, skins)) = shared_model("yohko/tris.md2", Some("yohko/Yohko.pcx")) {
         let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &skins).unwrap();
         let bytes = gpu_model.gpu_bytes_breakdown();
         assert_eq!(bytes.vertex_data, 4 * 411 * 198);
         // DESIGN.md: a real player model welds to 638 corners.
-        assert_eq!(gpu_model.corner_count(), 638);
-        assert_eq!(gpu_model.triangle_count(), 772);
+        assert_eq!(gpu_model.mesh().corners().len(), 638);
+        assert_eq!(gpu_model.mesh().triangle_count(), 772);
         assert_eq!(gpu_model.skin_size(), (256, 256));
     }
 }

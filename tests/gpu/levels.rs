@@ -3,51 +3,28 @@
 //! view, and culling with levels still draws every member in view.
 
 use crate::common::*;
-use glam::{Mat4, UVec2, Vec3};
+use glam::{Mat4, Vec3};
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, ClipClock, CrowdMember, GpuModel, GpuModelOptions, LevelOptions, Levels, MAX_LEVELS,
-    Md2Batch, Md2Cache, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions, Quake2Player,
-    RenderMesh, TriangleOrder, demo,
+    Camera, CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions,
+    Quake2Player,
+    anim::ClipClock,
+    contract::MAX_LEVELS,
+    demo,
+    gpu::{Md2Batch, Md2Cache},
+    mesh::{LevelOptions, Levels, RenderMesh, TriangleOrder},
 };
 
-const SIZE: u32 = 256;
 const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+use md2_wgpu_tests::cases::levels::{self, street_camera};
 
 /// The demo model with its levels of detail.
 fn demo_with_levels(gpu: &Gpu, cache: &Md2Cache) -> GpuModel {
-    let model = GpuModel::with_options(
-        &gpu.device,
-        &gpu.queue,
-        cache,
-        &demo::demo_model(),
-        &[demo::demo_skin()],
-        GpuModelOptions::WITH_LEVELS,
-    )
-    .unwrap();
-    assert!(
-        model.levels().len() > 2,
-        "the demo model has coarser levels"
-    );
-    model
+    levels::demo_with_levels(&gpu.device, &gpu.queue, cache)
 }
 
-/// Looking down a long street from head height, on a `SIZE` square
-/// viewport.
-fn street_camera() -> Camera {
-    Camera::look_at(
-        Vec3::new(0.0, 40.0, -60.0),
-        Vec3::new(0.0, 20.0, 400.0),
-        0.8,
-        1.0,
-        1.0,
-        5000.0,
-    )
-    .with_viewport(UVec2::splat(SIZE))
-}
-
-/// Runs the crowds' compute pass for `camera` and draws everything the
-/// renderer has into a fresh target.
+/// The shared cases' drawing, waited for.
 fn draw(
     gpu: &Gpu,
     renderer: &mut Md2Renderer,
@@ -56,183 +33,39 @@ fn draw(
     crowd: Option<&mut Md2Crowd>,
     now: f64,
 ) -> image::RgbaImage {
-    renderer
-        .prepare(&gpu.device, &gpu.queue, camera, batches)
-        .unwrap();
-    let target = Target::for_renderer(gpu, renderer, SIZE, SIZE);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, crowd)
-        .unwrap();
-    {
-        let mut pass = target.begin(&mut encoder, renderer.options().depth);
-        renderer.render(&mut pass);
-    }
-    target.read(gpu, encoder)
+    md2_wgpu::support::wait(
+        &gpu.device,
+        levels::draw(
+            (&gpu.device, &gpu.queue),
+            renderer,
+            camera,
+            batches,
+            crowd,
+            now,
+        ),
+    )
 }
 
 #[test]
 fn both_paths_choose_the_same_level_for_the_same_member_and_view() {
     let Some(gpu) = gpu() else { return };
-    let cache = Md2Cache::new(&gpu.device).unwrap();
-    let gpu_model = demo_with_levels(&gpu, &cache);
-    let camera = street_camera();
-    let options = Md2RendererOptions::WITH_DEPTH;
-    let pixels = options.level_error_pixels;
-    let now = 3.0;
-    let clips = Quake2Player::clips();
-    let mut rng = Rng::new(18);
-    // Soldiers down the street, near to far, each turned and scaled its
-    // own way (one stretched along one axis); none so near a level's
-    // switching distance that rounding could choose either.
-    let mut members = Vec::new();
-    while members.len() < 120 {
-        let z = rng.range(0.0, 3000.0);
-        let scale = if members.len() % 17 == 5 {
-            Vec3::new(1.0, 1.8, 1.0)
-        } else {
-            Vec3::splat(rng.range(0.5, 2.0))
-        };
-        let transform = Mat4::from_translation(Vec3::new(rng.range(-60.0, 60.0), 0.0, z))
-            * Mat4::from_rotation_y(rng.range(0.0, std::f32::consts::TAU))
-            * Mat4::from_scale(scale);
-        let level = gpu_model.level_for(&camera, pixels, transform);
-        let near_a_switch = [0.99, 1.01]
-            .iter()
-            .any(|k| gpu_model.level_for(&camera, pixels * k, transform) != level);
-        if near_a_switch {
-            continue;
-        }
-        let clip = clips[rng.below(clips.len())].clone();
-        let clock = ClipClock::new(clip, now - rng.unit_f64() * 5.0);
-        members.push((CrowdMember::new(transform, clock), level));
-    }
-    let mut expected = [0u32; MAX_LEVELS];
-    for (_, level) in &members {
-        expected[*level] += 1;
-    }
-    eprintln!("members per level: {expected:?}");
-    assert!(
-        expected.iter().filter(|&&n| n > 0).count() >= 3,
-        "the street shows three levels or more: {expected:?}"
-    );
-
-    // The resident path: each member's record lies in its level's bucket.
-    let mut resident = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options).unwrap();
-    let mut crowd = Md2Crowd::new(&gpu.device, &resident, &gpu_model).unwrap();
-    for (member, _) in &members {
-        crowd.add(member.clone()).unwrap();
-    }
-    let from_crowd = draw(&gpu, &mut resident, &camera, &[], Some(&mut crowd), now);
-    let records = crowd_records(&gpu, &resident, 0).unwrap();
-    let mut checked = 0;
-    for (bucket, record) in &records {
-        let at = [record.rows[0][3], record.rows[1][3], record.rows[2][3]];
-        let (_, level) = members
-            .iter()
-            .find(|(m, _)| m.transform.w_axis.truncate().to_array() == at)
-            .expect("every record is a member's");
-        assert_eq!(bucket / 2, *level, "the member at {at:?}");
-        checked += 1;
-    }
-    let counted = visible(&gpu, &resident).per_level[0];
-    let in_view: u32 = counted.iter().sum();
-    assert_eq!(checked, in_view as usize);
-
-    // The immediate path: the same members as instances, the same counts
-    // per level (of those in view: the immediate path does not cull) and
-    // the same picture.
-    let mut instances: Vec<Md2Instance> = members
-        .iter()
-        .map(|(m, _)| Md2Instance::new(m.transform, m.playback.pose(now)))
-        .collect();
-    // In the poses the crowd drew (the GPU's clocks equal the CPU's to
-    // within a few ULP of t, which crowd.rs holds): the same words on both
-    // paths, so the pictures can be held to the same pixels.
-    assert_eq!(
-        with_drawn_poses(&gpu, &resident, 0, &mut instances),
-        in_view as usize
-    );
-    let mut immediate = Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options).unwrap();
-    let report = immediate
-        .prepare(
+    // The browser suite runs the same case, awaited.
+    report(md2_wgpu::support::wait(
+        &gpu.device,
+        cases::levels::both_paths_choose_the_same_level_for_the_same_member_and_view(
             &gpu.device,
             &gpu.queue,
-            &camera,
-            &[Md2Batch::new(&gpu_model, &instances)],
-        )
-        .unwrap();
-    assert_eq!(report.levels, expected, "instances per level");
-    let from_batch = draw(
-        &gpu,
-        &mut immediate,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &instances)],
-        None,
-        now,
-    );
-    save_picture(&from_crowd, "levels-street-resident.png");
-    save_picture(&from_batch, "levels-street-immediate.png");
-    assert!(coverage(&from_crowd) > 2000);
-    assert_same_drawing(
-        &from_crowd,
-        &from_batch,
-        "the street, resident and immediate",
-    );
+        ),
+    ));
 }
 
 #[test]
 fn culling_with_levels_never_drops_a_visible_member() {
     let Some(gpu) = gpu() else { return };
-    let cache = Md2Cache::new(&gpu.device).unwrap();
-    let gpu_model = demo_with_levels(&gpu, &cache);
-    let mut renderer =
-        Md2Renderer::with_cache(&gpu.device, &cache, SRGB, Md2RendererOptions::WITH_DEPTH).unwrap();
-    let now = 7.25;
-    let mut rng = Rng::new(4);
-    let clips = Quake2Player::clips();
-    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
-    // A field of 30 × 30 soldiers, 80 units apart.
-    for i in 0..900 {
-        let at = Vec3::new((i % 30) as f32 * 80.0 - 1200.0, 0.0, (i / 30) as f32 * 80.0);
-        let transform = Mat4::from_translation(at) * Mat4::from_rotation_y(rng.range(0.0, 6.3));
-        let clip = clips[rng.below(clips.len())].clone();
-        let clock = ClipClock::new(clip, now - rng.unit_f64() * 10.0);
-        crowd.add(CrowdMember::new(transform, clock)).unwrap();
-    }
-    let cameras = [
-        ("across", street_camera()),
-        (
-            "corner",
-            Camera::look_at(
-                Vec3::new(-1300.0, 60.0, -100.0),
-                Vec3::new(-900.0, 0.0, 300.0),
-                1.0,
-                1.0,
-                1.0,
-                4000.0,
-            )
-            .with_viewport(UVec2::splat(SIZE)),
-        ),
-    ];
-    for (name, camera) in cameras {
-        crowd.set_culling(true);
-        let culled = draw(&gpu, &mut renderer, &camera, &[], Some(&mut crowd), now);
-        let per_level = visible(&gpu, &renderer).per_level[0];
-        crowd.set_culling(false);
-        let all = draw(&gpu, &mut renderer, &camera, &[], Some(&mut crowd), now);
-        save_picture(&culled, &format!("levels-{name}-culled.png"));
-        let differ = differing_pixels(&culled, &all, 0);
-        assert_eq!(differ, 0, "{name}: culling changed {differ} pixels");
-        let visible: u32 = per_level.iter().sum();
-        eprintln!("{name}: {visible} of 900 in view, per level {per_level:?}");
-        assert!(coverage(&culled) > 2000, "{name}: the crowd is in view");
-        assert!(visible < 900, "{name}: culling left some out");
-        assert!(
-            per_level[1..].iter().any(|&n| n > 0),
-            "{name}: some members at a coarser level"
-        );
-    }
+    report(md2_wgpu::support::wait(
+        &gpu.device,
+        cases::levels::culling_with_levels_never_drops_a_visible_member(&gpu.device, &gpu.queue),
+    ));
 }
 
 /// One crowd past the old room (279,620 members of the demo model with its
@@ -250,7 +83,7 @@ fn a_crowd_past_the_old_limit_draws_what_the_immediate_path_draws() {
     let Some(gpu) = gpu() else { return };
     let cache = Md2Cache::new(&gpu.device).unwrap();
     let gpu_model = demo_with_levels(&gpu, &cache);
-    assert_eq!(gpu_model.levels().len(), MAX_LEVELS);
+    assert_eq!(gpu_model.level_choice().levels().len(), MAX_LEVELS);
     let camera = street_camera();
     let options = Md2RendererOptions::WITH_DEPTH;
     let pixels = options.level_error_pixels;
@@ -272,11 +105,15 @@ fn a_crowd_past_the_old_limit_draws_what_the_immediate_path_draws() {
             // switching distance that rounding could choose either.
             let at = Vec3::new(rng.range(-60.0, 60.0), 0.0, rng.range(0.0, 3000.0));
             let transform = Mat4::from_translation(at) * turn;
-            let level = gpu_model.level_for(&camera, pixels, transform);
-            if [0.99, 1.01]
-                .iter()
-                .any(|k| gpu_model.level_for(&camera, pixels * k, transform) != level)
-            {
+            let level = gpu_model
+                .level_choice()
+                .for_view(&camera, pixels, transform);
+            if [0.99, 1.01].iter().any(|k| {
+                gpu_model
+                    .level_choice()
+                    .for_view(&camera, pixels * k, transform)
+                    != level
+            }) {
                 continue;
             }
             expected[level] += 1;
@@ -307,7 +144,8 @@ fn a_crowd_past_the_old_limit_draws_what_the_immediate_path_draws() {
     // What the crowd and this view hold on the GPU, per member: the
     // member (128 bytes), its share of the records (24) and of the work
     // buffer (about 5), and the room the buffers keep to grow.
-    let bytes = crowd.gpu_bytes() + md2_wgpu::low_level::crowd_view_bytes(&resident, 0).unwrap();
+    let bytes =
+        crowd.gpu_bytes() + md2_wgpu::gpu::low_level::crowd_view_bytes(&resident, 0).unwrap();
     let per_member = bytes as f64 / MEMBERS as f64;
     eprintln!("GPU memory per member: {per_member:.1} bytes");
     assert!(per_member <= 160.0, "{per_member:.1} bytes per member");
@@ -351,7 +189,7 @@ fn levels_added_later_draw_what_levels_at_upload_draw() {
         &[demo::demo_skin()],
     )
     .unwrap();
-    assert_eq!(later.levels().len(), 1);
+    assert_eq!(later.level_choice().levels().len(), 1);
     let camera = street_camera();
     let options = Md2RendererOptions::WITH_DEPTH;
     let now = 5.0;
@@ -422,10 +260,13 @@ fn levels_added_later_draw_what_levels_at_upload_draw() {
     let other_order = RenderMesh::new(&model, TriangleOrder::File);
     let other = Levels::new(&model, &other_order, &LevelOptions::DEFAULT).unwrap();
     assert!(later.set_levels(&gpu.device, other).is_err());
-    assert_eq!(later.levels().len(), 1);
+    assert_eq!(later.level_choice().levels().len(), 1);
     let loaded = Levels::from_bytes(&bytes, &model, later.mesh()).unwrap();
     later.set_levels(&gpu.device, loaded).unwrap();
-    assert_eq!(later.levels(), with_levels.levels());
+    assert_eq!(
+        later.level_choice().levels(),
+        with_levels.level_choice().levels()
+    );
     let (resident, immediate, counts) = frame(&later, &mut crowd);
     assert_eq!(counts, reference_counts);
     // The same pipelines and words as the reference: the same bits.

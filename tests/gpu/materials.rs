@@ -8,9 +8,12 @@ use crate::common::*;
 use glam::{Mat4, Vec3};
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, ClipClock, CrowdMember, Effects, FrameLerp, Light, MaterialError, Md2Batch, Md2Cache,
-    Md2Crowd, Md2Instance, Md2Material, Md2MaterialDescriptor, Md2Renderer, Md2RendererOptions,
-    PlanarShadow, Pose, Quake2Player, SetupError, demo,
+    Camera, CrowdMember, Light, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions,
+    Quake2Player,
+    anim::{ClipClock, FrameLerp, Pose},
+    demo,
+    gpu::{MaterialError, Md2Batch, Md2Cache, Md2Material, Md2MaterialDescriptor, SetupError},
+    scene::{Effects, PlanarShadow},
 };
 
 const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -117,8 +120,8 @@ fn a_material_that_rewrites_the_built_in_look_draws_its_picture_on_both_paths() 
     );
     // Both draw every pass: the same draw calls.
     assert_eq!(
-        md2_wgpu::low_level::recorded_draws(&custom),
-        md2_wgpu::low_level::recorded_draws(&builtin)
+        md2_wgpu::gpu::low_level::recorded_draws(&custom),
+        md2_wgpu::gpu::low_level::recorded_draws(&builtin)
     );
 
     // The resident path: the same soldiers as crowd members.
@@ -158,178 +161,30 @@ fn a_material_that_rewrites_the_built_in_look_draws_its_picture_on_both_paths() 
     );
 }
 
-/// A G-buffer: world position, and the unit world normal as the docs tell
-/// a material to get it (`md2_unit_normal`) with the length of the raw
-/// `world_normal` beside it, as floats.
-const GBUFFER: &str = r#"
-struct GBuffer {
-    @location(0) position: vec4<f32>,
-    @location(1) normal: vec4<f32>,
-};
-
-@group(2) @binding(0) var<uniform> marker: vec4<f32>;
-
-fn gbuffer(in: Md2Fragment) -> GBuffer {
-    return GBuffer(vec4<f32>(in.world_position, marker.x), vec4<f32>(md2_unit_normal(in), length(in.world_normal)));
-}
-"#;
+use md2_wgpu_tests::cases::drawn::{self, GBUFFER};
 
 /// Renders `batches` with `renderer` into two `Rgba32Float` targets and
-/// reads them back as floats.
+/// reads them back as floats (the shared cases' drawing, waited for).
 pub(crate) fn draw_gbuffer(
     gpu: &Gpu,
     renderer: &mut Md2Renderer,
     camera: &Camera,
     batches: &[Md2Batch<'_>],
 ) -> [Vec<[f32; 4]>; 2] {
-    renderer
-        .prepare(&gpu.device, &gpu.queue, camera, batches)
-        .unwrap();
-    let targets = [0, 1].map(|_| attachment(gpu, wgpu::TextureFormat::Rgba32Float, SIZE, SIZE));
-    let depth = attachment(gpu, wgpu::TextureFormat::Depth32Float, SIZE, SIZE);
-    draw_into(gpu, &[&targets[0], &targets[1]], Some(&depth), |pass| {
-        renderer.render(pass)
-    });
-    targets.map(|t| texels(gpu, &t))
+    md2_wgpu::support::wait(
+        &gpu.device,
+        drawn::draw_gbuffer((&gpu.device, &gpu.queue), renderer, camera, batches),
+    )
 }
 
 #[test]
 fn a_gbuffer_material_writes_the_cpu_references_positions_and_normals() {
     let Some(gpu) = gpu() else { return };
-    let cache = Md2Cache::new(&gpu.device).unwrap();
-    let model = demo::demo_model();
-    let gpu_model = demo_gpu_model(&gpu, &cache);
-    let layout = gpu
-        .device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("marker layout"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
-    let float = |format| wgpu::ColorTargetState {
-        format,
-        blend: None,
-        write_mask: wgpu::ColorWrites::ALL,
-    };
-    let gbuffer = Md2Material::new(
+    // The browser suite runs the same case, awaited, on real models too.
+    report(md2_wgpu::support::wait(
         &gpu.device,
-        &cache,
-        &Md2MaterialDescriptor {
-            label: "gbuffer",
-            source: GBUFFER,
-            fragment: "gbuffer",
-            targets: &[
-                float(wgpu::TextureFormat::Rgba32Float),
-                float(wgpu::TextureFormat::Rgba32Float),
-            ],
-            bind_group_layout: Some(&layout),
-        },
-    )
-    .unwrap();
-    let options = Md2RendererOptions::WITH_DEPTH;
-    let mut renderer = Md2Renderer::with_material(&gpu.device, &cache, &gbuffer, options).unwrap();
-    let marker = |value: f32| {
-        let buffer = wgpu::util::DeviceExt::create_buffer_init(
-            &gpu.device,
-            &wgpu::util::BufferInitDescriptor {
-                label: Some("marker"),
-                contents: bytemuck::cast_slice(&[value, 0.0, 0.0, 0.0]),
-                usage: wgpu::BufferUsages::UNIFORM,
-            },
-        );
-        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("marker"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: buffer.as_entire_binding(),
-            }],
-        })
-    };
-    let camera = Camera::look_at(
-        Vec3::new(20.0, 30.0, 80.0),
-        Vec3::new(0.0, 0.0, 0.0),
-        0.9,
-        1.0,
-        1.0,
-        400.0,
-    );
-    let pose = Pose {
-        primary: FrameLerp {
-            frame_a: 41,
-            frame_b: 42,
-            t: 0.3,
-        },
-        secondary: FrameLerp::still(70),
-        weight: 0.25,
-    };
-    // Scaled unevenly and turned: normals need the inverse transpose.
-    let transform = Mat4::from_rotation_y(0.6) * Mat4::from_scale(Vec3::new(1.3, 0.8, 1.1));
-    let instances = [Md2Instance::new(transform, pose)];
-    let batches = [Md2Batch::new(&gpu_model, &instances)];
-    // Without its bind group the material cannot draw: a typed error.
-    let err = renderer
-        .prepare(&gpu.device, &gpu.queue, &camera, &batches)
-        .unwrap_err();
-    assert_eq!(err, md2_wgpu::PrepareError::MaterialBindGroupMissing);
-    renderer.set_material_bind_group(Some(marker(1.0)));
-    let [positions, normals] = draw_gbuffer(&gpu, &mut renderer, &camera, &batches);
-    let triangles = cpu_triangles(&model, &pose, transform);
-    // A conformant rasteriser shades a point on the triangle's plane, up
-    // to a fraction of a pixel from the pixel's centre (it snaps corners to
-    // its sub-pixel grid): lavapipe lands on the centre, NVIDIA 3e-3 world
-    // units (under a hundredth of a pixel) from it. Each written point is
-    // held to its CPU triangle's plane, its pixel's ray, and the normal the
-    // CPU interpolates where the point is (common::surface).
-    let size = (SIZE, SIZE);
-    let pixel = pixel_width(f64::from(Vec3::new(20.0, 30.0, 80.0).length()), 0.9, SIZE);
-    // How far from unit length the raw world normal is, and the unit one.
-    let (mut raw_off, mut unit_off) = (0.0f32, 0.0f32);
-    let (checked, worst) = gbuffer_against_reference(
-        &camera,
-        size,
-        &triangles,
-        (&positions, &normals),
-        (3, pixel),
-        |_, n| {
-            raw_off = raw_off.max((n[3] - 1.0).abs());
-            unit_off = unit_off.max((Vec3::new(n[0], n[1], n[2]).length() - 1.0).abs());
-        },
-    );
-    eprintln!("{}", worst.describe(checked));
-    worst.assert_within_bounds("the G-buffer", checked, 250);
-    // What `Md2Fragment`'s docs say: `world_normal` is not unit length (an
-    // uneven scale and the interpolation shorten or lengthen it), and
-    // `md2_unit_normal` is.
-    eprintln!(
-        "|world_normal| is off unit length by up to {raw_off}; md2_unit_normal by {unit_off:e}"
-    );
-    assert!(
-        raw_off > 0.05,
-        "world_normal is off unit length by only {raw_off}"
-    );
-    assert!(
-        unit_off <= 1e-5,
-        "md2_unit_normal is off unit length by {unit_off}"
-    );
-    // The material's own uniform reaches it.
-    assert!(positions.iter().any(|p| p[3] == 1.0));
-    renderer.set_material_bind_group(Some(marker(0.5)));
-    let [halved, _] = draw_gbuffer(&gpu, &mut renderer, &camera, &batches);
-    let changed = positions
-        .iter()
-        .zip(&halved)
-        .filter(|(a, b)| a[3] == 1.0 && b[3] == 0.5)
-        .count();
-    assert!(changed > 1000, "the uniform changed {changed} pixels");
+        drawn::holds_to_the_reference(&gpu.device, &gpu.queue, "demo", &demo::demo_model()),
+    ));
 }
 
 #[test]
@@ -352,7 +207,7 @@ fn with_a_material_shadows_and_depth_maps_keep_the_animated_pose() {
     // The death's last frame lies on the ground: its outline from above is
     // nothing like frame 0's. Stood on y = 0, over ground at y = -1.
     let lying_frame = 197;
-    let place = md2_wgpu::stand_on_ground(&model, lying_frame..=lying_frame, Vec3::ZERO);
+    let place = md2_wgpu::scene::stand_on_ground(&model, lying_frame..=lying_frame, Vec3::ZERO);
     let lying = Md2Instance::new(place, FrameLerp::still(lying_frame));
     let standing = Md2Instance::new(place, FrameLerp::still(0));
     let ortho = |eye: Vec3| {

@@ -4,10 +4,12 @@
 //! the CPU reference covers.
 
 use glam::{Mat4, Vec3};
-use md2_wgpu::mdl::{MdlModel, MdlSkin, Palette, SkinImages};
+use md2_wgpu::format::mdl::{MdlModel, MdlSkin, Palette, SkinImages};
 use md2_wgpu::{
-    Camera, FrameLerp, GpuModel, GpuModelOptions, Md2Batch, Md2Instance, Md2Renderer,
-    Md2RendererOptions, Pose, SetupError,
+    Camera, GpuModel, Md2Instance, Md2Renderer, Md2RendererOptions,
+    anim::{FrameLerp, Pose},
+    contract::GpuModelOptions,
+    gpu::{Md2Batch, SetupError},
 };
 
 use crate::common::*;

@@ -7,13 +7,16 @@ use crate::common::*;
 use crate::crowd::random_clock;
 use glam::{DMat4, DVec4, Mat4, Quat, Vec3};
 use md2_wgpu::contract::phase;
-use md2_wgpu::support::{PoseCapture, Rng, pack_instance};
+use md2_wgpu::contract::{ExtraRecord, InstanceRecord};
+use md2_wgpu::support::{MotionProbe, PoseCapture, Rng, pack_instance};
 use md2_wgpu::{
-    Camera, ClipClock, CrowdHandle, CrowdMember, FrameLerp, GpuModel, Md2Batch, Md2Cache, Md2Crowd,
-    Md2Instance, Md2Model, Md2Previous, Md2Renderer, Md2RendererOptions, PlanarShadow, Pose,
-    SHELL_OFFSET, demo,
+    Camera, CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Model, Md2Renderer,
+    Md2RendererOptions,
+    anim::{FrameLerp, Pose},
+    demo,
+    gpu::{CrowdHandle, Md2Cache},
+    scene::{Md2Previous, PlanarShadow, SHELL_OFFSET},
 };
-use md2_wgpu::{ExtraRecord, InstanceRecord};
 
 /// The largest motion error allowed, in UV units.
 const TOLERANCE: f64 = 1e-4;
@@ -82,11 +85,11 @@ fn cpu_ndc(
     shadow: Option<Mat4>,
     view_proj: Mat4,
 ) -> Vec<[f64; 2]> {
-    let n = model.vertex_count();
+    let n = model.keyframes().vertex_count();
     let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    md2_wgpu::reference::blend(model, pose, &mut p, &mut nrm).unwrap();
-    md2_wgpu::reference::push_along_normals(&mut p, &nrm, push);
-    let world = (transform * md2_wgpu::QUAKE_TO_Y_UP).as_dmat4();
+    md2_wgpu::anim::reference::blend(model, pose, &mut p, &mut nrm).unwrap();
+    md2_wgpu::anim::reference::push_along_normals(&mut p, &nrm, push);
+    let world = (transform * md2_wgpu::scene::QUAKE_TO_Y_UP).as_dmat4();
     let onto = shadow.map_or(DMat4::IDENTITY, |s| s.as_dmat4());
     let view_proj = view_proj.as_dmat4();
     p.iter()
@@ -125,7 +128,7 @@ fn immediate_motion_equals_the_cpu_for_a_thousand_random_cases() {
     let model = demo::demo_model();
     let gpu_model = demo_gpu_model(&gpu, &cache);
     let capture = PoseCapture::new(&gpu.device, &cache);
-    let frames = model.frame_count();
+    let frames = model.keyframes().frame_count();
     let shadow = PlanarShadow::on_ground(-30.0, Vec3::new(0.3, 1.0, -0.2));
     let mut rng = Rng::new(1717);
     let mut largest = 0.0f64;
@@ -156,20 +159,21 @@ fn immediate_motion_equals_the_cpu_for_a_thousand_random_cases() {
         let (record, extra) = pack_instance(&instance, Some(&previous), &gpu_model).unwrap();
         let got = capture
             .capture_motion(
-                &gpu.device,
-                &gpu.queue,
+                (&gpu.device, &gpu.queue),
                 &gpu_model,
-                &camera,
-                previous_camera.view_proj,
-                Some(&shadow),
+                MotionProbe {
+                    camera: &camera,
+                    previous_view_proj: previous_camera.view_proj,
+                    shadow: Some(&shadow),
+                    push,
+                    pass: Some(if on_shadow {
+                        phase::SHADOWS
+                    } else {
+                        phase::OPAQUE
+                    }),
+                },
                 &record,
                 &extra,
-                push,
-                Some(if on_shadow {
-                    phase::SHADOWS
-                } else {
-                    phase::OPAQUE
-                }),
             )
             .unwrap();
         let onto = on_shadow.then(|| shadow.projection());
@@ -216,7 +220,7 @@ fn resident_motion_equals_the_cpu_for_a_thousand_random_cases() {
     let model = demo::demo_model();
     let gpu_model = demo_gpu_model(&gpu, &cache);
     let capture = PoseCapture::new(&gpu.device, &cache);
-    let frames = model.frame_count();
+    let frames = model.keyframes().frame_count();
     let options = Md2RendererOptions::WITH_DEPTH.with_motion_target(wgpu::TextureFormat::Rg16Float);
     let mut renderer = Md2Renderer::with_cache(
         &gpu.device,
@@ -257,14 +261,16 @@ fn resident_motion_equals_the_cpu_for_a_thousand_random_cases() {
         *change = match rng.below(6) {
             0 => {
                 crowd
-                    .set_transform(*handle, random_transform(&mut rng))
+                    .member(*handle)
+                    .set_transform(random_transform(&mut rng))
                     .unwrap();
                 Change::Moved
             }
             1 => {
                 let next = random_clock(&mut rng, frames, t1 - 0.02);
                 crowd
-                    .play(*handle, next, t1 - 0.03, f64::from(rng.range(0.0, 0.2)))
+                    .member(*handle)
+                    .play(next, t1 - 0.03, f64::from(rng.range(0.0, 0.2)))
                     .unwrap();
                 Change::Played
             }
@@ -276,9 +282,10 @@ fn resident_motion_equals_the_cpu_for_a_thousand_random_cases() {
             }
             3 => {
                 crowd
-                    .set_transform(*handle, random_transform(&mut rng))
+                    .member(*handle)
+                    .set_transform(random_transform(&mut rng))
                     .unwrap();
-                crowd.mark_teleported(*handle).unwrap();
+                crowd.member(*handle).mark_teleported().unwrap();
                 Change::Teleported
             }
             _ => Change::Nothing,
@@ -363,184 +370,31 @@ fn capture_record(
 ) -> Vec<[f32; 2]> {
     capture
         .capture_motion(
-            &gpu.device,
-            &gpu.queue,
+            (&gpu.device, &gpu.queue),
             model,
-            camera,
-            previous,
-            None,
+            MotionProbe {
+                camera,
+                previous_view_proj: previous,
+                shadow: None,
+                push: 0.0,
+                pass: None,
+            },
             record,
             extra,
-            0.0,
-            None,
         )
         .unwrap()
         .motion
 }
 
-/// f16 bits as f32.
-fn half(bits: u16) -> f32 {
-    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exponent = i32::from((bits >> 10) & 0x1f);
-    let mantissa = f32::from(bits & 0x3ff);
-    sign * match exponent {
-        0 => mantissa * 2f32.powi(-24),
-        31 => f32::INFINITY,
-        e => (1.0 + mantissa / 1024.0) * 2f32.powi(e - 15),
-    }
-}
-
-const SIZE: u32 = 128;
-
-/// Draws with `renderer` (the built-in look with a motion target) into a
-/// colour and an `Rg16Float` motion target; returns the motion per pixel.
-fn draw_motion(gpu: &Gpu, renderer: &Md2Renderer) -> Vec<[f32; 2]> {
-    let color = attachment(gpu, wgpu::TextureFormat::Rgba8UnormSrgb, SIZE, SIZE);
-    let motion = attachment(gpu, wgpu::TextureFormat::Rg16Float, SIZE, SIZE);
-    let depth = attachment(gpu, wgpu::TextureFormat::Depth32Float, SIZE, SIZE);
-    draw_into(gpu, &[&color, &motion], Some(&depth), |pass| {
-        renderer.render(pass)
-    });
-    let halves: Vec<u16> = texels(gpu, &motion);
-    halves
-        .chunks_exact(2)
-        .map(|h| [half(h[0]), half(h[1])])
-        .collect()
-}
-
 #[test]
 fn a_still_scene_writes_zero_motion_and_a_moving_camera_its_own() {
     let Some(gpu) = gpu() else { return };
-    let cache = Md2Cache::new(&gpu.device).unwrap();
-    let gpu_model = demo_gpu_model(&gpu, &cache);
-    let options = Md2RendererOptions::WITH_DEPTH.with_motion_target(wgpu::TextureFormat::Rg16Float);
-    let mut renderer = Md2Renderer::with_cache(
+    // The browser suite runs the same case, awaited.
+    report(md2_wgpu::support::wait(
         &gpu.device,
-        &cache,
-        wgpu::TextureFormat::Rgba8UnormSrgb,
-        options,
-    )
-    .unwrap();
-    let camera = Camera::look_at(
-        Vec3::new(10.0, 20.0, 90.0),
-        Vec3::ZERO,
-        0.9,
-        1.0,
-        1.0,
-        400.0,
-    );
-    let instances = [Md2Instance::new(
-        Mat4::from_rotation_y(0.4),
-        FrameLerp {
-            frame_a: 41,
-            frame_b: 42,
-            t: 0.5,
-        },
-    )];
-    let previous = [Md2Previous::of(&instances[0])];
-    let batch = [Md2Batch::new(&gpu_model, &instances).with_previous(&previous)];
-    // Two frames of the same scene: the second writes exactly zero.
-    for _ in 0..2 {
-        renderer
-            .prepare(&gpu.device, &gpu.queue, &camera, &batch)
-            .unwrap();
-    }
-    let still = draw_motion(&gpu, &renderer);
-    assert!(
-        still.iter().all(|m| m[0] == 0.0 && m[1] == 0.0),
-        "a still scene moves"
-    );
-    // A resident crowd at a paused clock: zero too.
-    let mut crowd = Md2Crowd::new(&gpu.device, &cache, &gpu_model).unwrap();
-    crowd
-        .add(CrowdMember::new(
-            Mat4::IDENTITY,
-            ClipClock::new(md2_wgpu::Quake2Player::Run.clip(), 0.0),
-        ))
-        .unwrap();
-    let mut resident = Md2Renderer::with_cache(
-        &gpu.device,
-        &cache,
-        wgpu::TextureFormat::Rgba8UnormSrgb,
-        options,
-    )
-    .unwrap();
-    for _ in 0..3 {
-        resident
-            .prepare(&gpu.device, &gpu.queue, &camera, &[])
-            .unwrap();
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        resident
-            .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 5.0, [&mut crowd])
-            .unwrap();
-        gpu.queue.submit([encoder.finish()]);
-    }
-    let paused = draw_motion(&gpu, &resident);
-    assert!(
-        paused.iter().all(|m| m[0] == 0.0 && m[1] == 0.0),
-        "a paused crowd moves"
-    );
-
-    // The same frozen pose under a camera that moves: each covered pixel's
-    // motion is the camera's, for the surface point it shows (a material
-    // writes both).
-    let source = "struct Out { @location(0) position: vec4<f32>, @location(1) motion: vec4<f32> };
-                  fn probe(in: Md2Fragment) -> Out {
-                      return Out(vec4<f32>(in.world_position, 1.0), vec4<f32>(md2_motion(in), 0.0, 1.0));
-                  }";
-    let float = wgpu::ColorTargetState {
-        format: wgpu::TextureFormat::Rgba32Float,
-        blend: None,
-        write_mask: wgpu::ColorWrites::ALL,
-    };
-    let probe = md2_wgpu::Md2Material::new(
-        &gpu.device,
-        &cache,
-        &md2_wgpu::Md2MaterialDescriptor {
-            label: "probe",
-            source,
-            fragment: "probe",
-            targets: &[float.clone(), float],
-            bind_group_layout: None,
-        },
-    )
-    .unwrap();
-    let mut probing =
-        Md2Renderer::with_material(&gpu.device, &cache, &probe, Md2RendererOptions::WITH_DEPTH)
-            .unwrap();
-    probing
-        .prepare(&gpu.device, &gpu.queue, &camera, &batch)
-        .unwrap();
-    let moved = Camera::look_at(
-        Vec3::new(14.0, 22.0, 86.0),
-        Vec3::new(1.0, 0.0, 0.0),
-        0.9,
-        1.0,
-        1.0,
-        400.0,
-    );
-    let [positions, motions] = crate::materials::draw_gbuffer(&gpu, &mut probing, &moved, &batch);
-    let (mut checked, mut largest) = (0, 0.0f64);
-    for (p, m) in positions.iter().zip(&motions) {
-        if p[3] == 0.0 {
-            continue;
-        }
-        let world = DVec4::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]), 1.0);
-        let project = |view_proj: Mat4| {
-            let c = view_proj.as_dmat4() * world;
-            [c.x / c.w, c.y / c.w]
-        };
-        let expected = motion_of(&[project(moved.view_proj)], &[project(camera.view_proj)])[0];
-        let error = worst(&[[m[0], m[1]]], &[expected]);
-        largest = largest.max(error);
-        checked += 1;
-    }
-    eprintln!(
-        "moving camera: {checked} pixels, largest error against the camera's motion {largest:e}"
-    );
-    assert!(checked > 500, "{checked} pixels checked");
-    assert!(
-        largest <= TOLERANCE,
-        "motion off the camera's by {largest:e}"
-    );
+        cases::motion::a_still_scene_writes_zero_motion_and_a_moving_camera_its_own(
+            &gpu.device,
+            &gpu.queue,
+        ),
+    ));
 }

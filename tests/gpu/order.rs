@@ -7,8 +7,11 @@ use crate::common::*;
 use glam::{Mat4, Vec3};
 use md2_wgpu::support::Rng;
 use md2_wgpu::{
-    Camera, ClipClock, CrowdMember, Effects, GpuModel, Md2Batch, Md2Crowd, Md2Instance,
-    Md2Renderer, Md2RendererOptions, PlanarShadow, Quake2Player, TranslucentOrder,
+    Camera, CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions,
+    Quake2Player,
+    anim::ClipClock,
+    gpu::Md2Batch,
+    scene::{Effects, PlanarShadow, TranslucentOrder},
 };
 
 const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -27,7 +30,7 @@ fn options(order: TranslucentOrder) -> Md2RendererOptions {
 
 fn renderer(
     gpu: &Gpu,
-    cache: &impl AsRef<md2_wgpu::Md2Cache>,
+    cache: &impl AsRef<md2_wgpu::gpu::Md2Cache>,
     order: TranslucentOrder,
 ) -> Md2Renderer {
     let mut renderer = Md2Renderer::with_cache(&gpu.device, cache, SRGB, options(order)).unwrap();
@@ -134,7 +137,7 @@ fn a_translucent_crowd_draws_the_same_pixels_every_frame_as_the_immediate_path()
     let Some(gpu) = gpu_with(|a| a.limits(), wgpu::Features::empty()) else {
         return;
     };
-    let cache = md2_wgpu::Md2Cache::new(&gpu.device).unwrap();
+    let cache = md2_wgpu::gpu::Md2Cache::new(&gpu.device).unwrap();
     let model = demo_gpu_model(&gpu, &cache);
     let members = members(1200);
     let mut crowd = Md2Crowd::new(&gpu.device, &cache, &model).unwrap();
@@ -167,8 +170,11 @@ fn a_translucent_crowd_draws_the_same_pixels_every_frame_as_the_immediate_path()
         // so the shells follow their translucent members' order.)
         let mut given = instances(&members);
         if order == TranslucentOrder::BackToFront {
-            let depth =
-                |i: &Md2Instance| resident.view_depth(&camera(), i.transform.w_axis.truncate());
+            let depth = |i: &Md2Instance| {
+                resident
+                    .options()
+                    .view_depth(&camera(), i.transform.w_axis.truncate())
+            };
             let translucent = |i: &Md2Instance| i.tint[3] < 1.0;
             // Stable: opaque members, then translucent ones farthest first,
             // equal depths in member order.
@@ -236,7 +242,7 @@ fn overlapping_pair() -> [Md2Instance; 2] {
 #[test]
 fn mirrored_and_plain_translucent_instances_blend_in_the_order_given() {
     let Some(gpu) = gpu() else { return };
-    let cache = md2_wgpu::Md2Cache::new(&gpu.device).unwrap();
+    let cache = md2_wgpu::gpu::Md2Cache::new(&gpu.device).unwrap();
     let model = demo_gpu_model(&gpu, &cache);
     let camera = Camera::look_at(Vec3::new(0.0, 20.0, 90.0), Vec3::ZERO, 0.9, 1.0, 1.0, 500.0);
     let options = Md2RendererOptions::WITH_DEPTH;
@@ -282,7 +288,7 @@ fn mirrored_and_plain_translucent_instances_blend_in_the_order_given() {
         "the batch [a, b] differs from a then b in {differ} pixels"
     );
     assert_eq!(
-        md2_wgpu::low_level::recorded_draws(&batch),
+        md2_wgpu::gpu::low_level::recorded_draws(&batch),
         1,
         "one translucent draw for both windings"
     );

@@ -5,9 +5,14 @@
 //! resolves to nothing, never a panic.
 
 use glam::{Mat4, Vec3};
+use md2_wgpu::gpu::VisibleMembers;
 use md2_wgpu::{
-    Camera, ClipClock, CrowdMember, FrameLerp, GpuModel, InstanceError, Md2Batch, Md2Crowd,
-    Md2Instance, Md2Renderer, Md2RendererOptions, PrepareError, Quake2Player, demo,
+    Camera, CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions,
+    Quake2Player,
+    anim::{ClipClock, FrameLerp},
+    demo,
+    gpu::{Md2Batch, PrepareError},
+    scene::InstanceError,
 };
 
 use crate::common::*;
@@ -84,7 +89,7 @@ impl View {
             let mut pass = target.begin(&mut encoder, self.renderer.options().depth);
             self.renderer.render(&mut pass);
         }
-        let draws = md2_wgpu::low_level::recorded_draws(&self.renderer);
+        let draws = md2_wgpu::gpu::low_level::recorded_draws(&self.renderer);
         (prepared, crowded, target.read(gpu, encoder), draws)
     }
 }
@@ -165,11 +170,11 @@ fn read_backs_of_nothing_resolve_to_nothing() {
     let mut renderer = Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH).unwrap();
     let counts = md2_wgpu::support::wait(
         &gpu.device,
-        renderer.visible_members(&gpu.device, &gpu.queue),
+        VisibleMembers::read(&renderer, &gpu.device, &gpu.queue),
     )
     .unwrap();
     assert!(counts.per_crowd.is_empty() && counts.per_level.is_empty());
-    assert_eq!(renderer.recent_visible_members(&gpu.device), None);
+    assert_eq!(VisibleMembers::recent(&mut renderer, &gpu.device), None);
     let records = crowd_records(&gpu, &renderer, 0);
     assert!(records.is_err() || records.unwrap().is_empty());
 
@@ -191,11 +196,11 @@ fn read_backs_of_nothing_resolve_to_nothing() {
             .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 1.0, [&mut crowd])
             .unwrap();
         gpu.queue.submit([encoder.finish()]);
-        let _ = renderer.recent_visible_members(&gpu.device);
+        let _ = VisibleMembers::recent(&mut renderer, &gpu.device);
     }
     let counts = md2_wgpu::support::wait(
         &gpu.device,
-        renderer.visible_members(&gpu.device, &gpu.queue),
+        VisibleMembers::read(&renderer, &gpu.device, &gpu.queue),
     )
     .unwrap();
     assert_eq!(counts.per_crowd, [0]);
@@ -205,7 +210,7 @@ fn read_backs_of_nothing_resolve_to_nothing() {
     for _ in 0..50 {
         let counts = md2_wgpu::support::wait(
             &gpu.device,
-            renderer.visible_members(&gpu.device, &gpu.queue),
+            VisibleMembers::read(&renderer, &gpu.device, &gpu.queue),
         )
         .unwrap();
         assert_eq!(counts.per_crowd, [0]);

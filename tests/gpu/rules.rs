@@ -6,9 +6,11 @@
 use crate::common::*;
 use glam::{Mat4, Vec3};
 use md2_wgpu::{
-    Clip, ClipClock, CrowdError, CrowdMember, Fade, FrameLerp, GpuModel, InstanceError,
-    InstancePolicy, Md2Batch, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions, Playback,
-    PrepareError, Quake2Player, fields,
+    Clip, CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions,
+    Quake2Player,
+    anim::{ClipClock, Fade, FrameLerp, Playback},
+    gpu::{Md2Batch, PrepareError},
+    scene::{CrowdError, InstanceError, InstancePolicy, fields},
 };
 
 const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -21,12 +23,12 @@ fn camera() -> md2_wgpu::Camera {
 struct Scene {
     gpu: Gpu,
     model: GpuModel,
-    cache: md2_wgpu::Md2Cache,
+    cache: md2_wgpu::gpu::Md2Cache,
 }
 
 fn scene() -> Option<Scene> {
     let gpu = gpu()?;
-    let cache = md2_wgpu::Md2Cache::new(&gpu.device).unwrap();
+    let cache = md2_wgpu::gpu::Md2Cache::new(&gpu.device).unwrap();
     let model = demo_gpu_model(&gpu, &cache);
     Some(Scene { gpu, model, cache })
 }
@@ -111,7 +113,7 @@ impl Scene {
         ));
     }
 
-    fn crowd(&self) -> (Md2Crowd, md2_wgpu::CrowdHandle, CrowdMember) {
+    fn crowd(&self) -> (Md2Crowd, md2_wgpu::gpu::CrowdHandle, CrowdMember) {
         let mut crowd = Md2Crowd::new(&self.gpu.device, &self.cache, &self.model).unwrap();
         let good = CrowdMember::new(
             Mat4::IDENTITY,
@@ -187,7 +189,7 @@ fn immediate_a_non_finite_time_is_refused_or_read_as_the_start() {
     });
     let bad = Md2Instance::from_playback(Mat4::IDENTITY, &fading, 0.25);
     let repaired = Md2Instance {
-        pose: md2_wgpu::Pose {
+        pose: md2_wgpu::anim::Pose {
             weight: 0.0,
             ..bad.pose
         },
@@ -224,7 +226,7 @@ fn resident_a_non_finite_transform_is_refused_and_changes_nothing() {
         );
         assert_eq!(crowd.set(h, member), not_finite(fields::TRANSFORM));
         assert_eq!(
-            crowd.set_transform(h, transform),
+            crowd.member(h).set_transform(transform),
             not_finite(fields::TRANSFORM)
         );
     }
@@ -245,7 +247,7 @@ fn resident_a_non_finite_tint_is_refused_and_changes_nothing() {
             crowd.set(h, good.clone().with_tint(tint)),
             not_finite(fields::TINT)
         );
-        assert_eq!(crowd.set_tint(h, tint), not_finite(fields::TINT));
+        assert_eq!(crowd.member(h).set_tint(tint), not_finite(fields::TINT));
     }
     assert_eq!((crowd.len(), crowd.get(h)), (1, Some(good)));
 }
@@ -261,22 +263,25 @@ fn resident_a_non_finite_time_is_refused_and_changes_nothing() {
         assert_eq!(crowd.add(member).map(drop), not_finite(fields::CLOCK_START));
         let next = ClipClock::new(Quake2Player::Attack.clip(), bad);
         assert_eq!(
-            crowd.play(h, next, 1.0, 0.2),
+            crowd.member(h).play(next, 1.0, 0.2),
             not_finite(fields::NEXT_START)
         );
         let next = ClipClock::new(Quake2Player::Attack.clip(), 1.0);
         assert_eq!(
-            crowd.play(h, next.clone(), bad, 0.2),
+            crowd.member(h).play(next.clone(), bad, 0.2),
             not_finite(fields::AT)
         );
         if bad.is_finite() {
             // A finite duration past the clock's is too long, not infinite.
             assert!(matches!(
-                crowd.play(h, next, 1.0, bad),
+                crowd.member(h).play(next, 1.0, bad),
                 Err(CrowdError::FadeTooLong { .. })
             ));
         } else {
-            assert_eq!(crowd.play(h, next, 1.0, bad), not_finite(fields::DURATION));
+            assert_eq!(
+                crowd.member(h).play(next, 1.0, bad),
+                not_finite(fields::DURATION)
+            );
         }
         // The frame's time.
         let mut renderer = s.renderer(InstancePolicy::Strict);
@@ -303,7 +308,7 @@ fn resident_a_non_finite_speed_is_refused_and_changes_nothing() {
         );
         // The same speed, given to play, is named by where it was given.
         assert_eq!(
-            crowd.play(h, clock.clone(), 1.0, 0.2),
+            crowd.member(h).play(clock.clone(), 1.0, 0.2),
             not_finite(fields::NEXT_SPEED)
         );
         // ... and in a member's crossfade, by its place in the playback.

@@ -7,8 +7,9 @@ use glam::{Mat4, Vec3};
 use md2_wgpu::Clip;
 use md2_wgpu::model::{Animation, KeyframeModel};
 use md2_wgpu::{
-    Camera, ClipClock, CrowdMember, FrameLerp, GpuModel, Light, Md2Batch, Md2Crowd, Md2Instance,
-    Md2Renderer, Md2RendererOptions, Pose,
+    Camera, CrowdMember, GpuModel, Light, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions,
+    anim::{ClipClock, FrameLerp, Pose},
+    gpu::Md2Batch,
 };
 
 use crate::common::*;

@@ -7,9 +7,12 @@ use crate::common::*;
 use glam::{Mat4, Vec3};
 use image::RgbaImage;
 use md2_wgpu::{
-    Camera, ColorOutput, DepthState, FrameLerp, GpuModel, InstanceError, InstancePolicy, Light,
-    Md2Batch, Md2Cache, Md2Instance, Md2Renderer, Md2RendererOptions, Quake2Player, SetupError,
+    Camera, DepthState, GpuModel, Light, Md2Instance, Md2Renderer, Md2RendererOptions,
+    Quake2Player,
+    anim::FrameLerp,
     demo,
+    gpu::{ColorOutput, Md2Batch, Md2Cache, SetupError},
+    scene::{InstanceError, InstancePolicy},
 };
 
 const SIZE: u32 = 128;
@@ -178,7 +181,10 @@ fn linear_targets_hold_linear_light_and_bright_tints_exceed_one() {
     let Some(gpu) = gpu() else { return };
     let format = wgpu::TextureFormat::Rgba16Float;
     let mut renderer = Md2Renderer::new(&gpu.device, format, Md2RendererOptions::DEFAULT).unwrap();
-    assert_eq!(renderer.output(), ColorOutput::Linear);
+    assert_eq!(
+        renderer.options().output.resolve(format),
+        ColorOutput::Linear
+    );
     let skin_byte = [255u8, 64, 200];
     let square = front_square(0, 0, (1, 1));
     let gpu_model = GpuModel::new(
@@ -242,7 +248,10 @@ fn linear_targets_hold_linear_light_and_bright_tints_exceed_one() {
     )
     .unwrap();
     let mut encoded = Md2Renderer::new(&gpu.device, unorm, Md2RendererOptions::DEFAULT).unwrap();
-    assert_eq!(encoded.output(), ColorOutput::SrgbEncoded);
+    assert_eq!(
+        encoded.options().output.resolve(unorm),
+        ColorOutput::SrgbEncoded
+    );
     let plain = [Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(0))];
     let batch = [Md2Batch::new(&gpu_model, &plain)];
     let a = render(&gpu, &mut linear, &camera, &batch, 8, 8);

@@ -3,7 +3,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use md2_wgpu::{Frame, LevelOptions, Levels, Md2Model, MeshError, RenderMesh, TriangleOrder};
+use md2_wgpu::{
+    Md2Model,
+    mesh::{LevelOptions, Levels, MeshError, RenderMesh, TriangleOrder},
+    model::Frame,
+};
 
 use super::measure::{sampled_error, with_area};
 use super::{Subject, subject, subjects};
@@ -178,8 +182,12 @@ fn the_reported_error_bounds_a_dense_measurement_in_every_frame() {
     for s in subjects() {
         let full = s.xyz(0);
         for (l, level) in s.lods.levels().iter().enumerate().skip(1) {
-            let (found, frame) =
-                sampled_error(&s.model, &full, &s.xyz(l), 0..s.model.frame_count());
+            let (found, frame) = sampled_error(
+                &s.model,
+                &full,
+                &s.xyz(l),
+                0..s.model.keyframes().frame_count(),
+            );
             table.push(format!(
                 "{:<34} level {l}: {} triangles, reported {:.3}, densest samples found {:.3} \
                  (frame {frame}): {:.1}% of the bound",
@@ -257,7 +265,7 @@ fn checked_levels(name: &str, model: &Md2Model) -> Levels {
             model,
             &subject.xyz(0),
             &subject.xyz(l),
-            0..model.frame_count(),
+            0..model.keyframes().frame_count(),
         );
         assert!(
             found <= f64::from(lods.levels()[l].error),

@@ -62,8 +62,9 @@ fn the_levels_file_checks_hold_on_seeded_mutations() {
             &mutant,
             md2_wgpu::support::check_levels_file,
         );
-        loaded +=
-            usize::from(md2_wgpu::Levels::from_bytes(&mutant, &demo.model, &demo.mesh).is_ok());
+        loaded += usize::from(
+            md2_wgpu::mesh::Levels::from_bytes(&mutant, &demo.model, &demo.mesh).is_ok(),
+        );
     }
     eprintln!("3000 mutations of the demo's saved levels: {loaded} loaded as they were");
 }

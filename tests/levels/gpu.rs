@@ -4,9 +4,10 @@
 
 use glam::{Mat4, UVec2, Vec3};
 use image::RgbaImage;
+use md2_wgpu::model::Bounds;
 use md2_wgpu::{
-    Camera, FrameLerp, GpuModel, GpuModelOptions, Light, Md2Batch, Md2Instance, Md2Model,
-    Md2Renderer, Md2RendererOptions, quake_to_y_up,
+    Camera, GpuModel, Light, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions,
+    anim::FrameLerp, contract::GpuModelOptions, gpu::Md2Batch, scene::quake_to_y_up,
 };
 
 use super::subjects;
@@ -63,14 +64,19 @@ fn the_index_buffers_hold_every_level_the_cpu_builds() {
         };
         let plain = upload(GpuModelOptions::DEFAULT);
         let model = upload(GpuModelOptions::WITH_LEVELS);
-        assert_eq!(model.levels(), s.lods.levels(), "{}", s.name);
-        assert_eq!(plain.levels(), &s.lods.levels()[..1], "{}", s.name);
-        assert_eq!(plain.level_build_time(), std::time::Duration::ZERO);
-        // Full detail is drawn as before.
-        assert_eq!(model.triangle_count(), plain.triangle_count());
-        assert_eq!(model.coarsest_level_within(0.0), 0);
+        assert_eq!(model.level_choice().levels(), s.lods.levels(), "{}", s.name);
         assert_eq!(
-            model.coarsest_level_within(f32::INFINITY),
+            plain.level_choice().levels(),
+            &s.lods.levels()[..1],
+            "{}",
+            s.name
+        );
+        assert_eq!(plain.level_choice().build_time(), std::time::Duration::ZERO);
+        // Full detail is drawn as before.
+        assert_eq!(model.mesh().triangle_count(), plain.mesh().triangle_count());
+        assert_eq!(model.level_choice().coarsest_within(0.0), 0);
+        assert_eq!(
+            model.level_choice().coarsest_within(f32::INFINITY),
             s.lods.levels().len() - 1
         );
         // What the GPU holds is exactly what the CPU built: every level,
@@ -123,7 +129,7 @@ const STATED_PLAIN: (f64, f64) = (1.5, 4.0);
 /// A camera `distance` from the middle of `frame`, three-quarters from
 /// the front, with the default light.
 fn camera_at(model: &Md2Model, frame: u32, distance: f32) -> Camera {
-    let (lo, hi) = model.frame_bounds(frame);
+    let Bounds { min: lo, max: hi } = model.keyframes().frame_bounds(frame);
     let centre = (quake_to_y_up(lo) + quake_to_y_up(hi)) * 0.5;
     let eye = centre + Vec3::new(0.45, 0.3, 1.0).normalize() * distance;
     Camera::look_at(eye, centre, FOV_Y, 1.0, distance * 0.5, distance * 2.0)
@@ -193,7 +199,9 @@ fn silhouette_distance(a: &RgbaImage, b: &RgbaImage, reach: i64) -> (i64, f64) {
 fn first_chosen_at(gpu_model: &GpuModel, model: &Md2Model, level: usize) -> Option<f32> {
     let chosen = |distance: f32| {
         let camera = camera_at(model, 0, distance).with_viewport(UVec2::splat(SIZE));
-        gpu_model.level_for(&camera, 1.0, Mat4::IDENTITY)
+        gpu_model
+            .level_choice()
+            .for_view(&camera, 1.0, Mat4::IDENTITY)
     };
     let (mut near, mut far) = (1.0f32, 1.0e6f32);
     if chosen(far) < level {
@@ -246,9 +254,10 @@ fn where_the_crate_first_chooses_a_level_its_silhouette_stays_within_the_stated_
             GpuModelOptions::WITH_LEVELS,
         )
         .unwrap();
-        let levels = gpu_model.levels();
+        let levels = gpu_model.level_choice().levels();
         // Standing, mid-run, lying dead: three poses far apart.
-        let frames = [0, 44, model.frame_count() - 1].map(|f| f.min(model.frame_count() - 1));
+        let frames = [0, 44, model.keyframes().frame_count() - 1]
+            .map(|f| f.min(model.keyframes().frame_count() - 1));
         for (l, level) in levels.iter().enumerate().skip(1) {
             let Some(distance) = first_chosen_at(&gpu_model, &model, l) else {
                 continue;
@@ -315,11 +324,11 @@ fn a_mirrored_instance_draws_its_level_reversed() {
         GpuModelOptions::WITH_LEVELS,
     )
     .unwrap();
-    let coarsest = gpu_model.levels().len() - 1;
+    let coarsest = gpu_model.level_choice().levels().len() - 1;
     assert!(coarsest > 0);
     // A camera on the mirror plane x = 0, ambient light: the mirrored
     // instance's picture is the plain one's, flipped left to right.
-    let (lo, hi) = model.frame_bounds(0);
+    let Bounds { min: lo, max: hi } = model.keyframes().frame_bounds(0);
     let centre = (quake_to_y_up(lo) + quake_to_y_up(hi)) * 0.5;
     let mut camera = Camera::look_at(
         Vec3::new(0.0, centre.y, centre.z + 120.0),
@@ -373,9 +382,9 @@ fn every_frame(
     level: usize,
     size: u32,
 ) -> RgbaImage {
-    let frames = model.frame_count();
+    let frames = model.keyframes().frame_count();
     let columns = (frames as f32).sqrt().ceil() as u32;
-    let (lo, hi) = model.bounds();
+    let Bounds { min: lo, max: hi } = model.keyframes().bounds();
     let (lo, hi) = (quake_to_y_up(lo), quake_to_y_up(hi));
     let cell = (hi - lo).max_element() * 1.05;
     let centre = (lo + hi) * 0.5;
@@ -446,7 +455,7 @@ fn in_every_frame_levels_face_out_as_full_detail_does() {
         )
         .unwrap();
         let mut full_detail = 0;
-        for level in 0..gpu_model.levels().len() {
+        for level in 0..gpu_model.level_choice().levels().len() {
             let a = every_frame(&gpu, &mut culled, &model, &gpu_model, level, 1024);
             let b = every_frame(&gpu, &mut both_sides, &model, &gpu_model, level, 1024);
             let differ = crate::common::differing_pixels(&a, &b, 0);
@@ -503,18 +512,23 @@ fn levels_cost_index_memory_alone_and_coarsen_level_by_level() {
         };
         let plain = upload(GpuModelOptions::DEFAULT);
         let with = upload(GpuModelOptions::WITH_LEVELS);
-        let list = |f: &dyn Fn(&md2_wgpu::Level) -> String| {
-            with.levels().iter().map(f).collect::<Vec<_>>().join(" / ")
+        let list = |f: &dyn Fn(&md2_wgpu::mesh::Level) -> String| {
+            with.level_choice()
+                .levels()
+                .iter()
+                .map(f)
+                .collect::<Vec<_>>()
+                .join(" / ")
         };
         eprintln!(
             "| {name} | {} | {} | {:.0} ms | {:.1} KiB → {:.1} KiB |",
             list(&|l| l.triangle_count().to_string()),
             list(&|l| format!("{:.2}", l.error)),
-            with.level_build_time().as_secs_f64() * 1e3,
+            with.level_choice().build_time().as_secs_f64() * 1e3,
             plain.gpu_bytes_breakdown().indices as f64 / 1024.0,
             with.gpu_bytes_breakdown().indices as f64 / 1024.0,
         );
-        let levels = with.levels();
+        let levels = with.level_choice().levels();
         // A weapon of a triangle or a few has nothing to drop.
         if model.triangles().len() >= 100 {
             assert!(levels.len() > 1, "{name}: levels built");

@@ -22,7 +22,10 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use common::real_files;
-use md2_wgpu::{LevelOptions, Levels, Md2Model, RenderMesh, TriangleOrder};
+use md2_wgpu::{
+    Md2Model,
+    mesh::{LevelOptions, Levels, RenderMesh, TriangleOrder},
+};
 
 /// A model with its mesh and levels (built once for every test: in a debug
 /// build, levels take seconds per player model).

@@ -32,8 +32,9 @@ pub fn cross(a: P, b: P) -> P {
 /// Every vertex of `frame` in model units, in `f64`: byte × scale +
 /// translate.
 pub fn positions(model: &Md2Model, frame: u32) -> Vec<P> {
-    let f = model.frames()[frame as usize];
+    let f = model.keyframes().frames()[frame as usize];
     model
+        .keyframes()
         .frame_vertices(frame)
         .iter()
         .map(|v| {
@@ -238,7 +239,7 @@ pub struct Samples(Vec<([u32; 3], [f64; 3])>);
 impl Samples {
     pub fn new(model: &Md2Model, triangles: &[[u32; 3]]) -> Samples {
         let mut longest = vec![0.0f64; triangles.len()];
-        for f in 0..model.frame_count() {
+        for f in 0..model.keyframes().frame_count() {
             let pos = positions(model, f);
             for (l, t) in longest.iter_mut().zip(triangles) {
                 for k in 0..3 {

@@ -2,7 +2,7 @@
 //! rule welds its corners, its groups play at their intervals, its skin
 //! group cycles, its fullbright texels are marked, and it writes back.
 
-use md2_wgpu::mdl::{
+use md2_wgpu::format::mdl::{
     FULLBRIGHT_FIRST, MdlError, MdlModel, MdlPart, MdlParts, MdlSkin, MdlWarning, Palette,
     PaletteError, SkinImages,
 };

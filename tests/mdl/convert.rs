@@ -1,8 +1,11 @@
 //! MD2 to MDL and back, saying what each loses: an MDL's poses go to MD2
 //! exactly; an MD2's frames come to one MDL grid within half a step.
 
-use md2_wgpu::mdl::{MdlModel, Palette, from_keyframes, to_md2};
-use md2_wgpu::{Md2Model, RenderMesh, TriangleOrder};
+use md2_wgpu::format::mdl::{MdlModel, Palette, from_keyframes, to_md2};
+use md2_wgpu::{
+    Md2Model,
+    mesh::{RenderMesh, TriangleOrder},
+};
 
 use crate::common::*;
 
@@ -85,12 +88,12 @@ fn an_md2_becomes_an_mdl_within_half_a_step_of_one_grid() {
         RenderMesh::new(&mdl, TriangleOrder::File).indices().len(),
         RenderMesh::new(&md2, TriangleOrder::File).indices().len()
     );
-    assert_eq!(mdl.animations(), md2.animations());
+    assert_eq!(mdl.animations(), md2.keyframes().animations());
     // Its skin is in the palette, below the fullbright range.
     assert!(
         mdl.skins()[0].images()[0]
             .iter()
-            .all(|&i| i < md2_wgpu::mdl::FULLBRIGHT_FIRST)
+            .all(|&i| i < md2_wgpu::format::mdl::FULLBRIGHT_FIRST)
     );
     assert_eq!(MdlModel::from_bytes(&mdl.to_bytes()).unwrap(), mdl);
     eprintln!("demo to MDL: {:?}", conversion.notes);
@@ -103,7 +106,7 @@ fn an_md2_with_more_corners_than_mdl_holds_is_refused_by_name() {
     assert!(
         matches!(
             error,
-            md2_wgpu::mdl::MdlError::BeyondLimit { limit: 2000, .. }
+            md2_wgpu::format::mdl::MdlError::BeyondLimit { limit: 2000, .. }
         ),
         "{error}"
     );

@@ -104,7 +104,7 @@ pub fn decode(b: &[u8]) -> Decoded {
 /// Holds `model` to the independent decoding of `bytes`: every pose's
 /// name and positions (exactly: both compute `v · scale + translate` in
 /// f32), every triangle's vertices and texture coordinates, in order.
-pub fn agrees(bytes: &[u8], model: &md2_wgpu::mdl::MdlModel) {
+pub fn agrees(bytes: &[u8], model: &md2_wgpu::format::mdl::MdlModel) {
     let d = decode(bytes);
     assert_eq!(d.poses.len() as u32, model.frame_count());
     for (f, (name, positions)) in d.poses.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! independent decoder, write back byte for byte, and their groups, clips
 //! and skins are what their files say.
 
-use md2_wgpu::mdl::{MdlModel, MdlWarning, Palette, SkinImages};
+use md2_wgpu::format::mdl::{MdlModel, MdlWarning, Palette, SkinImages};
 
 use super::independent::agrees;
 use crate::common::*;
@@ -134,7 +134,10 @@ fn the_shared_palette_colours_the_skins_and_marks_fullbright_texels() {
     {
         let index = indices[i];
         assert_eq!(pixel.0, palette.rgba(index));
-        assert_eq!(mask.0[3] == 255, index >= md2_wgpu::mdl::FULLBRIGHT_FIRST);
+        assert_eq!(
+            mask.0[3] == 255,
+            index >= md2_wgpu::format::mdl::FULLBRIGHT_FIRST
+        );
     }
     let _ = MdlModel::clips(&model);
 }

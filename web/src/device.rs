@@ -14,7 +14,7 @@ const DEPTH_BITS: u8 = 24;
 
 /// eframe's options for the page: WebGPU only (the crate needs storage
 /// buffers in the vertex stage, which WebGL2 lacks), a device with the
-/// crate's [`required_limits`](md2_wgpu::required_limits) (WebGPU's
+/// crate's [`required_limits`](md2_wgpu::gpu::required_limits) (WebGPU's
 /// defaults), and a depth buffer for the models.
 pub fn web_options() -> eframe::WebOptions {
     let mut setup = WgpuSetupCreateNew::without_display_handle();
@@ -34,7 +34,7 @@ pub fn web_options() -> eframe::WebOptions {
 /// egui needs more (a texture as large as the canvas).
 pub fn device_descriptor(adapter: &wgpu::Adapter) -> wgpu::DeviceDescriptor<'static> {
     let available = adapter.limits();
-    let required = md2_wgpu::required_limits();
+    let required = md2_wgpu::gpu::required_limits();
     wgpu::DeviceDescriptor {
         label: Some("md2-wgpu web device"),
         required_limits: wgpu::Limits {

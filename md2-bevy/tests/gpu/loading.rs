@@ -8,7 +8,10 @@ use bevy::asset::{AssetLoadError, LoadState};
 use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
 use md2_bevy::{Md2, Md2Animator, Md2Asset, Md2LoadError};
-use md2_wgpu::{Md2Error, Md2Model, Md2Parts, SkinName};
+use md2_wgpu::{
+    Md2Model,
+    format::{Md2Error, Md2Parts, SkinName},
+};
 
 use crate::harness::{Harness, gpu_or_skip, pixels};
 
@@ -20,8 +23,8 @@ fn demo_naming(skin: &str) -> Vec<u8> {
         skins: vec![SkinName::new(skin)],
         tex_coords: demo.tex_coords().to_vec(),
         triangles: demo.triangles().to_vec(),
-        frames: demo.frames().to_vec(),
-        vertices: demo.vertices().to_vec(),
+        frames: demo.keyframes().frames().to_vec(),
+        vertices: demo.keyframes().vertices().to_vec(),
     })
     .expect("the demo's parts make a model")
     .to_bytes()

@@ -8,7 +8,7 @@ use bevy::light::GlobalAmbientLight;
 use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
 use md2_bevy::{Md2, Md2Animator, Md2Asset, Md2LoadError};
-use md2_wgpu::mdl::{FULLBRIGHT_FIRST, MdlError, Palette};
+use md2_wgpu::format::mdl::{FULLBRIGHT_FIRST, MdlError, Palette};
 
 use crate::harness::{Harness, gpu_or_skip, pixels, save_actual};
 

@@ -5,7 +5,11 @@
 //! back-face culling; silhouettes compared within a pixel.
 
 use bevy::prelude::*;
-use md2_wgpu::{GpuModelOptions, Md2Model, ModelData, Pose, reference};
+use md2_wgpu::{
+    Md2Model, ModelData,
+    anim::{Pose, reference},
+    contract::GpuModelOptions,
+};
 
 /// A model posed in the world: its triangles' corners in world space,
 /// wound counter-clockwise seen from outside (as the plugin's mesh).
@@ -27,7 +31,7 @@ impl PosedModel {
     /// `model` in `pose`, placed by `transform` (Bevy's world from the
     /// mesh's Y-up local space).
     pub fn new(model: &Md2Model, pose: &Pose, transform: Mat4) -> PosedModel {
-        let n = model.vertex_count();
+        let n = model.keyframes().vertex_count();
         let mut positions = vec![[0.0; 3]; n];
         let mut normals = vec![[0.0; 3]; n];
         reference::blend(model, pose, &mut positions, &mut normals)
@@ -36,11 +40,13 @@ impl PosedModel {
         let world: Vec<Vec3> = positions
             .iter()
             .map(|p| {
-                transform.transform_point3(Vec3::from_array(md2_wgpu::quake_to_y_up(*p).to_array()))
+                transform.transform_point3(Vec3::from_array(
+                    md2_wgpu::scene::quake_to_y_up(*p).to_array(),
+                ))
             })
             .collect();
-        let corners = data.corners();
-        let full = data.levels()[0];
+        let corners = data.mesh().corners();
+        let full = data.levels_of_detail().levels()[0];
         let indices = &data.mirrored_indices()
             [full.first_index as usize..(full.first_index + full.index_count) as usize];
         let triangles = indices

@@ -49,7 +49,7 @@ impl fmt::Display for MdlPart {
 /// index and the byte offset. Nothing is allocated for a part before the
 /// bytes it needs have been found in the file.
 ///
-/// As with [`Md2Error`](crate::Md2Error), only
+/// As with [`Md2Error`](crate::format::Md2Error), only
 /// [`MdlModel::open`](super::MdlModel::open) names a path
 /// ([`MdlError::InFile`]).
 #[derive(Debug)]
@@ -283,7 +283,7 @@ pub enum MdlWarning {
         length: usize,
     },
     /// Vertices whose normal index is outside the 162-entry table; they are
-    /// read as [`FALLBACK_NORMAL_INDEX`](crate::FALLBACK_NORMAL_INDEX).
+    /// read as [`FALLBACK_NORMAL_INDEX`](crate::model::FALLBACK_NORMAL_INDEX).
     NormalIndexOutOfTable {
         /// How many, over all poses.
         count: usize,
@@ -308,7 +308,7 @@ pub enum MdlWarning {
     },
     /// The frame names give an animation a name an earlier one has; it was
     /// renamed to keep names unique (see [the naming
-    /// rule](crate::animations#names)).
+    /// rule](crate::model::animations#names)).
     AnimationRenamed {
         /// The name the frames give it.
         name: String,

@@ -215,7 +215,7 @@ pub struct SkinImages {
     /// One per layer: alpha 255 where the texel is fullbright (its colour
     /// in rgb), 0 elsewhere. The renderer draws those texels unlit
     /// (Quake's look) when given the masks
-    /// ([`GpuModelOptions::fullbright_masks`](crate::GpuModelOptions)).
+    /// ([`GpuModelOptions::fullbright_masks`](crate::contract::GpuModelOptions)).
     pub fullbright: Vec<RgbaImage>,
 }
 
@@ -239,7 +239,7 @@ impl SkinImages {
 
     /// What an upload takes: where any texel is fullbright, the layers
     /// followed by their masks and `true` (for
-    /// [`GpuModelOptions::fullbright_masks`](crate::GpuModelOptions)); else
+    /// [`GpuModelOptions::fullbright_masks`](crate::contract::GpuModelOptions)); else
     /// the layers alone and `false`.
     pub fn for_upload(self) -> (Vec<RgbaImage>, bool) {
         if self.has_fullbright() {

@@ -66,7 +66,7 @@ impl MdlModel {
 
     /// The clips the model's animations play as: an animation of single
     /// frames at Quake's 10 frames a second (as [`Clip::from`] an
-    /// [`Animation`](crate::Animation) makes it), a frame group looping at
+    /// [`Animation`](crate::model::Animation) makes it), a frame group looping at
     /// the rate its intervals give (its poses over its cycle: 10 a second
     /// for the usual 0.1 s steps). Where a group's steps are uneven
     /// ([`MdlWarning::UnevenIntervals`](super::MdlWarning::UnevenIntervals))

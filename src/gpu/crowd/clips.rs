@@ -10,6 +10,7 @@ use crate::anim::{Clip, ClipClock};
 use crate::contract::clock::{ClockParts, GpuClock};
 use crate::contract::crowd::ClipRecord;
 use crate::contract::{CLOCK_HOLD, CLOCK_LOOPING};
+use crate::model::Bounds;
 
 /// A clip's number in its crowd's [`ClipTable`].
 pub(crate) type ClipId = u32;
@@ -53,7 +54,7 @@ pub(crate) fn gpu_clock(clock: &ClipClock) -> Option<GpuClock> {
 struct Entry {
     clip: Clip,
     /// Model-space box of every frame the clip plays.
-    bounds: ([f32; 3], [f32; 3]),
+    bounds: Bounds,
     /// Members' clocks that play it (a fading member counts twice).
     users: u64,
 }
@@ -70,9 +71,9 @@ impl Entry {
             flags |= CLOCK_HOLD;
         }
         ClipRecord {
-            bounds_min: self.bounds.0,
+            bounds_min: self.bounds.min,
             first_flags: gpu.first | flags << 16,
-            bounds_max: self.bounds.1,
+            bounds_max: self.bounds.max,
             len: gpu.len,
         }
     }
@@ -93,7 +94,7 @@ impl ClipTable {
     /// The number of `clip`, entered if new, with one more user. `frame_bounds`
     /// (per frame of the model, its box) gives a new entry its bounds; the
     /// clip's frames were checked against the model.
-    pub fn acquire(&mut self, clip: &Clip, frame_bounds: &[([f32; 3], [f32; 3])]) -> ClipId {
+    pub fn acquire(&mut self, clip: &Clip, frame_bounds: &[Bounds]) -> ClipId {
         let key = ClipKey::of(clip);
         if let Some(&id) = self.ids.get(&key) {
             if let Some(entry) = &mut self.entries[id as usize] {
@@ -119,6 +120,14 @@ impl ClipTable {
         self.ids.insert(key, id);
         self.fresh.push(id);
         id
+    }
+
+    /// One user more of `id`, an entry in the table (a member keeps a clip
+    /// it already plays).
+    pub fn share(&mut self, id: ClipId) {
+        if let Some(Some(entry)) = self.entries.get_mut(id as usize) {
+            entry.users += 1;
+        }
     }
 
     /// One user fewer of `id`; the entry goes when it has none.
@@ -187,21 +196,8 @@ impl ClipTable {
 }
 
 /// The box of every frame `clip` plays.
-fn clip_bounds(clip: &Clip, frame_bounds: &[([f32; 3], [f32; 3])]) -> ([f32; 3], [f32; 3]) {
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
-    for frame in clip.frames() {
-        if let Some(&b) = frame_bounds.get(frame as usize) {
-            (lo, hi) = union_box((lo, hi), b);
-        }
-    }
-    (lo, hi)
-}
-
-/// The box around two boxes (min, max).
-fn union_box(a: ([f32; 3], [f32; 3]), b: ([f32; 3], [f32; 3])) -> ([f32; 3], [f32; 3]) {
-    (
-        std::array::from_fn(|k| a.0[k].min(b.0[k])),
-        std::array::from_fn(|k| a.1[k].max(b.1[k])),
-    )
+fn clip_bounds(clip: &Clip, frame_bounds: &[Bounds]) -> Bounds {
+    clip.frames()
+        .filter_map(|frame| frame_bounds.get(frame as usize))
+        .fold(Bounds::EMPTY, |all, &b| all.union(b))
 }

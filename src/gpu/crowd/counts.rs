@@ -18,7 +18,7 @@ use crate::gpu::readback::{Readback, words};
 const CROWD_ARGS: u64 = 4 * COUNTED_WORDS as u64;
 
 /// How many crowd members a view found in view, crowd by crowd, in a
-/// recent frame: see [`Md2Renderer::recent_visible_members`](crate::Md2Renderer::recent_visible_members).
+/// recent frame: see [`VisibleMembers::recent`] and [`VisibleMembers::read`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VisibleMembers {
     /// Which `prepare_crowds` call of the renderer it counts (from 1).

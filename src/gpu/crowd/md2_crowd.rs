@@ -16,14 +16,16 @@ use super::member::{
     ClockState, MemberState, PlaybackState, pack, write_look, write_playback, write_transform,
 };
 use super::motion::Motion;
-use super::uploads::{RESERVED_CLIPS, Uploads, binding_cap};
-use crate::anim::{ClipClock, Playback};
+use super::uploads::{MotionAt, RESERVED_CLIPS, Uploads, binding_cap};
+use crate::anim::{ClipClock, Playback, fade_weight_at};
 use crate::contract::crowd::{ClipRecord, MemberRecord, member_part};
 use crate::contract::{BUCKETS, Buckets, CROWD_CULL, MOTION_MOVED, MOTION_NEW, MOTION_POSE};
 use crate::gpu::device::buffers::caught;
 use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::device::submit::Submit;
 use crate::gpu::error::{PrepareError, SetupError};
 use crate::gpu::model::{DrawModel, GpuModel, Published};
+use crate::model::Bounds;
 use crate::scene::{
     CrowdError, CrowdMember, Effects, ModelFacts, check_play, check_playback, check_skin,
     check_tint, check_transform,
@@ -36,9 +38,10 @@ const MEMBER: u64 = size_of::<MemberRecord>() as u64;
 /// crossfading into another), skin, tint and effects.
 ///
 /// Changes are batched: [`add`](Md2Crowd::add), [`set`](Md2Crowd::set),
-/// the setters of one part ([`set_transform`](Md2Crowd::set_transform),
-/// [`set_tint`](Md2Crowd::set_tint), [`set_skin`](Md2Crowd::set_skin),
-/// [`set_effects`](Md2Crowd::set_effects), [`play`](Md2Crowd::play)) and
+/// the changes of one part through [`member`](Md2Crowd::member)
+/// ([`set_transform`](MemberEdit::set_transform),
+/// [`set_tint`](MemberEdit::set_tint), [`set_skin`](MemberEdit::set_skin),
+/// [`set_effects`](MemberEdit::set_effects), [`play`](MemberEdit::play)) and
 /// [`remove`](Md2Crowd::remove) touch the CPU copy, and the next
 /// [`Md2Renderer::prepare_crowds`](crate::Md2Renderer::prepare_crowds)
 /// writes only the bytes that changed: a setter of one part uploads that
@@ -54,7 +57,7 @@ const MEMBER: u64 = size_of::<MemberRecord>() as u64;
 /// same time gives the same pixels every frame. Nothing needs a wgpu
 /// feature beyond WebGPU's. Times are seconds on the app's clock as `f64`,
 /// kept on the GPU as integer ticks, so a crowd samples as precisely after
-/// days (or centuries) as on its first frame: see [`clock`](crate::clock).
+/// days (or centuries) as on its first frame: see [`clock`](crate::anim::clock).
 ///
 /// Members are kept without a heap allocation each: a clip is stored once
 /// per crowd however many members play it.
@@ -63,15 +66,15 @@ const MEMBER: u64 = size_of::<MemberRecord>() as u64;
 /// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, renderer: &mut md2_wgpu::Md2Renderer,
 /// #          gpu_model: &md2_wgpu::GpuModel, camera: &md2_wgpu::Camera, time: f64)
 /// # -> Result<(), Box<dyn std::error::Error>> {
-/// use md2_wgpu::{ClipClock, CrowdMember, Md2Crowd, Quake2Player};
+/// use md2_wgpu::{CrowdMember, Md2Crowd, Quake2Player, anim::ClipClock};
 /// let mut crowd = Md2Crowd::new(device, renderer, gpu_model)?;
 /// let walker = crowd.add(CrowdMember::new(
 ///     glam::Mat4::from_translation(glam::vec3(40.0, 0.0, 0.0)),
 ///     ClipClock::new(Quake2Player::Run.clip(), time).with_speed(1.2),
 /// ))?;
 /// // Later: crossfade into an attack over a fifth of a second, and glow.
-/// crowd.play(walker, ClipClock::new(Quake2Player::Attack.clip(), time), time, 0.2)?;
-/// crowd.set_tint(walker, [2.0, 1.5, 1.0, 1.0])?;
+/// crowd.member(walker).play(ClipClock::new(Quake2Player::Attack.clip(), time), time, 0.2)?;
+/// crowd.member(walker).set_tint([2.0, 1.5, 1.0, 1.0])?;
 ///
 /// // Every frame, before the render pass:
 /// let mut encoder = device.create_command_encoder(&Default::default());
@@ -89,7 +92,7 @@ pub struct Md2Crowd {
     /// Where its model publishes what it draws when its levels change.
     published: Arc<Published>,
     facts: ModelFacts,
-    frame_bounds: Arc<[([f32; 3], [f32; 3])]>,
+    frame_bounds: Arc<[Bounds]>,
     clips: ClipTable,
     /// Dense: what the app gave, and what the GPU holds of it.
     members: Vec<MemberState>,
@@ -180,7 +183,7 @@ impl Md2Crowd {
 
     /// Bytes of GPU memory the crowd holds itself (each view that draws it
     /// keeps its visible records too: see
-    /// [`low_level::crowd_view_bytes`](crate::low_level::crowd_view_bytes)):
+    /// [`low_level::crowd_view_bytes`](crate::gpu::low_level::crowd_view_bytes)):
     /// its members (128 bytes each, and room to grow), its clip table, its
     /// parameters and, once a view draws motion, each member's motion
     /// record (80 bytes).
@@ -213,6 +216,9 @@ impl Md2Crowd {
     }
 
     /// Whether culling is on.
+    #[deprecated(
+        note = "the app holds the setting it gave `set_culling`; this method goes in the next release"
+    )]
     pub fn culling(&self) -> bool {
         self.culling
     }
@@ -265,7 +271,7 @@ impl Md2Crowd {
     /// Moves the member behind `handle`. Uploads 60 bytes (the rows, and
     /// the look's words beside them, whose effects word says whether the
     /// transform mirrors).
-    pub fn set_transform(
+    pub(super) fn edit_set_transform(
         &mut self,
         handle: CrowdHandle,
         transform: Mat4,
@@ -287,7 +293,11 @@ impl Md2Crowd {
     /// translucent: the compute passes lay the draws out. A view that
     /// sorts translucent members back to front also rewrites its sort
     /// layout (24 bytes) where the number of translucent members changes.
-    pub fn set_tint(&mut self, handle: CrowdHandle, tint: [f32; 4]) -> Result<(), CrowdError> {
+    pub(super) fn edit_set_tint(
+        &mut self,
+        handle: CrowdHandle,
+        tint: [f32; 4],
+    ) -> Result<(), CrowdError> {
         let i = self.slots.dense(handle)?;
         check_tint(&tint)?;
         self.members[i].tint = tint;
@@ -299,7 +309,11 @@ impl Md2Crowd {
 
     /// Gives the member behind `handle` another skin layer. Uploads 4
     /// bytes.
-    pub fn set_skin(&mut self, handle: CrowdHandle, skin: u32) -> Result<(), CrowdError> {
+    pub(super) fn edit_set_skin(
+        &mut self,
+        handle: CrowdHandle,
+        skin: u32,
+    ) -> Result<(), CrowdError> {
         let i = self.slots.dense(handle)?;
         check_skin(skin, &self.facts)?;
         self.members[i].skin = skin;
@@ -313,7 +327,11 @@ impl Md2Crowd {
     /// shell, the views that keep extra records (materials, motion) also
     /// rewrite where those start (4 bytes), and views that sort rewrite
     /// their sort layout (24 bytes).
-    pub fn set_effects(&mut self, handle: CrowdHandle, effects: Effects) -> Result<(), CrowdError> {
+    pub(super) fn edit_set_effects(
+        &mut self,
+        handle: CrowdHandle,
+        effects: Effects,
+    ) -> Result<(), CrowdError> {
         let i = self.slots.dense(handle)?;
         self.members[i].effects = effects;
         self.records[i].effects = self.members[i].effects_word();
@@ -327,7 +345,7 @@ impl Md2Crowd {
     /// current clips weighs more at `at` (see [`Playback::then`]). Uploads
     /// its clips and clocks (72 bytes), and a clip the crowd did not play
     /// yet (32 bytes).
-    pub fn play(
+    pub(super) fn edit_play(
         &mut self,
         handle: CrowdHandle,
         next: ClipClock,
@@ -335,21 +353,42 @@ impl Md2Crowd {
         duration: f64,
     ) -> Result<(), CrowdError> {
         let i = self.slots.dense(handle)?;
-        // Checked by the names it was given (`next`, `at`, `duration`),
-        // before it becomes part of a playback.
+        // Checked by the names it was given (`next`, `at`, `duration`);
+        // the clock it fades from was checked when it came in.
         check_play(&next, at, duration, &self.facts)?;
-        let playback = self.members[i]
-            .member(&self.clips)
-            .playback
-            .then(next, at, duration);
-        check_playback(&playback, &self.facts)?;
+        // `Playback::then` on the member as the crowd keeps it (clips by
+        // number, nothing cloned): the new fade starts from whichever of
+        // its current two clocks weighs more at `at`.
+        let current = self.members[i].playback;
+        let from = match current.fade {
+            Some((to, start, length)) if fade_weight_at(start, length, at) >= 0.5 => to,
+            _ => current.clock,
+        };
         self.capture_motion(i, MOTION_POSE as u8);
-        let state = self.enter(&playback);
+        let to = ClockState {
+            clip: self.clips.acquire(&next.clip, &self.frame_bounds),
+            start: next.start,
+            speed: next.speed,
+        };
+        // The kept clock's clip stays entered while the old ones are let go.
+        self.clips.share(from.clip);
         self.release(i);
-        self.members[i].playback = state;
+        self.members[i].playback = PlaybackState {
+            clock: from,
+            fade: Some((to, at, duration)),
+        };
         write_playback(&mut self.records[i], &self.members[i], &self.clips);
         self.uploads.mark(i, member_part::PLAYBACK);
         Ok(())
+    }
+
+    /// The member behind `handle`, to change one part of it (transform,
+    /// clip, skin, tint, effects), each change uploading only its own
+    /// words. A stale handle is an error at the change, as every change to
+    /// the crowd can fail:
+    /// `crowd.member(handle).set_tint([1.0, 0.2, 0.2, 1.0])?`.
+    pub fn member(&mut self, handle: CrowdHandle) -> MemberEdit<'_> {
+        MemberEdit::new(self, handle)
     }
 
     /// Removes the member behind `handle`: the last member moves into its
@@ -371,7 +410,7 @@ impl Md2Crowd {
     /// Marks the member behind `handle` as teleported: the next frame shows
     /// no motion for it (its previous transform and pose are taken to be its
     /// current ones), as for a member just added.
-    pub fn mark_teleported(&mut self, handle: CrowdHandle) -> Result<(), CrowdError> {
+    pub(super) fn edit_mark_teleported(&mut self, handle: CrowdHandle) -> Result<(), CrowdError> {
         let i = self.slots.dense(handle)?;
         self.capture_motion(i, MOTION_NEW as u8);
         Ok(())
@@ -390,7 +429,7 @@ impl Md2Crowd {
     }
 
     /// Every member with its handle, in the crowd's order: the order its
-    /// translucent members blend in (with [`TranslucentOrder::AsGiven`](crate::TranslucentOrder::AsGiven)).
+    /// translucent members blend in (with [`TranslucentOrder::AsGiven`](crate::scene::TranslucentOrder::AsGiven)).
     /// Members are added at the end; a removal moves the last member into
     /// the hole.
     pub fn iter(&self) -> impl Iterator<Item = (CrowdHandle, CrowdMember)> + '_ {
@@ -398,6 +437,64 @@ impl Md2Crowd {
             .iter()
             .enumerate()
             .map(|(i, m)| (self.slots.handle(i), m.member(&self.clips)))
+    }
+
+    /// Deprecated: [`Md2Crowd::member`]`(handle).set_transform(transform)`.
+    #[deprecated(
+        note = "use `crowd.member(handle).set_transform(transform)`; this method goes in the next release"
+    )]
+    pub fn set_transform(
+        &mut self,
+        handle: CrowdHandle,
+        transform: Mat4,
+    ) -> Result<(), CrowdError> {
+        self.member(handle).set_transform(transform)
+    }
+
+    /// Deprecated: [`Md2Crowd::member`]`(handle).set_tint(tint)`.
+    #[deprecated(
+        note = "use `crowd.member(handle).set_tint(tint)`; this method goes in the next release"
+    )]
+    pub fn set_tint(&mut self, handle: CrowdHandle, tint: [f32; 4]) -> Result<(), CrowdError> {
+        self.member(handle).set_tint(tint)
+    }
+
+    /// Deprecated: [`Md2Crowd::member`]`(handle).set_skin(skin)`.
+    #[deprecated(
+        note = "use `crowd.member(handle).set_skin(skin)`; this method goes in the next release"
+    )]
+    pub fn set_skin(&mut self, handle: CrowdHandle, skin: u32) -> Result<(), CrowdError> {
+        self.member(handle).set_skin(skin)
+    }
+
+    /// Deprecated: [`Md2Crowd::member`]`(handle).set_effects(effects)`.
+    #[deprecated(
+        note = "use `crowd.member(handle).set_effects(effects)`; this method goes in the next release"
+    )]
+    pub fn set_effects(&mut self, handle: CrowdHandle, effects: Effects) -> Result<(), CrowdError> {
+        self.member(handle).set_effects(effects)
+    }
+
+    /// Deprecated: [`Md2Crowd::member`]`(handle).play(next, at, duration)`.
+    #[deprecated(
+        note = "use `crowd.member(handle).play(next, at, duration)`; this method goes in the next release"
+    )]
+    pub fn play(
+        &mut self,
+        handle: CrowdHandle,
+        next: ClipClock,
+        at: f64,
+        duration: f64,
+    ) -> Result<(), CrowdError> {
+        self.member(handle).play(next, at, duration)
+    }
+
+    /// Deprecated: [`Md2Crowd::member`]`(handle).mark_teleported()`.
+    #[deprecated(
+        note = "use `crowd.member(handle).mark_teleported()`; this method goes in the next release"
+    )]
+    pub fn mark_teleported(&mut self, handle: CrowdHandle) -> Result<(), CrowdError> {
+        self.member(handle).mark_teleported()
     }
 
     /// Checks `member` and enters its clips: its state. Nothing is changed
@@ -520,16 +617,85 @@ impl Md2Crowd {
         let flags = if self.culling { CROWD_CULL } else { 0 };
         let layout = self.layout();
         let model = &self.model;
-        self.uploads.flush(
+        let gpu = Submit {
             device,
             queue,
-            &self.cache,
+            cache: &self.cache,
+        };
+        self.uploads.flush(
+            gpu,
             &self.records,
             &mut self.clips,
-            &mut self.motion,
-            motion,
-            now,
+            MotionAt {
+                motion: &mut self.motion,
+                drawn: motion,
+                now,
+            },
             |clips_at, generation| layout.params(model, flags, clips_at, generation),
         )
+    }
+}
+
+/// The member behind a handle, borrowed from its crowd to change
+/// ([`Md2Crowd::member`]). Each change checks the handle (a removed
+/// member's is stale: [`CrowdError::StaleHandle`]) and its value, and
+/// uploads only the words it changes at the next `prepare_crowds`.
+#[must_use = "a member edit changes nothing until one of its methods is called"]
+#[derive(Debug)]
+pub struct MemberEdit<'a> {
+    crowd: &'a mut Md2Crowd,
+    handle: CrowdHandle,
+}
+
+impl<'a> MemberEdit<'a> {
+    pub(super) fn new(crowd: &'a mut Md2Crowd, handle: CrowdHandle) -> MemberEdit<'a> {
+        MemberEdit { crowd, handle }
+    }
+
+    /// Moves the member. Uploads 60 bytes (the rows, and the look's words
+    /// beside them, whose effects word says whether the transform mirrors).
+    pub fn set_transform(&mut self, transform: Mat4) -> Result<(), CrowdError> {
+        self.crowd.edit_set_transform(self.handle, transform)
+    }
+
+    /// Tints the member (see [`CrowdMember::tint`](crate::CrowdMember::tint));
+    /// alpha below 1 makes it translucent. Uploads 12 bytes (its intensity,
+    /// colour and effects words), and nothing else in views that draw in
+    /// member order, even where the member becomes (or stops being)
+    /// translucent: the compute passes lay the draws out. A view that
+    /// sorts translucent members back to front also rewrites its sort
+    /// layout (24 bytes) where the number of translucent members changes.
+    pub fn set_tint(&mut self, tint: [f32; 4]) -> Result<(), CrowdError> {
+        self.crowd.edit_set_tint(self.handle, tint)
+    }
+
+    /// Gives the member another skin layer. Uploads 4 bytes.
+    pub fn set_skin(&mut self, skin: u32) -> Result<(), CrowdError> {
+        self.crowd.edit_set_skin(self.handle, skin)
+    }
+
+    /// Gives the member these effects (shell, fullbright, minlight,
+    /// shadow). Uploads 4 bytes. Where it adds or removes a shell, the
+    /// views that keep extra records (materials, motion) also rewrite where
+    /// those start (4 bytes), and views that sort rewrite their sort layout
+    /// (24 bytes).
+    pub fn set_effects(&mut self, effects: Effects) -> Result<(), CrowdError> {
+        self.crowd.edit_set_effects(self.handle, effects)
+    }
+
+    /// Crossfades the member into `next`, from `at` over `duration` seconds
+    /// (0 is a cut), starting from whichever of its current clips weighs
+    /// more at `at` (see [`Playback::then`](crate::anim::Playback::then)).
+    /// Uploads its clips and clocks (72 bytes), and a clip the crowd did not
+    /// play yet (32 bytes).
+    pub fn play(&mut self, next: ClipClock, at: f64, duration: f64) -> Result<(), CrowdError> {
+        self.crowd.edit_play(self.handle, next, at, duration)
+    }
+
+    /// Marks the member as teleported: the next frame shows no motion for
+    /// it (its previous transform and pose are taken to be its current
+    /// ones), as for a member just added.
+    pub fn mark_teleported(&mut self) -> Result<(), CrowdError> {
+        self.crowd.edit_mark_teleported(self.handle)
     }
 }

@@ -16,4 +16,4 @@ pub(crate) mod views;
 
 pub use counts::VisibleMembers;
 pub use handle::CrowdHandle;
-pub use md2_crowd::Md2Crowd;
+pub use md2_crowd::{Md2Crowd, MemberEdit};

@@ -9,7 +9,16 @@ use super::motion::Motion;
 use crate::contract::crowd::{CLIP_VEC4S, ClipRecord, CrowdParams, MEMBER_VEC4S, MemberRecord};
 use crate::gpu::device::buffers::{buffer_init, grown_size, write_changed};
 use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::device::submit::Submit;
 use crate::gpu::error::PrepareError;
+
+/// A crowd's motion records at a flush: kept (and grown) only where a
+/// view draws motion, their previous poses and transforms written at `now`.
+pub(crate) struct MotionAt<'a> {
+    pub motion: &'a mut Motion,
+    pub drawn: bool,
+    pub now: f64,
+}
 
 pub(crate) const MEMBER: u64 = size_of::<MemberRecord>() as u64;
 const CLIP: u64 = size_of::<ClipRecord>() as u64;
@@ -183,19 +192,24 @@ impl Uploads {
     /// of the clip table's place and the motion's generation, if they
     /// changed. Grows the member buffer when the crowd outgrew it (then
     /// every member and clip is written once). Returns the bytes written.
-    #[allow(clippy::too_many_arguments)]
     pub fn flush(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        cache: &Md2Cache,
+        gpu: Submit<'_>,
         records: &[MemberRecord],
         clips: &mut ClipTable,
-        motion: &mut Motion,
-        with_motion: bool,
-        now: f64,
+        motion: MotionAt<'_>,
         params: impl FnOnce(u32, u32) -> CrowdParams,
     ) -> Result<u64, PrepareError> {
+        let Submit {
+            device,
+            queue,
+            cache,
+        } = gpu;
+        let MotionAt {
+            motion,
+            drawn: with_motion,
+            now,
+        } = motion;
         let mut written = 0;
         let device_error = |message| PrepareError::Device {
             operation: "growing a crowd",

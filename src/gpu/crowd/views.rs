@@ -12,7 +12,7 @@ use super::view::CrowdView;
 use crate::contract::crowd::CrowdFrame;
 use crate::contract::{FRAME_EXTRA, FRAME_FIRST, FRAME_SORT};
 use crate::gpu::device::buffers::write_changed;
-use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::device::submit::Submit;
 use crate::gpu::error::PrepareError;
 
 /// How a view draws its crowds.
@@ -46,18 +46,20 @@ impl CrowdViews {
     /// Records the compute passes of `crowds` at `time` (seconds) into
     /// `encoder`, after uploading their changes; returns the bytes
     /// written. `camera_group` is the view's uniform as the passes' group 0.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn prepare<'c>(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: Submit<'_>,
         encoder: &mut wgpu::CommandEncoder,
-        cache: &Md2Cache,
         camera_group: &wgpu::BindGroup,
         kind: ViewKind,
         time: f64,
         crowds: impl IntoIterator<Item = &'c mut Md2Crowd>,
     ) -> Result<u64, PrepareError> {
+        let Submit {
+            device,
+            queue,
+            cache,
+        } = gpu;
         let now = crate::anim::clock::to_ticks(time).ok_or(PrepareError::TimeNotFinite { time })?;
         self.frames += 1;
         let mut uploaded = 0;
@@ -173,7 +175,7 @@ impl CrowdViews {
     }
 
     /// The newest visible counts mapped so far; the first call starts the
-    /// counting (see `Md2Renderer::recent_visible_members`).
+    /// counting (see `VisibleMembers::recent`).
     pub(crate) fn recent(&mut self, device: &wgpu::Device) -> Option<VisibleMembers> {
         match &mut self.counts {
             Some(counts) => counts.latest(device),

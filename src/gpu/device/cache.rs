@@ -68,7 +68,7 @@ impl AsRef<Md2Cache> for Md2Cache {
 
 impl Md2Cache {
     /// Compiles the shaders and makes the shared objects. Fails only if the
-    /// device lacks what [`required_limits`](crate::required_limits) lists.
+    /// device lacks what [`required_limits`](crate::gpu::required_limits) lists.
     pub fn new(device: &wgpu::Device) -> Result<Md2Cache, SetupError> {
         check_device(device)?;
         let module = |label: &str, source: &'static str| {
@@ -189,7 +189,7 @@ impl Md2Cache {
     }
 
     /// The layout of a model's bind group (group 1 of the render module,
-    /// and of [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL)): the model's counts,
+    /// and of [`MD2_POSE_WGSL`](crate::contract::MD2_POSE_WGSL)): the model's counts,
     /// packed frames, and normal table with frame parameters
     /// ([`PoseBindings::CRATE`](crate::contract::PoseBindings::CRATE)), and
     /// its skins at binding 4. A [`GpuModel::bind_group`](crate::GpuModel::bind_group)

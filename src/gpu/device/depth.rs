@@ -33,7 +33,7 @@ impl DepthState {
     pub const LESS: DepthState = DepthState::standard(wgpu::TextureFormat::Depth32Float);
 
     /// `Depth24PlusStencil8`, `Less`, writing: [`DepthState::LESS`] with the
-    /// stencil aspect that [planar shadows](crate::PlanarShadow) need.
+    /// stencil aspect that [planar shadows](crate::scene::PlanarShadow) need.
     pub const LESS_STENCIL: DepthState =
         DepthState::standard(wgpu::TextureFormat::Depth24PlusStencil8);
 

@@ -8,7 +8,7 @@ use crate::contract::crowd::{CrowdFrame, CrowdParams, SortStep};
 use crate::contract::{ExtraRecord, InstanceRecord, ModelInfo, ViewUniform};
 
 /// A render vertex as the vertex buffer holds it:
-/// [`Corner`](crate::Corner), `vertex.wgsl`'s `Md2CornerIn`.
+/// [`Corner`](crate::model::Corner), `vertex.wgsl`'s `Md2CornerIn`.
 pub(crate) const CORNER_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Uint32, 1 => Float32x2];
 

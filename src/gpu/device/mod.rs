@@ -11,6 +11,7 @@ pub(crate) mod layouts;
 mod limits;
 pub(crate) mod material;
 pub(crate) mod pipeline;
+pub(crate) mod submit;
 
 pub use cache::Md2Cache;
 pub use depth::DepthState;

@@ -11,15 +11,15 @@ use image::RgbaImage;
 use super::draw::{DrawModel, Published};
 use super::skins::upload_skins;
 use crate::contract::{
-    GpuModelOptions, IndexFormat, LevelView, MAX_LEVELS, ModelData, ModelDataError, ModelLevels,
-    choose, model_levels, narrow, reversed, rows,
+    GpuModelOptions, IndexFormat, MAX_LEVELS, ModelData, ModelDataError, ModelLevels, model_levels,
+    narrow, reversed,
 };
 use crate::gpu::device::buffers::{buffer_init, caught, check_size};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::error::SetupError;
 use crate::mesh::{Level, Levels, MeshError, RenderMesh, TriangleOrder, VertexCacheStats};
-use crate::model::KeyframeModel;
-use crate::scene::Camera;
+use crate::model::{Bounds, KeyframeModel};
+use crate::scene::{Camera, LevelChoice};
 
 /// How many GPU bytes a [`GpuModel`] holds, buffer by buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl GpuModelBytes {
 }
 
 /// A [`GpuModel`]'s buffers, for an app that draws the model with a vertex
-/// stage of its own around [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL): what
+/// stage of its own around [`MD2_POSE_WGSL`](crate::contract::MD2_POSE_WGSL): what
 /// [`ModelData`] describes, on the GPU.
 #[derive(Clone, Copy, Debug)]
 pub struct GpuModelBuffers<'a> {
@@ -117,7 +117,7 @@ struct ModelFacts {
     uses_default_skin: bool,
     /// Per frame, the box of its vertices in model space (Quake axes): what
     /// the crowd's culling bounds are made of.
-    frame_bounds: Arc<[([f32; 3], [f32; 3])]>,
+    frame_bounds: Arc<[Bounds]>,
     /// A sphere around every frame (model space, Quake axes): where levels
     /// of detail measure an instance's distance from.
     sphere: [f32; 4],
@@ -272,7 +272,7 @@ impl GpuModel {
                 IndexFormat::Uint16 => wgpu::IndexFormat::Uint16,
                 IndexFormat::Uint32 => wgpu::IndexFormat::Uint32,
             },
-            levels: data.levels().into(),
+            levels: data.levels_of_detail().levels().into(),
             facts: ModelFacts {
                 frame_count: model_info.num_frames,
                 vertex_count: model_info.num_xyz,
@@ -283,7 +283,7 @@ impl GpuModel {
                 uses_default_skin: skin.uses_default,
                 frame_bounds: data.shared_frame_bounds(),
                 sphere: data.bounding_sphere(),
-                level_build_time: data.level_build_time(),
+                level_build_time: data.levels_of_detail().build_time(),
             },
             mesh: data.mesh().clone(),
             bytes,
@@ -306,7 +306,7 @@ impl GpuModel {
     /// ```no_run
     /// # fn app(device: &wgpu::Device, queue: &wgpu::Queue, renderer: &md2_wgpu::Md2Renderer)
     /// # -> Result<(), Box<dyn std::error::Error>> {
-    /// use md2_wgpu::{GpuModel, LevelOptions, Levels, demo};
+    /// use md2_wgpu::{GpuModel, demo, mesh::{LevelOptions, Levels}};
     ///
     /// let model = demo::demo_model();
     /// let mut gpu_model = GpuModel::new(device, queue, renderer, &model, &[demo::demo_skin()])?;
@@ -330,7 +330,7 @@ impl GpuModel {
         self.indices = indices;
         self.mirrored = mirrored;
         self.levels = levels.levels().into();
-        self.facts.level_build_time = Duration::ZERO;
+        self.facts.level_build_time = levels.build_time();
         if let Some(published) = self.published.get() {
             published.publish(self.draw_model());
         }
@@ -372,80 +372,72 @@ impl GpuModel {
     }
 
     /// The welded (xyz, st) corners the triangles draw.
+    #[deprecated(note = "use `model.mesh().corners().len()`; this method goes in the next release")]
     pub fn corner_count(&self) -> u32 {
         self.mesh.corners().len() as u32
     }
 
     /// The order the index buffer holds the triangles in.
+    #[deprecated(note = "use `model.mesh().order()`; this method goes in the next release")]
     pub fn triangle_order(&self) -> TriangleOrder {
         self.mesh.order()
     }
 
-    /// What a first-in-first-out post-transform cache of `cache_size`
-    /// corners makes of the uploaded index buffer: misses per triangle
-    /// (ACMR) and vertex-shader runs per corner (ATVR). See
-    /// [`VertexCacheStats`].
+    /// Deprecated: [`RenderMesh::vertex_cache_stats`] of [`GpuModel::mesh`].
+    #[deprecated(
+        note = "use `model.mesh().vertex_cache_stats(cache_size)`; this method goes in the next release"
+    )]
     pub fn vertex_cache_stats(&self, cache_size: u32) -> Result<VertexCacheStats, MeshError> {
         self.mesh.vertex_cache_stats(cache_size)
     }
 
     /// How many triangles one instance draws at full detail.
+    #[deprecated(
+        note = "use `model.mesh().triangle_count()`; this method goes in the next release"
+    )]
     pub fn triangle_count(&self) -> u32 {
         self.mesh.triangle_count() as u32
     }
 
-    /// The levels of detail, full detail first (the only one where none
-    /// were built), each with fewer triangles and no smaller an error than
-    /// the one before: per level, its index range, triangles and error in
-    /// model units (see [`Level`]).
-    ///
-    /// Level `l` is indices `first_index..first_index + index_count` of the
-    /// model's index buffer (the model's winding) and of its mirrored one
-    /// (reversed winding, same ranges), over the same corners and frames
-    /// as full detail: a draw of a level binds what a full-detail draw
-    /// binds and draws another range. [`Md2Batch::at_level`](crate::Md2Batch::at_level)
-    /// draws a batch at a level.
+    /// Deprecated: [`LevelChoice::levels`] of [`GpuModel::level_choice`].
+    #[deprecated(
+        note = "use `model.level_choice().levels()`; this method goes in the next release"
+    )]
     pub fn levels(&self) -> &[Level] {
         &self.levels
     }
 
-    /// The coarsest level whose error is at most `max_error` model units
-    /// (0, full detail, where none is): the level to draw an instance at
-    /// when an error of `max_error` units covers at most the pixels the
-    /// app tolerates (at distance `d` with a vertical field of view `fov`
-    /// and a viewport `h` pixels high, one pixel is `2 d tan(fov / 2) / h`
-    /// units, times the instance's scale).
+    /// Deprecated: [`LevelChoice::coarsest_within`] of
+    /// [`GpuModel::level_choice`].
+    #[deprecated(
+        note = "use `model.level_choice().coarsest_within(max_error)`; this method goes in the next release"
+    )]
     pub fn coarsest_level_within(&self, max_error: f32) -> usize {
-        // Errors grow with the level, so the last one within is the one.
-        self.levels
-            .iter()
-            .rposition(|l| l.error <= max_error)
-            .unwrap_or(0)
+        self.level_choice().coarsest_within(max_error)
     }
 
-    /// The level of detail an instance placed by `transform` is drawn at,
-    /// seen by `camera` by a renderer whose
-    /// [`level_error_pixels`](crate::Md2RendererOptions::level_error_pixels)
-    /// is `level_error_pixels`: the coarsest level whose error, scaled by the
-    /// transform's largest stretch along a model axis and projected where
-    /// the sphere around every frame comes nearest the camera, is at most
-    /// that many pixels. Both paths choose by this very arithmetic (the
-    /// crowd's on the GPU), so an app can tell which members get which
-    /// detail. 0 without levels or without a viewport
-    /// ([`Camera::with_viewport`](crate::Camera::with_viewport)).
+    /// Deprecated: [`LevelChoice::for_view`] of [`GpuModel::level_choice`].
+    #[deprecated(
+        note = "use `model.level_choice().for_view(camera, level_error_pixels, transform)`; this method goes in the next release"
+    )]
     pub fn level_for(&self, camera: &Camera, level_error_pixels: f32, transform: Mat4) -> usize {
-        let view = LevelView {
-            w_row: camera.view_proj.row(3).to_array(),
-            scale: camera.level_scale(level_error_pixels),
-        };
-        choose(&view, &self.model_levels(), &rows(&transform))
+        self.level_choice()
+            .for_view(camera, level_error_pixels, transform)
     }
 
-    /// How long building the levels of detail took at upload (zero where
-    /// none were asked for, or they were built before [`GpuModel::from_data`]
-    /// was given them).
+    /// Deprecated: [`LevelChoice::build_time`] of [`GpuModel::level_choice`].
+    #[deprecated(
+        note = "use `model.level_choice().build_time()`; this method goes in the next release"
+    )]
     pub fn level_build_time(&self) -> Duration {
         self.facts.level_build_time
+    }
+
+    /// The model's levels of detail, full detail first, and which of them
+    /// an instance is drawn at ([`LevelChoice::for_view`]: the renderers'
+    /// own choice, made on the CPU).
+    pub fn level_choice(&self) -> LevelChoice<'_> {
+        LevelChoice::new(&self.levels, self.facts.sphere, self.facts.level_build_time)
     }
 
     /// GPU bytes held, in all.
@@ -462,8 +454,8 @@ impl GpuModel {
     /// three bindings as [`PoseBindings::CRATE`](crate::contract::PoseBindings::CRATE)
     /// lists them, and the skins (`texture_2d_array<f32>`) at binding 4;
     /// its layout is [`Md2Cache::model_layout`]. Bind it where a shader of
-    /// the app's reads [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL) (moved with
-    /// [`pose_wgsl`](crate::pose_wgsl) to the group the app binds it at).
+    /// the app's reads [`MD2_POSE_WGSL`](crate::contract::MD2_POSE_WGSL) (moved with
+    /// [`pose_wgsl`](crate::contract::pose_wgsl) to the group the app binds it at).
     pub fn bind_group(&self) -> &wgpu::BindGroup {
         &self.bind_group
     }
@@ -512,7 +504,7 @@ impl GpuModel {
     }
 
     /// Per frame, its box in model space.
-    pub(crate) fn frame_bounds(&self) -> &Arc<[([f32; 3], [f32; 3])]> {
+    pub(crate) fn frame_bounds(&self) -> &Arc<[Bounds]> {
         &self.facts.frame_bounds
     }
 }

@@ -45,6 +45,25 @@ pub struct CapturedPose {
     pub normals: Vec<[f32; 3]>,
 }
 
+/// How [`PoseCapture::capture_motion`] sees an instance: the camera and
+/// the previous frame's view-projection, the planar shadow (for the
+/// shadow phase), how far the vertices are pushed along their normals (a
+/// shell), and the phase (`MD2_PHASE_*`; 3 projects onto `shadow`'s
+/// plane; opaque where `None`).
+#[derive(Clone, Copy, Debug)]
+pub struct MotionProbe<'a> {
+    /// The current camera.
+    pub camera: &'a Camera,
+    /// The previous frame's view-projection.
+    pub previous_view_proj: glam::Mat4,
+    /// The planar shadow the shadow phase projects onto.
+    pub shadow: Option<&'a PlanarShadow>,
+    /// The push along the normals.
+    pub push: f32,
+    /// The phase.
+    pub pass: Option<u32>,
+}
+
 /// Every vertex's motion vector and where it is now, as the vertex stage
 /// computes them.
 #[derive(Clone, Debug, PartialEq)]
@@ -119,7 +138,7 @@ impl PoseCapture {
     }
 
     /// Every vertex of `model` in `pose`, pushed `push` model units out
-    /// along its normal (0, or [`SHELL_OFFSET`](crate::SHELL_OFFSET) for a
+    /// along its normal (0, or [`SHELL_OFFSET`](crate::scene::SHELL_OFFSET) for a
     /// shell), as the vertex shaders compute it before the instance
     /// transform. Frames are checked as `prepare` checks them; blend factors
     /// are read as the shader reads whatever reaches it (clamped to
@@ -192,24 +211,23 @@ impl PoseCapture {
     /// Every vertex's motion vector (UV units, as `md2_motion` gives it) and
     /// its current normalised device coordinates, as the vertex stage
     /// computes them for the instance `current` (a record as `prepare` or
-    /// the crowd writes it) with `previous` (its extra record) under
-    /// `camera` (and its `previous_view_proj`), pushed `push` along the
-    /// normals, in the phase `pass` (`MD2_PHASE_*`: 3 projects onto
-    /// `shadow`'s plane).
-    #[allow(clippy::too_many_arguments)]
+    /// the crowd writes it) with `previous` (its extra record), seen as
+    /// `probe` says.
     pub fn capture_motion(
         &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        (device, queue): (&wgpu::Device, &wgpu::Queue),
         model: &GpuModel,
-        camera: &Camera,
-        previous_view_proj: glam::Mat4,
-        shadow: Option<&PlanarShadow>,
+        probe: MotionProbe<'_>,
         current: &InstanceRecord,
         previous: &ExtraRecord,
-        push: f32,
-        pass: Option<u32>,
     ) -> Result<CapturedMotion, PrepareError> {
+        let MotionProbe {
+            camera,
+            previous_view_proj,
+            shadow,
+            push,
+            pass,
+        } = probe;
         let uniform = camera.uniform(shadow, false, previous_view_proj, 0.0);
         queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));
         let params = CaptureParams {

@@ -10,6 +10,9 @@ use std::thread::Thread;
 
 use image::RgbaImage;
 
+use super::targets::read_texture_later;
+use crate::gpu::readback::Readback;
+
 /// A device on whatever adapter the machine has.
 #[derive(Debug)]
 pub struct Headless {
@@ -23,7 +26,7 @@ pub struct Headless {
 
 impl Headless {
     /// The first adapter wgpu offers (`WGPU_BACKEND` and friends apply) that
-    /// has [`required_downlevel_flags`](crate::required_downlevel_flags),
+    /// has [`required_downlevel_flags`](crate::gpu::required_downlevel_flags),
     /// and a device on it with the limits `limits` picks from the adapter's
     /// and the `features` asked for (those the adapter lacks are left out).
     /// `Err` says why there is none.
@@ -117,47 +120,15 @@ pub fn wait<F: Future>(device: &wgpu::Device, future: F) -> F::Output {
 pub fn read_buffer(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
-    mut encoder: wgpu::CommandEncoder,
+    encoder: wgpu::CommandEncoder,
     buffer: &wgpu::Buffer,
     offset: u64,
     size: u64,
 ) -> Result<Vec<u8>, String> {
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("md2-wgpu readback"),
-        size: size.max(4),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    if size > 0 {
-        encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
-    }
-    queue.submit([encoder.finish()]);
-    map_and_read(device, &staging, size)
-}
-
-fn map_and_read(
-    device: &wgpu::Device,
-    staging: &wgpu::Buffer,
-    size: u64,
-) -> Result<Vec<u8>, String> {
-    let (sender, receiver) = std::sync::mpsc::channel();
-    staging.map_async(wgpu::MapMode::Read, .., move |result| {
-        // The receiver outlives the poll below; a failed send cannot happen.
-        let _ = sender.send(result);
-    });
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| e.to_string())?;
-    receiver
-        .recv()
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
-    let bytes = {
-        let view = staging.get_mapped_range(..).map_err(|e| e.to_string())?;
-        view[..size as usize].to_vec()
-    };
-    staging.unmap();
-    Ok(bytes)
+    wait(
+        device,
+        Readback::start(device, queue, encoder, &[(buffer, offset, size)]),
+    )
 }
 
 /// The texels of mip 0, layer 0 of `texture` (the given aspect), rows
@@ -166,54 +137,14 @@ fn map_and_read(
 pub fn read_texture(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
-    mut encoder: wgpu::CommandEncoder,
+    encoder: wgpu::CommandEncoder,
     texture: &wgpu::Texture,
     aspect: wgpu::TextureAspect,
 ) -> Result<Vec<u8>, String> {
-    let (width, height) = (texture.width(), texture.height());
-    let texel = texture
-        .format()
-        .block_copy_size(Some(aspect))
-        .ok_or_else(|| format!("{:?} cannot be copied as {aspect:?}", texture.format()))?;
-    let row = texel * width;
-    let padded_row =
-        row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-    let size = u64::from(padded_row) * u64::from(height);
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("md2-wgpu texture readback"),
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    encoder.copy_texture_to_buffer(
-        wgpu::TexelCopyTextureInfo {
-            texture,
-            mip_level: 0,
-            origin: wgpu::Origin3d::ZERO,
-            aspect,
-        },
-        wgpu::TexelCopyBufferInfo {
-            buffer: &staging,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(padded_row),
-                rows_per_image: Some(height),
-            },
-        },
-        wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-    );
-    queue.submit([encoder.finish()]);
-    let padded = map_and_read(device, &staging, size)?;
-    let mut texels = Vec::with_capacity((row * height) as usize);
-    for y in 0..height as usize {
-        let start = y * padded_row as usize;
-        texels.extend_from_slice(&padded[start..start + row as usize]);
-    }
-    Ok(texels)
+    wait(
+        device,
+        read_texture_later(device, queue, encoder, texture, aspect),
+    )
 }
 
 /// An RGBA8 or BGRA8 (sRGB or not) colour texture as an image, channels in

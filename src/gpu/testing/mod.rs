@@ -6,7 +6,9 @@
 mod capture;
 mod fuzz;
 mod headless;
+mod targets;
 
-pub use capture::{CapturedMotion, CapturedPose, PoseCapture};
+pub use capture::{CapturedMotion, CapturedPose, MotionProbe, PoseCapture};
 pub use fuzz::check_material;
 pub use headless::{Headless, block_on, read_buffer, read_rgba8, read_texture, wait};
+pub use targets::{attachment, draw_into, read_texture_later};

@@ -10,6 +10,7 @@ mod packing;
 mod phase;
 mod renderer;
 pub(crate) mod view_buffer;
+mod visible;
 
 pub use batch::Md2Batch;
 pub use options::{ColorOutput, Md2RendererOptions};

@@ -4,7 +4,9 @@
 //! budget. Chosen once per renderer, like the pipelines they select.
 
 use crate::gpu::device::DepthState;
-use crate::scene::{InstancePolicy, TranslucentOrder};
+use glam::Vec3;
+
+use crate::scene::{Camera, InstancePolicy, TranslucentOrder, depth_row, view_depth};
 
 /// What the colour a renderer writes means.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -82,12 +84,12 @@ pub struct Md2RendererOptions {
     /// minus previous, y down), and the blending passes nothing (a pixel's
     /// motion is that of the opaque surface behind). Needs the previous
     /// frame's transforms and poses: the resident crowd keeps them; the
-    /// immediate path takes them in [`Md2Batch::with_previous`](crate::Md2Batch::with_previous).
+    /// immediate path takes them in [`Md2Batch::with_previous`](crate::gpu::Md2Batch::with_previous).
     /// A material writes motion where it likes (`md2_motion(in)`), and
     /// ignores this.
     pub motion_target: Option<wgpu::TextureFormat>,
     /// Levels of detail: each instance of a model that has them
-    /// ([`GpuModelOptions::levels`](crate::GpuModelOptions)) is drawn at
+    /// ([`GpuModelOptions::levels`](crate::contract::GpuModelOptions)) is drawn at
     /// the coarsest level whose error, projected at its distance, is at
     /// most this many pixels on the camera's viewport
     /// ([`Camera::with_viewport`](crate::Camera::with_viewport)). 1 by
@@ -96,6 +98,25 @@ pub struct Md2RendererOptions {
 }
 
 impl Md2RendererOptions {
+    /// The view depth of the world point `point` as a renderer with these
+    /// options sorts by it ([`TranslucentOrder::BackToFront`]), larger
+    /// farther: for a perspective camera the distance along the line of
+    /// sight (clip-space `w`), for an orthographic one the clip-space depth
+    /// (negated for a reverse-Z [`DepthState`]).
+    pub fn view_depth(&self, camera: &Camera, point: Vec3) -> f32 {
+        view_depth(depth_row(&camera.view_proj, self.reverse_z()), point)
+    }
+
+    /// Whether nearer is greater in this depth test.
+    pub(crate) fn reverse_z(&self) -> bool {
+        self.depth.is_some_and(|d| {
+            matches!(
+                d.compare,
+                wgpu::CompareFunction::Greater | wgpu::CompareFunction::GreaterEqual
+            )
+        })
+    }
+
     /// No multisampling, no depth, automatic colour output, strict,
     /// back faces culled.
     pub const DEFAULT: Md2RendererOptions = Md2RendererOptions {

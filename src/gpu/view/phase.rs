@@ -15,15 +15,15 @@ pub enum Md2Phase {
     /// the order given).
     Opaque,
     /// Planar shadows of the opaque instances, if the view has a
-    /// [`PlanarShadow`](crate::PlanarShadow): after the opaque world they fall on. Each pixel is
+    /// [`PlanarShadow`](crate::scene::PlanarShadow): after the opaque world they fall on. Each pixel is
     /// darkened once (the stencil), in one colour, so order does not show.
     Shadows,
     /// Translucent instances (tint alpha below 1), blended, without depth
-    /// writes, in the renderer's [`TranslucentOrder`](crate::TranslucentOrder), mirrored or not: one
+    /// writes, in the renderer's [`TranslucentOrder`](crate::scene::TranslucentOrder), mirrored or not: one
     /// draw per model.
     Translucent,
     /// Powerup shells, blended over everything, without depth writes, in
-    /// the renderer's [`TranslucentOrder`](crate::TranslucentOrder).
+    /// the renderer's [`TranslucentOrder`](crate::scene::TranslucentOrder).
     Shells,
 }
 

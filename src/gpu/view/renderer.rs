@@ -21,8 +21,9 @@ use crate::gpu::crowd::views::{CrowdViews, ViewKind};
 use crate::gpu::device::buffers::caught;
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::device::material::Md2Material;
+use crate::gpu::device::submit::Submit;
 use crate::gpu::error::{PrepareError, PrepareReport, SetupError};
-use crate::scene::{Camera, PlanarShadow, TranslucentOrder, depth_row, view_depth};
+use crate::scene::{Camera, PlanarShadow, TranslucentOrder, depth_row};
 
 /// Draws MD2 models, each with any number of independently animated
 /// instances, into a render pass you own: one view (a camera and what it
@@ -45,7 +46,7 @@ use crate::scene::{Camera, PlanarShadow, TranslucentOrder, depth_row, view_depth
 /// ```no_run
 /// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, view: &wgpu::TextureView,
 /// #          model: &md2_wgpu::Md2Model) -> Result<(), Box<dyn std::error::Error>> {
-/// use md2_wgpu::{Camera, FrameLerp, GpuModel, Md2Batch, Md2Instance, Md2Renderer, Md2RendererOptions};
+/// use md2_wgpu::{Camera, GpuModel, Md2Instance, Md2Renderer, Md2RendererOptions, anim::FrameLerp, gpu::Md2Batch};
 /// let format = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// let mut renderer = Md2Renderer::new(device, format, Md2RendererOptions::DEFAULT)?;
 /// let gpu_model = GpuModel::new(device, queue, &renderer, model, &[])?;
@@ -115,7 +116,7 @@ impl Md2Renderer {
     /// cache of its own. Use [`Md2Renderer::with_cache`] for a second view,
     /// [`Md2Renderer::depth_only`] for a pass without colour.
     ///
-    /// Fails if the device lacks what [`required_limits`](crate::required_limits)
+    /// Fails if the device lacks what [`required_limits`](crate::gpu::required_limits)
     /// lists, or the options contradict the format.
     pub fn new(
         device: &wgpu::Device,
@@ -226,12 +227,18 @@ impl Md2Renderer {
     }
 
     /// The cache this renderer draws with (share it with the next view).
+    #[deprecated(
+        note = "a renderer is `AsRef<Md2Cache>`: pass it where a cache is asked for, or use `renderer.as_ref()`; this method goes in the next release"
+    )]
     pub fn cache(&self) -> &Md2Cache {
         &self.cache
     }
 
     /// The (first) colour format the pipelines were built for; `None` for a
     /// depth-only renderer.
+    #[deprecated(
+        note = "use `renderer.color_targets().first()`; this method goes in the next release"
+    )]
     pub fn color_format(&self) -> Option<wgpu::TextureFormat> {
         self.look.color_format()
     }
@@ -243,6 +250,9 @@ impl Md2Renderer {
     }
 
     /// The material the colour passes run, if any.
+    #[deprecated(
+        note = "the app holds the material it made the renderer with; this method goes in the next release"
+    )]
     pub fn material(&self) -> Option<&Md2Material> {
         match &self.look {
             Look::Material { material, .. } => Some(material),
@@ -265,6 +275,9 @@ impl Md2Renderer {
     }
 
     /// What the colour output means, `Auto` resolved for the format.
+    #[deprecated(
+        note = "use `renderer.options().output.resolve(format)`; this method goes in the next release"
+    )]
     pub fn output(&self) -> ColorOutput {
         self.output
     }
@@ -285,12 +298,12 @@ impl Md2Renderer {
 
     /// Planar shadows for this view's opaque instances (Quake II's
     /// `gl_shadows`), or none. They need a depth format with a stencil
-    /// aspect; see [`ShadowStencil`](crate::ShadowStencil) for how they use
+    /// aspect; see [`ShadowStencil`](crate::scene::ShadowStencil) for how they use
     /// it. Takes effect at the next `prepare`. A depth-only renderer draws
     /// no shadows, and accepts any.
     pub fn set_shadow(&mut self, shadow: Option<PlanarShadow>) -> Result<(), SetupError> {
         let stencil = self.options.depth.is_some_and(|d| d.has_stencil());
-        if shadow.is_some() && !stencil && self.color_format().is_some() {
+        if shadow.is_some() && !stencil && self.color_targets().first().copied().is_some() {
             return Err(SetupError::ShadowsNeedStencil {
                 depth_format: self.options.depth.map(|d| d.format),
             });
@@ -300,27 +313,18 @@ impl Md2Renderer {
     }
 
     /// The planar shadow this view draws, if any.
+    #[deprecated(note = "the app holds the shadow it set; this method goes in the next release")]
     pub fn shadow(&self) -> Option<PlanarShadow> {
         self.shadow
     }
 
-    /// The view depth of the world point `point` as this renderer sorts by
-    /// it ([`TranslucentOrder::BackToFront`]), larger farther: for a
-    /// perspective camera the distance along the line of sight (clip-space
-    /// `w`), for an orthographic one the clip-space depth (negated for a
-    /// reverse-Z [`DepthState`](crate::DepthState)).
+    /// Deprecated: [`Md2RendererOptions::view_depth`] of this renderer's
+    /// [`options`](Md2Renderer::options).
+    #[deprecated(
+        note = "use `renderer.options().view_depth(camera, point)`; this method goes in the next release"
+    )]
     pub fn view_depth(&self, camera: &Camera, point: Vec3) -> f32 {
-        view_depth(depth_row(&camera.view_proj, self.reverse_z()), point)
-    }
-
-    /// Whether nearer is greater in this renderer's depth test.
-    fn reverse_z(&self) -> bool {
-        self.options.depth.is_some_and(|d| {
-            matches!(
-                d.compare,
-                wgpu::CompareFunction::Greater | wgpu::CompareFunction::GreaterEqual
-            )
-        })
+        self.options.view_depth(camera, point)
     }
 
     /// Uploads what the next [`render`](Md2Renderer::render) draws: the
@@ -328,7 +332,7 @@ impl Md2Renderer {
     ///
     /// Every instance is checked first. A frame or skin the model does not
     /// have, or a value that is not finite, is handled as the renderer's
-    /// [`InstancePolicy`](crate::InstancePolicy) says: under `Strict` it is
+    /// [`InstancePolicy`](crate::scene::InstancePolicy) says: under `Strict` it is
     /// an error naming the batch, the instance and the value, and nothing is
     /// drawn until the next successful `prepare`; under `Skip` and `Clamp`
     /// the returned report counts the bad instances and names the first
@@ -385,7 +389,7 @@ impl Md2Renderer {
         let options = PackOptions {
             policy: self.options.policy,
             back_to_front: (self.options.translucent_order == TranslucentOrder::BackToFront)
-                .then(|| depth_row(&camera.view_proj, self.reverse_z())),
+                .then(|| depth_row(&camera.view_proj, self.options.reverse_z())),
             extras: self.look.extra(),
             levels: LevelView {
                 w_row: camera.view_proj.row(3).to_array(),
@@ -395,7 +399,7 @@ impl Md2Renderer {
         let shadow = self
             .shadow
             .filter(|_| self.shadow_draw(&self.pipelines).is_some());
-        let reverse_z = self.reverse_z();
+        let reverse_z = self.options.reverse_z();
         let (uploaded, error) = caught(device, || {
             let uploaded = self
                 .immediate
@@ -503,16 +507,13 @@ impl Md2Renderer {
             self.resident = Some(resident);
         }
         let (uploaded, error) = caught(device, || {
-            self.crowds.prepare(
+            let gpu = Submit {
                 device,
                 queue,
-                encoder,
-                &self.cache,
-                self.view.crowd_group(),
-                kind,
-                time,
-                crowds,
-            )
+                cache: &self.cache,
+            };
+            self.crowds
+                .prepare(gpu, encoder, self.view.crowd_group(), kind, time, crowds)
         });
         if let Some(message) = error {
             return Err(PrepareError::Device {
@@ -539,7 +540,7 @@ impl Md2Renderer {
     /// instances, say). Each phase is one draw per model and crowd (two for
     /// opaque instances and shadows where some are mirrored), whatever the
     /// number of instances. The shadow phase sets the pass's stencil
-    /// reference (see [`ShadowStencil`](crate::ShadowStencil)).
+    /// reference (see [`ShadowStencil`](crate::scene::ShadowStencil)).
     pub fn render_phase(&self, pass: &mut wgpu::RenderPass<'_>, phase: Md2Phase) {
         if self.refused {
             return;
@@ -594,54 +595,24 @@ impl Md2Renderer {
         Some(())
     }
 
-    /// How many crowd members the last submitted
-    /// [`prepare_crowds`](Md2Renderer::prepare_crowds) found in view, crowd
-    /// by crowd (in the order given), and how many of them at each level of
-    /// detail.
-    ///
-    /// It copies the crowds' draw arguments and submits the copy; the
-    /// returned future resolves once the GPU has done it (natively, when the
-    /// device is next polled: `device.poll(wgpu::PollType::wait_indefinitely())`
-    /// waits for it). Nothing blocks. An app that wants the counts every
-    /// frame uses [`Md2Renderer::recent_visible_members`], which needs no
-    /// submission of its own.
+    /// Deprecated: [`VisibleMembers::read`].
+    #[deprecated(
+        note = "use `VisibleMembers::read(&renderer, device, queue)`; this method goes in the next release"
+    )]
     pub fn visible_members(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> impl Future<Output = Result<VisibleMembers, PrepareError>> + use<> {
-        let lost = self
-            .cache
-            .check_prepare("reading the crowds' draw arguments back");
-        let read = lost
-            .is_ok()
-            .then(|| self.crowds.read_visible(device, queue));
-        async move {
-            let read = match read {
-                Some(read) => read,
-                None => return lost.map(|()| VisibleMembers::default()),
-            };
-            read.await.map_err(|message| PrepareError::Device {
-                operation: "reading the crowds' draw arguments back",
-                message,
-            })
-        }
+        VisibleMembers::read(self, device, queue)
     }
 
-    /// The visible-member counts of a recent frame, without waiting for the
-    /// GPU: `None` until one is ready.
-    ///
-    /// The first call starts the counting: from then on every
-    /// [`prepare_crowds`](Md2Renderer::prepare_crowds) copies its crowds'
-    /// draw arguments (80 bytes a crowd) into one of a few small read-back
-    /// buffers, maps the copy of an earlier, submitted frame, and this call
-    /// returns the newest one mapped so far (typically two or three frames
-    /// old). Mapping completes as the device is polled; native wgpu polls
-    /// at every submit, an app that submits every frame need do nothing.
-    /// Each count comes with the number of the `prepare_crowds` call it is
-    /// from (counted from 1), so the app sees how old it is.
+    /// Deprecated: [`VisibleMembers::recent`].
+    #[deprecated(
+        note = "use `VisibleMembers::recent(&mut renderer, device)`; this method goes in the next release"
+    )]
     pub fn recent_visible_members(&mut self, device: &wgpu::Device) -> Option<VisibleMembers> {
-        self.crowds.recent(device)
+        VisibleMembers::recent(self, device)
     }
 
     /// The view's uniform and its bind groups.
@@ -657,6 +628,11 @@ impl Md2Renderer {
     /// The crowds' views of the last `prepare_crowds`.
     pub(crate) fn crowd_views(&self) -> &CrowdViews {
         &self.crowds
+    }
+
+    /// The crowds' views, to count what they draw.
+    pub(crate) fn crowd_views_mut(&mut self) -> &mut CrowdViews {
+        &mut self.crowds
     }
 
     /// Draw calls recorded since the last `prepare`.

@@ -196,7 +196,7 @@ impl Levels {
     /// `mesh` (the ones they were built for).
     ///
     /// ```
-    /// use md2_wgpu::{LevelOptions, Levels, RenderMesh, TriangleOrder};
+    /// use md2_wgpu::mesh::{LevelOptions, Levels, RenderMesh, TriangleOrder};
     ///
     /// let model = md2_wgpu::demo::demo_model();
     /// let mesh = RenderMesh::new(&model, TriangleOrder::VertexCache);
@@ -344,7 +344,11 @@ impl Levels {
         if next != u64::from(index_count) {
             return invalid("the levels do not cover the indices");
         }
-        let loaded = Levels { indices, levels };
+        let loaded = Levels {
+            indices,
+            levels,
+            build_time: std::time::Duration::ZERO,
+        };
         loaded.check_for(mesh).map_err(|e| match e {
             crate::mesh::MeshError::NotTheMeshsLevels { what } => LevelsFileError::Invalid { what },
             _ => LevelsFileError::Invalid {

@@ -5,7 +5,7 @@ use super::nearest::{P3, distance_squared};
 use crate::model::KeyframeModel;
 
 /// Every frame's vertex positions in model units, decoded as
-/// [`reference::decode_frame`](crate::reference::decode_frame) does (in
+/// [`reference::decode_frame`](crate::anim::reference::decode_frame) does (in
 /// `f32`: the scale times the byte, plus the translate), then widened.
 pub(super) struct Poses {
     vertex_count: usize,

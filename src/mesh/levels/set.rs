@@ -6,6 +6,7 @@ use super::poses::Poses;
 use super::simplify::{MAX_ATTRIBUTE_FRAMES, Simplifier};
 use crate::mesh::{MeshError, RenderMesh, TriangleOrder};
 use crate::model::KeyframeModel;
+use std::time::Duration;
 
 /// How a model's levels of detail are built.
 ///
@@ -15,7 +16,7 @@ use crate::model::KeyframeModel;
 /// triangles of the level before it.
 ///
 /// ```
-/// use md2_wgpu::{LevelOptions, Levels, RenderMesh, TriangleOrder};
+/// use md2_wgpu::mesh::{LevelOptions, Levels, RenderMesh, TriangleOrder};
 ///
 /// let model = md2_wgpu::demo::demo_model();
 /// let mesh = RenderMesh::new(&model, TriangleOrder::VertexCache);
@@ -31,7 +32,7 @@ use crate::model::KeyframeModel;
 /// // Full detail only: no work, nothing extra.
 /// let none = Levels::new(&model, &mesh, &LevelOptions::NONE)?;
 /// assert_eq!(none.levels().len(), 1);
-/// # Ok::<(), md2_wgpu::MeshError>(())
+/// # Ok::<(), md2_wgpu::mesh::MeshError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LevelOptions {
@@ -127,7 +128,7 @@ pub struct Level {
     /// the model; 0 for full detail.
     ///
     /// Exactly: in each keyframe, both triangle lists are posed with the
-    /// frame's decoded positions (as [`reference::decode_frame`](crate::reference::decode_frame)
+    /// frame's decoded positions (as [`reference::decode_frame`](crate::anim::reference::decode_frame)
     /// gives them); the distance is the larger of the farthest any point of
     /// a full-detail triangle lies from the nearest point of the level's
     /// triangles and the farthest any point of a level triangle lies from
@@ -161,11 +162,21 @@ impl Level {
 ///   together, so wherever full detail has no hole the level has none;
 /// - is ordered for the vertex cache when the mesh is
 ///   ([`TriangleOrder::VertexCache`]).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Levels {
     // The saved-levels file (a sibling room) reads and rebuilds them.
     pub(super) indices: Vec<u32>,
     pub(super) levels: Vec<Level>,
+    /// How long `new` took (zero for levels loaded or of full detail alone).
+    pub(super) build_time: Duration,
+}
+
+/// Levels are equal where they draw the same: how long they took to build
+/// is not part of them.
+impl PartialEq for Levels {
+    fn eq(&self, other: &Levels) -> bool {
+        self.indices == other.indices && self.levels == other.levels
+    }
 }
 
 impl Levels {
@@ -187,6 +198,7 @@ impl Levels {
                 vertex_count,
             });
         }
+        let started = web_time::Instant::now();
         let full = mesh.indices();
         let mut lods = Levels::full_detail(mesh);
         if options.coarser_levels == 0 || model.frame_count() == 0 || full.len() < 6 {
@@ -258,6 +270,7 @@ impl Levels {
             });
             lods.indices.extend(indices);
         }
+        lods.build_time = started.elapsed();
         Ok(lods)
     }
 
@@ -270,6 +283,7 @@ impl Levels {
                 index_count: mesh.indices().len() as u32,
                 error: 0.0,
             }],
+            build_time: Duration::ZERO,
         }
     }
 
@@ -315,6 +329,13 @@ impl Levels {
     /// Every level, full detail first, each coarser than the one before.
     pub fn levels(&self) -> &[Level] {
         &self.levels
+    }
+
+    /// How long [`Levels::new`] took to build these levels: zero where
+    /// none were asked for, and for levels loaded with
+    /// [`Levels::from_bytes`].
+    pub fn build_time(&self) -> Duration {
+        self.build_time
     }
 
     /// Every level's indices, level after level (see

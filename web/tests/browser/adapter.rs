@@ -18,16 +18,16 @@ async fn the_crates_limits_and_downlevel_flags_are_what_the_adapter_offers() {
         info.device_type
     );
     assert_eq!(info.backend, wgpu::Backend::BrowserWebGpu);
-    let required = md2_wgpu::required_limits();
+    let required = md2_wgpu::gpu::required_limits();
     // Every limit the crate asks for is within the adapter's, and the
     // device made with them has them.
     assert!(
         required.check_limits(&gpu.adapter.limits()),
-        "the adapter offers less than md2_wgpu::required_limits()"
+        "the adapter offers less than md2_wgpu::gpu::required_limits()"
     );
     assert!(required.check_limits(&gpu.device.limits()));
     let flags = gpu.adapter.get_downlevel_capabilities().flags;
-    let needs = md2_wgpu::required_downlevel_flags();
+    let needs = md2_wgpu::gpu::required_downlevel_flags();
     assert!(
         flags.contains(needs),
         "the adapter lacks {:?}",

@@ -1,7 +1,7 @@
 //! The core of md2-wgpu's GPU suite, in a real browser: headless Chromium
 //! with WebGPU, which is Dawn (Google's implementation, validating more
 //! strictly than wgpu-core), on SwiftShader in CI. Every device is made
-//! with exactly [`md2_wgpu::required_limits`], WebGPU's defaults, and every
+//! with exactly [`md2_wgpu::gpu::required_limits`], WebGPU's defaults, and every
 //! test fails on any validation error Dawn reports.
 //!
 //! - `adapter.rs`: the adapter (its `adapter.info`, printed), the crate's

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// What is wrong with a material, in [`SetupError::Material`](crate::SetupError::Material).
+/// What is wrong with a material, in [`SetupError::Material`](crate::gpu::SetupError::Material).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum MaterialError {

@@ -22,7 +22,7 @@ use crate::gpu::error::SetupError;
 /// # Writing one
 ///
 /// The material's WGSL follows the crate's (the pose and the vertex stage:
-/// [`MD2_POSE_WGSL`](crate::MD2_POSE_WGSL) and the rest of [`MD2_RENDERER_WGSL`](crate::MD2_RENDERER_WGSL)) in one module, so
+/// [`MD2_POSE_WGSL`](crate::contract::MD2_POSE_WGSL) and the rest of [`MD2_RENDERER_WGSL`](crate::contract::MD2_RENDERER_WGSL)) in one module, so
 /// it can use everything the crate declares: every such name begins with
 /// `md2_`, `Md2` or `MD2_`, and every other name is the material's. It
 /// defines a plain function (not an entry point) that takes the crate's
@@ -59,9 +59,9 @@ use crate::gpu::error::SetupError;
 /// | `skin` | the skin layer |
 /// | `tint` | linear rgb × intensity, alpha |
 /// | `effects` | `MD2_EFFECT_*` bits, `MD2_MEMBER_MIRRORED`; `md2_shell_color(in)` |
-/// | `phase` | `MD2_PHASE_OPAQUE`, `_TRANSLUCENT`, `_SHELLS` or `_SHADOWS`: the [phase](crate::Md2Phase) drawing |
+/// | `phase` | `MD2_PHASE_OPAQUE`, `_TRANSLUCENT`, `_SHELLS` or `_SHADOWS`: the [phase](crate::gpu::Md2Phase) drawing |
 /// | `instance` | the instance's index in its batch, the member's in its crowd |
-/// | `id` | a stable id: [`Md2Instance::id`](crate::Md2Instance::id), [`CrowdHandle::id`](crate::CrowdHandle::id) |
+/// | `id` | a stable id: [`Md2Instance::id`](crate::Md2Instance::id), [`CrowdHandle::id`](crate::gpu::CrowdHandle::id) |
 /// | `previous_world_position` | where this point was a frame ago (world space); `md2_motion(in)` is the motion vector |
 ///
 /// `md2_shade(in)` is the built-in Quake II look (the view's light,
