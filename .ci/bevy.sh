@@ -15,6 +15,7 @@
 # second Bevy build. Without DISPLAY it starts its own Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/display.sh
 started=$SECONDS
 step() {
   echo "ci-bevy: $* (at $((SECONDS - started)) s)"
@@ -57,12 +58,7 @@ MD2_REQUIRE_GPU=1 cargo test -p md2-bevy
 
 step "the crowd example, unattended under Xvfb"
 cargo build -p md2-bevy --example crowd
-target=$(cargo metadata --format-version 1 --no-deps |
-  sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
-if [ -z "$target" ]; then
-  echo "ci-bevy: cargo metadata named no target directory" >&2
-  exit 1
-fi
+cargo_target_dir ci-bevy
 out=$target/bevy-check
 mkdir -p "$out"
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
@@ -70,21 +66,7 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
     echo "ci-bevy: no display and no Xvfb (apt-get install xvfb)" >&2
     exit 1
   fi
-  # Xvfb picks a free display number itself and writes it to fd 3.
-  display_file=$(mktemp)
-  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$display_file" 2>/dev/null &
-  xvfb_pid=$!
-  trap 'kill "$xvfb_pid" 2>/dev/null || true; rm -f "$display_file"' EXIT
-  for _ in $(seq 100); do
-    [ -s "$display_file" ] && break
-    sleep 0.1
-  done
-  if [ ! -s "$display_file" ]; then
-    echo "ci-bevy: Xvfb did not start" >&2
-    exit 1
-  fi
-  export DISPLAY=":$(head -n1 "$display_file")"
-  echo "ci-bevy: Xvfb on $DISPLAY"
+  start_xvfb ci-bevy
 fi
 crowd=$target/debug/examples/crowd
 # --check-screenshot exits 1 when the picture is one colour or the crowd

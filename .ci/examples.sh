@@ -21,6 +21,7 @@
 # display nor Xvfb it skips, or fails when MD2_REQUIRE_GPU=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/display.sh
 
 docs=false
 case "${1:-}" in
@@ -38,21 +39,7 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
     echo "examples: SKIPPED: no display and no Xvfb"
     exit 0
   fi
-  # Xvfb picks a free display number itself and writes it to fd 3.
-  display_file=$(mktemp)
-  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$display_file" 2>/dev/null &
-  xvfb_pid=$!
-  trap 'kill "$xvfb_pid" 2>/dev/null || true; rm -f "$display_file"' EXIT
-  for _ in $(seq 100); do
-    [ -s "$display_file" ] && break
-    sleep 0.1
-  done
-  if [ ! -s "$display_file" ]; then
-    echo "examples: Xvfb did not start" >&2
-    exit 1
-  fi
-  export DISPLAY=":$(head -n1 "$display_file")"
-  echo "examples: Xvfb on $DISPLAY"
+  start_xvfb examples
 fi
 
 # Release by default, as the README runs them; .ci/run asks for the dev
@@ -62,13 +49,7 @@ fi
 profile=${MD2_EXAMPLES_PROFILE:-release}
 cargo build --profile "$profile" -p md2-wgpu-examples --example hello --example viewer --example egui --example crowd \
   --example deferred --example render
-# Wherever cargo puts it (CARGO_TARGET_DIR, a workspace, .cargo/config.toml).
-target=$(cargo metadata --format-version 1 --no-deps |
-  sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
-if [ -z "$target" ]; then
-  echo "examples: cargo metadata named no target directory" >&2
-  exit 1
-fi
+cargo_target_dir examples
 bin=$target/$([ "$profile" = dev ] && echo debug || echo "$profile")/examples
 out=$target/examples-check
 mkdir -p "$out"
@@ -79,6 +60,25 @@ run() {
   shift
   echo "examples: $name $*"
   timeout 600 "$bin/$name" "$@" --check-screenshot
+}
+
+# capture STEM COMMAND...: runs COMMAND, which is to fail, with its stdout
+# and stderr in $out/STEM.out and $out/STEM.err; its exit code in code.
+capture() {
+  local stem=$1
+  shift
+  set +e
+  "$@" >"$out/$stem.out" 2>"$out/$stem.err"
+  code=$?
+  set -e
+}
+
+# refuse STEM WANT: fails the script: WANT, the exit code and what the
+# command captured as STEM printed.
+refuse() {
+  echo "examples: $2, got $code:" >&2
+  cat "$out/$1.out" "$out/$1.err" >&2
+  exit 1
 }
 
 run hello --frames 20 --size 640x400 --screenshot "$out/hello.png"
@@ -95,14 +95,9 @@ echo "examples: render --shell blue --shadow"
 
 # A file that does not load: exit code 1, the error on stderr, no window.
 for bad in "$out/no-such-model.md2" Cargo.toml; do
-  set +e
-  "$bin/viewer" "$bad" --frames 1 >"$out/bad.out" 2>"$out/bad.err"
-  code=$?
-  set -e
+  capture bad "$bin/viewer" "$bad" --frames 1
   if [ "$code" -ne 1 ] || ! grep -q "^error: " "$out/bad.err" || grep -q "^adapter:" "$out/bad.out"; then
-    echo "examples: viewer $bad: want exit 1 with an error and no window, got $code:" >&2
-    cat "$out/bad.out" "$out/bad.err" >&2
-    exit 1
+    refuse bad "viewer $bad: want exit 1 with an error and no window"
   fi
   echo "examples: viewer $bad: $(head -n1 "$out/bad.err")"
 done
@@ -110,15 +105,9 @@ done
 # A lost device (destroyed after a few frames, as a GPU reset loses it):
 # the example says so and exits with code 1, without a panic.
 for name in crowd viewer; do
-  set +e
-  timeout 600 "$bin/$name" --frames 20 --size 640x400 --lose-device-after 3 \
-    >"$out/lost.out" 2>"$out/lost.err"
-  code=$?
-  set -e
+  capture lost timeout 600 "$bin/$name" --frames 20 --size 640x400 --lose-device-after 3
   if [ "$code" -ne 1 ] || ! grep -q "device was lost" "$out/lost.err" || grep -q "panicked" "$out/lost.err"; then
-    echo "examples: $name --lose-device-after 3: want exit 1 saying the device was lost, got $code:" >&2
-    cat "$out/lost.out" "$out/lost.err" >&2
-    exit 1
+    refuse lost "$name --lose-device-after 3: want exit 1 saying the device was lost"
   fi
   echo "examples: $name --lose-device-after 3: $(grep "device was lost" "$out/lost.err")"
 done

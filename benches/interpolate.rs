@@ -20,10 +20,13 @@ use md2_wgpu::{
     Clip, Md2Model, Quake2Player,
     anim::{ClipClock, MAX_FADE_SECONDS, Playback},
 };
-use timing::median_seconds;
+use timing::{median_seconds, print_row};
 
 /// Batches per measurement; the median batch is reported.
 const SAMPLES: usize = 31;
+
+/// The table's column widths.
+const COLUMNS: [usize; 5] = [40, 6, 14, 14, 14];
 
 fn bench(name: &str, model: &Md2Model) {
     let n = model.keyframes().vertex_count();
@@ -73,23 +76,24 @@ fn bench(name: &str, model: &Md2Model) {
         black_box(&positions);
     });
     let mvps = |seconds: f64| n as f64 / seconds / 1e6;
-    println!(
-        "{name:<40} {n:>6} {:>14.1} {:>14.1} {:>14.1}",
-        mvps(decode),
-        mvps(lerp),
-        mvps(crossfade)
+    print_row(
+        &COLUMNS,
+        &[
+            name,
+            &n.to_string(),
+            &format!("{:.1}", mvps(decode)),
+            &format!("{:.1}", mvps(lerp)),
+            &format!("{:.1}", mvps(crossfade)),
+        ],
     );
 }
 
 fn main() {
-    println!(
-        "{:<40} {:>6} {:>14} {:>14} {:>14}",
-        "model", "xyz", "decode_frame", "interpolate", "blend"
+    print_row(
+        &COLUMNS,
+        &["model", "xyz", "decode_frame", "interpolate", "blend"],
     );
-    println!(
-        "{:<40} {:>6} {:>14} {:>14} {:>14}",
-        "", "", "Mvertex/s", "Mvertex/s", "Mvertex/s"
-    );
+    print_row(&COLUMNS, &["", "", "Mvertex/s", "Mvertex/s", "Mvertex/s"]);
     let demo = md2_wgpu::demo::demo_model();
     assert!(Quake2Player::fits(&demo));
     bench("demo model", &demo);

@@ -13,10 +13,13 @@ mod timing;
 use std::hint::black_box;
 
 use md2_wgpu::Md2Model;
-use timing::median_seconds;
+use timing::{median_seconds, print_row};
 
 /// Batches per measurement; the median batch is reported.
 const SAMPLES: usize = 41;
+
+/// The table's column widths.
+const COLUMNS: [usize; 5] = [44, 9, 12, 12, 12];
 
 fn main() {
     let shared = md2_wgpu::support::shared_models_dir();
@@ -37,14 +40,11 @@ fn main() {
         md2_wgpu::demo::demo_model_bytes(),
     ));
 
-    println!(
-        "{:<44} {:>9} {:>12} {:>12} {:>12}",
-        "input", "bytes", "from_bytes", "to_bytes", "from_bytes"
+    print_row(
+        &COLUMNS,
+        &["input", "bytes", "from_bytes", "to_bytes", "from_bytes"],
     );
-    println!(
-        "{:<44} {:>9} {:>12} {:>12} {:>12}",
-        "", "", "MB/s", "MB/s", "µs"
-    );
+    print_row(&COLUMNS, &["", "", "MB/s", "MB/s", "µs"]);
     for (name, bytes) in &inputs {
         let model = Md2Model::from_bytes(bytes).expect("the inputs load");
         let read = median_seconds(SAMPLES, |_| {
@@ -54,13 +54,15 @@ fn main() {
         let write = median_seconds(SAMPLES, |_| {
             black_box(black_box(&model).to_bytes());
         });
-        println!(
-            "{:<44} {:>9} {:>12.0} {:>12.0} {:>12.1}",
-            name,
-            bytes.len(),
-            bytes.len() as f64 / read / 1e6,
-            written_len as f64 / write / 1e6,
-            read * 1e6,
+        print_row(
+            &COLUMNS,
+            &[
+                name,
+                &bytes.len().to_string(),
+                &format!("{:.0}", bytes.len() as f64 / read / 1e6),
+                &format!("{:.0}", written_len as f64 / write / 1e6),
+                &format!("{:.1}", read * 1e6),
+            ],
         );
     }
 }

@@ -41,7 +41,7 @@ use md2_wgpu::{
 use winit::event::{ElementState, WindowEvent};
 use winit::keyboard::{Key, NamedKey};
 
-use md2_wgpu_examples::framework::ground::{Ground, GroundParams, GroundTarget};
+use md2_wgpu_examples::framework::ground::{Ground, GroundParams};
 use md2_wgpu_examples::framework::{self, App, Drag, FrameStats, Gpu, Loaded};
 
 const USAGE: &str = "\
@@ -451,10 +451,14 @@ impl Crowd {
             model: gpu_model,
             crowd,
             walkers: Vec::new(),
-            ground: Ground::new(&gpu.device, ground_target(gpu), wgpu::CompareFunction::Less),
+            ground: Ground::new(
+                &gpu.device,
+                gpu.ground_target(),
+                wgpu::CompareFunction::Less,
+            ),
             drone_ground: Ground::new(
                 &gpu.device,
-                ground_target(gpu),
+                gpu.ground_target(),
                 wgpu::CompareFunction::Always,
             ),
             clips,
@@ -655,15 +659,6 @@ impl Crowd {
         let target = at + Vec3::Y * self.height * 0.5;
         let camera = Camera::look_at(eye, target, FOV_Y, 1.0, distance * 0.1, distance * 4.0);
         (camera, at)
-    }
-}
-
-/// What the ground needs to know of the framework's pass.
-fn ground_target(gpu: &Gpu) -> GroundTarget {
-    GroundTarget {
-        color_format: gpu.color_format,
-        depth_format: Some(gpu.depth_format),
-        samples: gpu.sample_count,
     }
 }
 

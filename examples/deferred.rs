@@ -30,6 +30,7 @@ use winit::event::{ElementState, WindowEvent};
 use winit::keyboard::Key;
 
 use md2_wgpu_examples::framework::{self, App, FrameStats, Gpu, Loaded};
+use md2_wgpu_examples::ground::bufferless_pipeline;
 
 const USAGE: &str = "\
 usage: deferred [FILE] [--instances N] [options]
@@ -468,38 +469,15 @@ fn lighting_pipeline(gpu: &Gpu) -> (wgpu::BindGroupLayout, wgpu::RenderPipeline)
         label: Some("deferred lighting"),
         source: wgpu::ShaderSource::Wgsl(LIGHTING_WGSL.into()),
     });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("deferred lighting"),
-        bind_group_layouts: &[Some(&layout)],
-        immediate_size: 0,
-    });
-    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("deferred lighting"),
-        layout: Some(&pipeline_layout),
-        vertex: wgpu::VertexState {
-            module: &shader,
-            entry_point: Some("vs_fullscreen"),
-            compilation_options: Default::default(),
-            buffers: &[],
-        },
-        primitive: Default::default(),
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: gpu.depth_format,
-            depth_write_enabled: Some(false),
-            depth_compare: Some(wgpu::CompareFunction::Always),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
-        multisample: gpu.multisample(),
-        fragment: Some(wgpu::FragmentState {
-            module: &shader,
-            entry_point: Some("fs_lighting"),
-            compilation_options: Default::default(),
-            targets: &[Some(gpu.color_format.into())],
-        }),
-        multiview_mask: None,
-        cache: None,
-    });
+    let pipeline = bufferless_pipeline(
+        device,
+        ("deferred lighting", "deferred lighting"),
+        &layout,
+        &shader,
+        ("vs_fullscreen", "fs_lighting"),
+        gpu.ground_target(),
+        (false, wgpu::CompareFunction::Always),
+    );
     (layout, pipeline)
 }
 

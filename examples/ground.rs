@@ -164,41 +164,18 @@ impl Ground {
                 resource: uniforms.as_entire_binding(),
             }],
         });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("md2-wgpu example ground pipeline layout"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("md2-wgpu example ground pipeline"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: target.depth_format.map(|format| wgpu::DepthStencilState {
-                format,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(compare),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: target.samples,
-                ..Default::default()
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(target.color_format.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let pipeline = bufferless_pipeline(
+            device,
+            (
+                "md2-wgpu example ground pipeline layout",
+                "md2-wgpu example ground pipeline",
+            ),
+            &layout,
+            &module,
+            ("vs_main", "fs_main"),
+            target,
+            (true, compare),
+        );
         Ground {
             pipeline,
             uniforms,
@@ -235,4 +212,56 @@ impl Ground {
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.draw(0..6, 0..1);
     }
+}
+
+/// A pipeline whose vertex stage makes its vertices from their index, with
+/// no vertex buffers (the ground's square, a full-screen triangle): one
+/// bind group of `layout`, `module`'s (vertex, fragment) `entry_points`,
+/// for passes like `target`, testing depth as `depth` says (whether it
+/// writes, and the compare) where the pass has a depth buffer. `labels`
+/// name the pipeline's layout and the pipeline.
+pub fn bufferless_pipeline(
+    device: &wgpu::Device,
+    labels: (&str, &str),
+    layout: &wgpu::BindGroupLayout,
+    module: &wgpu::ShaderModule,
+    entry_points: (&str, &str),
+    target: GroundTarget,
+    (depth_write, depth_compare): (bool, wgpu::CompareFunction),
+) -> wgpu::RenderPipeline {
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(labels.0),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(labels.1),
+        layout: Some(&pipeline_layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some(entry_points.0),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: target.depth_format.map(|format| wgpu::DepthStencilState {
+            format,
+            depth_write_enabled: Some(depth_write),
+            depth_compare: Some(depth_compare),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: wgpu::MultisampleState {
+            count: target.samples,
+            ..Default::default()
+        },
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some(entry_points.1),
+            compilation_options: Default::default(),
+            targets: &[Some(target.color_format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
 }

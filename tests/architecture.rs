@@ -1,8 +1,13 @@
-//! The house rules, checked on the source itself: no file of `src/` imports
-//! (through `use`, a `crate::`/`super::`/`self::` path, or a re-export) a
-//! file that imports it back, however long the way round; only `src/gpu/`
-//! names wgpu; no `#[path]` includes in tests, examples or benches; and the
-//! few hidden items each say why they are hidden.
+//! The house rules of `docs/ARCHITECTURE.md`, checked on the source
+//! itself: each room names only the rooms on the floors below it; no file
+//! (of the library, md2-bevy or the web crate) imports (through `use`, a
+//! `crate::`/`super::`/`self::` path, or a re-export) a file that imports
+//! it back, however long the way round; the crowd never imports the
+//! renderer; `mod.rs` files are tables of contents; no room reaches back
+//! through the crate root; only `src/gpu/` names wgpu; no `#[path]`
+//! includes in tests, examples or benches; the few hidden items each say
+//! why they are hidden. Each rule is also shown a planted breach, which it
+//! must find.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -10,6 +15,14 @@ use std::path::{Path, PathBuf};
 /// The workspace's root, where the library's `src/` is.
 fn root() -> PathBuf {
     md2_wgpu_tests::workspace_dir()
+}
+
+/// `file`'s path from the workspace's root, for messages.
+fn relative(file: &Path) -> String {
+    file.strip_prefix(root())
+        .unwrap_or(file)
+        .display()
+        .to_string()
 }
 
 /// A file of the crate and the modules it declares.
@@ -22,8 +35,17 @@ struct Module {
     /// Re-exported names (`pub use ...::Name` or `as Name`), with the path
     /// they name.
     reexports: BTreeMap<String, Vec<String>>,
-    /// Every path the file names, with whether it is a glob.
-    uses: Vec<Vec<String>>,
+    /// Every path the file names (a glob's ends in `*`).
+    uses: Vec<Use>,
+    /// Whether the whole file is a test module (`#[cfg(test)] mod x;`).
+    test: bool,
+}
+
+/// A path a file names, and whether only its tests name it (inside a
+/// `#[cfg(test)]` module).
+struct Use {
+    path: Vec<String>,
+    in_test: bool,
 }
 
 /// The source with comments, string and character literals blanked out
@@ -175,7 +197,7 @@ fn expand_use(tree: &str) -> Vec<(Vec<String>, Option<String>)> {
 }
 
 /// The module of `file` declared at `path`, and every module under it.
-fn load(modules: &mut Vec<Module>, file: PathBuf, path: Vec<String>) -> usize {
+fn load(modules: &mut Vec<Module>, file: PathBuf, path: Vec<String>, test: bool) -> usize {
     let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let code = code_only(&text);
     let index = modules.len();
@@ -185,6 +207,7 @@ fn load(modules: &mut Vec<Module>, file: PathBuf, path: Vec<String>) -> usize {
         children: BTreeMap::new(),
         reexports: BTreeMap::new(),
         uses: Vec::new(),
+        test,
     });
     let dir = match file.file_name().and_then(|n| n.to_str()) {
         Some("lib.rs") | Some("mod.rs") => file.parent().expect("a folder").to_path_buf(),
@@ -193,11 +216,24 @@ fn load(modules: &mut Vec<Module>, file: PathBuf, path: Vec<String>) -> usize {
     // Inline modules (`mod tests { .. }`) shift what `super` means inside
     // them: track the braces.
     let mut inline_depths: Vec<i32> = Vec::new();
+    // Whether each open inline module is a test module, and whether the
+    // attributes just read make the next item one.
+    let mut inline_tests: Vec<bool> = Vec::new();
+    let mut cfg_test = false;
     let mut depth = 0i32;
     let mut statement = String::new();
     let mut statement_public = false;
     for line in code.lines() {
         let trimmed = line.trim();
+        let in_test = test || inline_tests.iter().any(|&t| t);
+        let item_is_test = std::mem::take(&mut cfg_test);
+        if trimmed.starts_with("#[") {
+            cfg_test = item_is_test
+                || trimmed.starts_with("#[cfg(test)]")
+                || trimmed.starts_with("#[cfg(all(test");
+        } else if trimmed.is_empty() {
+            cfg_test = item_is_test;
+        }
         let declares = trimmed
             .trim_start_matches("pub(crate) ")
             .trim_start_matches("pub(super) ")
@@ -216,12 +252,13 @@ fn load(modules: &mut Vec<Module>, file: PathBuf, path: Vec<String>) -> usize {
                     .clone();
                 let mut child_path = path.clone();
                 child_path.push(name.to_string());
-                let child_index = load(modules, child, child_path);
+                let child_index = load(modules, child, child_path, in_test || item_is_test);
                 modules[index]
                     .children
                     .insert(name.to_string(), child_index);
             } else if rest.contains('{') {
                 inline_depths.push(depth);
+                inline_tests.push(item_is_test);
             }
         }
         // `use` statements may span lines.
@@ -248,7 +285,7 @@ fn load(modules: &mut Vec<Module>, file: PathBuf, path: Vec<String>) -> usize {
                     let name = alias.unwrap_or_else(|| p.last().cloned().unwrap_or_default());
                     modules[index].reexports.insert(name, p.clone());
                 }
-                modules[index].uses.push(p);
+                modules[index].uses.push(Use { path: p, in_test });
             }
             statement.clear();
         }
@@ -281,7 +318,7 @@ fn load(modules: &mut Vec<Module>, file: PathBuf, path: Vec<String>) -> usize {
                     p[0] = "self".into();
                 }
                 if !in_use {
-                    modules[index].uses.push(p);
+                    modules[index].uses.push(Use { path: p, in_test });
                 }
                 i = j;
                 continue;
@@ -295,6 +332,7 @@ fn load(modules: &mut Vec<Module>, file: PathBuf, path: Vec<String>) -> usize {
                     depth -= 1;
                     if inline_depths.last() == Some(&depth) {
                         inline_depths.pop();
+                        inline_tests.pop();
                     }
                 }
                 _ => {}
@@ -359,117 +397,43 @@ fn resolve(modules: &[Module], from: usize, path: &[String], hops: usize) -> Opt
 }
 
 #[test]
-fn no_file_of_src_imports_a_file_that_imports_it_back() {
-    let mut modules = Vec::new();
-    load(&mut modules, root().join("src/lib.rs"), Vec::new());
-    let mut edges: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); modules.len()];
-    for (i, m) in modules.iter().enumerate() {
-        for path in &m.uses {
-            if let Some(target) = resolve(&modules, i, path, 0)
-                && target != i
-            {
-                edges[i].insert(target);
-            }
-        }
+fn no_file_imports_a_file_that_imports_it_back() {
+    for lib in ["src/lib.rs", "md2-bevy/src/lib.rs", "web/src/lib.rs"] {
+        let modules = load_crate(root().join(lib));
+        let circles = file_circles(&modules);
+        assert!(
+            circles.is_empty(),
+            "import circles in {lib}'s crate:\n{}",
+            circles.join("\n")
+        );
+        assert!(modules.len() > 5, "{lib}: {} files", modules.len());
     }
-    // Declaring a module is not importing it; a parent that re-exports its
-    // children and defines nothing they use cannot close a circle.
-    // Tarjan's strongly connected components.
-    struct Tarjan<'a> {
-        edges: &'a [BTreeSet<usize>],
-        index: Vec<Option<usize>>,
-        low: Vec<usize>,
-        on_stack: Vec<bool>,
-        stack: Vec<usize>,
-        next: usize,
-        components: Vec<Vec<usize>>,
-    }
-    impl Tarjan<'_> {
-        fn visit(&mut self, v: usize) {
-            self.index[v] = Some(self.next);
-            self.low[v] = self.next;
-            self.next += 1;
-            self.stack.push(v);
-            self.on_stack[v] = true;
-            for &w in &self.edges[v].clone() {
-                match self.index[w] {
-                    None => {
-                        self.visit(w);
-                        self.low[v] = self.low[v].min(self.low[w]);
-                    }
-                    Some(iw) if self.on_stack[w] => self.low[v] = self.low[v].min(iw),
-                    _ => {}
-                }
-            }
-            if Some(self.low[v]) == self.index[v] {
-                let mut component = Vec::new();
-                while let Some(w) = self.stack.pop() {
-                    self.on_stack[w] = false;
-                    component.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                if component.len() > 1 {
-                    self.components.push(component);
-                }
-            }
-        }
-    }
-    let n = modules.len();
-    let mut t = Tarjan {
-        edges: &edges,
-        index: vec![None; n],
-        low: vec![0; n],
-        on_stack: vec![false; n],
-        stack: Vec::new(),
-        next: 0,
-        components: Vec::new(),
-    };
-    for v in 0..n {
-        if t.index[v].is_none() {
-            t.visit(v);
-        }
-    }
-    let name = |i: usize| {
-        modules[i]
-            .file
-            .strip_prefix(root())
-            .unwrap_or(&modules[i].file)
-            .display()
-            .to_string()
-    };
-    let circles: Vec<String> = t
-        .components
-        .iter()
-        .map(|c| {
-            let mut files: Vec<String> = c
-                .iter()
-                .map(|&i| {
-                    let within: Vec<String> = edges[i]
-                        .iter()
-                        .filter(|j| c.contains(j))
-                        .map(|&j| name(j))
-                        .collect();
-                    format!("  {} imports {}", name(i), within.join(", "))
-                })
-                .collect();
-            files.sort();
-            files.join("\n")
-        })
-        .collect();
-    assert!(
-        circles.is_empty(),
-        "import circles:\n{}",
-        circles.join("\n")
-    );
     // The check sees the house: it found the rooms and their imports.
+    let modules = load_crate(root().join("src/lib.rs"));
     assert!(modules.len() > 60, "{} files", modules.len());
     let renderer = modules
         .iter()
         .position(|m| m.path == ["gpu", "view", "renderer"])
         .expect("the renderer's file");
-    assert!(edges[renderer].len() > 5, "the renderer imports its rooms");
+    assert!(
+        file_edges(&modules, false)[renderer].len() > 5,
+        "the renderer imports its rooms"
+    );
+    // And it finds a planted circle: the seam naming the GPU model, which
+    // is made from it.
+    let mut planted = modules;
+    plant(
+        &mut planted,
+        &["model", "keyframe_model"],
+        "crate::gpu::GpuModel",
+    );
+    let found = file_circles(&planted);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("src/model/keyframe_model.rs imports")
+            && found[0].contains("src/gpu/model/gpu_model.rs"),
+        "{found:?}"
+    );
 }
 
 /// Every `.rs` file under `dir`.
@@ -510,12 +474,7 @@ fn only_the_gpu_half_names_wgpu() {
             || code.contains("use wgpu")
             || code.contains("naga::") && !naga_allowed
         {
-            named.push(
-                file.strip_prefix(root())
-                    .unwrap_or(&file)
-                    .display()
-                    .to_string(),
-            );
+            named.push(relative(&file));
         }
     }
     assert!(named.is_empty(), "wgpu or naga outside src/gpu: {named:?}");
@@ -528,12 +487,7 @@ fn no_path_includes_in_tests_examples_or_benches() {
         for file in rust_files(&root().join(dir)) {
             let code = code_only(&std::fs::read_to_string(&file).expect("a source file"));
             if code.contains("#[path") {
-                found.push(
-                    file.strip_prefix(root())
-                        .unwrap_or(&file)
-                        .display()
-                        .to_string(),
-                );
+                found.push(relative(&file));
             }
         }
     }
@@ -645,5 +599,317 @@ fn no_room_reaches_back_through_the_crate_root() {
     assert_eq!(
         through_the_root(&code_only(planted), &rooms),
         ["MeshError", "Md2Model", "SHELL_ALPHA"]
+    );
+}
+
+/// The strongly connected components of more than one node of the graph
+/// `edges` (Tarjan's algorithm): its circles.
+fn circles(edges: &[BTreeSet<usize>]) -> Vec<Vec<usize>> {
+    struct Tarjan<'a> {
+        edges: &'a [BTreeSet<usize>],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        components: Vec<Vec<usize>>,
+    }
+    impl Tarjan<'_> {
+        fn visit(&mut self, v: usize) {
+            self.index[v] = Some(self.next);
+            self.low[v] = self.next;
+            self.next += 1;
+            self.stack.push(v);
+            self.on_stack[v] = true;
+            for &w in self.edges[v].iter() {
+                match self.index[w] {
+                    None => {
+                        self.visit(w);
+                        self.low[v] = self.low[v].min(self.low[w]);
+                    }
+                    Some(iw) if self.on_stack[w] => self.low[v] = self.low[v].min(iw),
+                    _ => {}
+                }
+            }
+            if Some(self.low[v]) == self.index[v] {
+                let mut component = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    self.components.push(component);
+                }
+            }
+        }
+    }
+    let n = edges.len();
+    let mut t = Tarjan {
+        edges,
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        components: Vec::new(),
+    };
+    for v in 0..n {
+        if t.index[v].is_none() {
+            t.visit(v);
+        }
+    }
+    t.components
+}
+
+/// The crate whose root file is `lib`, file by file.
+fn load_crate(lib: PathBuf) -> Vec<Module> {
+    let mut modules = Vec::new();
+    load(&mut modules, lib, Vec::new(), false);
+    modules
+}
+
+/// Which file imports which: `edges[i]` holds the files module `i` names
+/// (leaving out what only its tests name where `with_tests` is false).
+/// Declaring a module is not importing it; a parent that re-exports its
+/// children and defines nothing they use cannot close a circle.
+fn file_edges(modules: &[Module], with_tests: bool) -> Vec<BTreeSet<usize>> {
+    let mut edges: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); modules.len()];
+    for (i, m) in modules.iter().enumerate() {
+        for u in m.uses.iter().filter(|u| with_tests || !u.in_test) {
+            if let Some(target) = resolve(modules, i, &u.path, 0)
+                && target != i
+            {
+                edges[i].insert(target);
+            }
+        }
+    }
+    edges
+}
+
+/// The file circles of `modules`, each as lines `a imports b, c`. What
+/// only a file's tests name is left out: a test module names what it tests
+/// and nothing names it, so it closes no circle.
+fn file_circles(modules: &[Module]) -> Vec<String> {
+    let edges = file_edges(modules, false);
+    let name = |i: usize| relative(&modules[i].file);
+    circles(&edges)
+        .iter()
+        .map(|c| {
+            let mut files: Vec<String> = c
+                .iter()
+                .map(|&i| {
+                    let within: Vec<String> = edges[i]
+                        .iter()
+                        .filter(|j| c.contains(j))
+                        .map(|&j| name(j))
+                        .collect();
+                    format!("  {} imports {}", name(i), within.join(", "))
+                })
+                .collect();
+            files.sort();
+            files.join("\n")
+        })
+        .collect()
+}
+
+/// The floors of `docs/ARCHITECTURE.md`, lowest first: a room names only
+/// rooms on floors below its own.
+const FLOORS: &[&[&str]] = &[
+    &["model", "checks"],
+    &["mesh"],
+    &["contract"],
+    &["anim"],
+    &["scene"],
+    &["format"],
+    &["skins", "demo", "gltf"],
+    &["gpu"],
+    &["support", "old_paths"],
+];
+
+fn floor_of(room: &str) -> Option<usize> {
+    FLOORS.iter().position(|f| f.contains(&room))
+}
+
+/// Every import between rooms that does not go down a floor, as
+/// `room -> room (file names path)`, tests left out: a test module names
+/// what it tests, and nothing names it, so it closes no circle. Rooms on
+/// no floor are breaches too.
+fn floor_breaches(modules: &[Module]) -> Vec<String> {
+    let edges = file_edges(modules, false);
+    let mut breaches = BTreeSet::new();
+    for (i, targets) in edges.iter().enumerate() {
+        let (Some(from), false) = (modules[i].path.first(), modules[i].test) else {
+            continue;
+        };
+        for &j in targets {
+            let Some(to) = modules[j].path.first() else {
+                continue;
+            };
+            if from == to {
+                continue;
+            }
+            let ok = matches!((floor_of(from), floor_of(to)), (Some(a), Some(b)) if b < a);
+            if !ok {
+                breaches.insert(format!(
+                    "{from} -> {to} ({} names {})",
+                    relative(&modules[i].file),
+                    modules[j].path.join("::")
+                ));
+            }
+        }
+    }
+    breaches.into_iter().collect()
+}
+
+/// Plants `path` among the names the file at module path `at` uses, as
+/// code (not a test's).
+fn plant(modules: &mut [Module], at: &[&str], path: &str) {
+    let m = modules
+        .iter_mut()
+        .find(|m| m.path == at)
+        .unwrap_or_else(|| panic!("no module {at:?}"));
+    m.uses.push(Use {
+        path: path.split("::").map(String::from).collect(),
+        in_test: false,
+    });
+}
+
+#[test]
+fn each_room_names_only_the_floors_below_it() {
+    let modules = load_crate(root().join("src/lib.rs"));
+    // Every room the crate declares stands on a floor, and every floor's
+    // room exists.
+    let declared = rooms();
+    let floored: BTreeSet<String> = FLOORS
+        .iter()
+        .flat_map(|f| f.iter().map(|r| r.to_string()))
+        .collect();
+    assert_eq!(
+        declared, floored,
+        "the rooms of src/lib.rs and the floors of FLOORS"
+    );
+    let breaches = floor_breaches(&modules);
+    assert!(
+        breaches.is_empty(),
+        "imports that do not go down a floor (docs/ARCHITECTURE.md), so rooms could close a circle:\n  {}",
+        breaches.join("\n  ")
+    );
+    // The rule finds what it is meant to: the contract naming the scene
+    // above it, as `contract/pack.rs` once did.
+    let mut planted = load_crate(root().join("src/lib.rs"));
+    plant(
+        &mut planted,
+        &["contract", "records"],
+        "crate::scene::Md2Instance",
+    );
+    assert_eq!(
+        floor_breaches(&planted),
+        ["contract -> scene (src/contract/records.rs names scene::instance)"]
+    );
+}
+
+#[test]
+fn the_crowd_never_imports_the_renderer() {
+    let reaches = |modules: &[Module]| -> Vec<String> {
+        let edges = file_edges(modules, true);
+        let mut found = Vec::new();
+        for (i, targets) in edges.iter().enumerate() {
+            if !modules[i]
+                .path
+                .starts_with(&["gpu".to_string(), "crowd".to_string()])
+            {
+                continue;
+            }
+            for &j in targets {
+                if modules[j]
+                    .path
+                    .starts_with(&["gpu".to_string(), "view".to_string()])
+                {
+                    found.push(format!(
+                        "{} names {}",
+                        modules[i].path.join("::"),
+                        modules[j].path.join("::")
+                    ));
+                }
+            }
+        }
+        found
+    };
+    let modules = load_crate(root().join("src/lib.rs"));
+    assert!(reaches(&modules).is_empty(), "{:?}", reaches(&modules));
+    let mut planted = load_crate(root().join("src/lib.rs"));
+    plant(
+        &mut planted,
+        &["gpu", "crowd", "md2_crowd"],
+        "crate::gpu::Md2Renderer",
+    );
+    assert_eq!(
+        reaches(&planted),
+        ["gpu::crowd::md2_crowd names gpu::view::renderer"]
+    );
+}
+
+/// The lines of a `mod.rs` (comments and literals blanked) that are not
+/// module lines, `use` and re-exports, attributes or blank.
+fn more_than_a_table_of_contents(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    // Depth inside an attribute's brackets, and whether a `use` statement
+    // is still open: both may span lines.
+    let mut attribute = 0i32;
+    let mut in_use = false;
+    for line in code.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if attribute > 0 || trimmed.starts_with("#[") || trimmed.starts_with("#![") {
+            attribute += trimmed.matches('[').count() as i32 - trimmed.matches(']').count() as i32;
+            continue;
+        }
+        let item = ["pub(crate) ", "pub(super) ", "pub "]
+            .iter()
+            .fold(trimmed, |t, p| t.strip_prefix(p).unwrap_or(t));
+        if in_use || item.starts_with("use ") {
+            in_use = !trimmed.ends_with(';');
+            continue;
+        }
+        if item.starts_with("mod ") && item.ends_with(';') {
+            continue;
+        }
+        found.push(trimmed.to_string());
+    }
+    found
+}
+
+#[test]
+fn mod_files_are_tables_of_contents() {
+    let mut found = Vec::new();
+    for dir in ["src", "md2-bevy/src", "web/src"] {
+        for file in rust_files(&root().join(dir)) {
+            if !file.ends_with("mod.rs") {
+                continue;
+            }
+            let code = code_only(&std::fs::read_to_string(&file).expect("a source file"));
+            for line in more_than_a_table_of_contents(&code) {
+                found.push(format!("{}: {line}", relative(&file)));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "mod.rs files hold module lines, re-exports and docs; these belong in a file of their own:\n  {}",
+        found.join("\n  ")
+    );
+    // The rule finds what it is meant to, and passes what a table of
+    // contents holds.
+    let planted = "#![cfg_attr(not(feature = \"wgpu\"), allow(\n    dead_code,\n))]\nmod a;\n\
+                   #[cfg(test)]\npub(crate) mod b;\npub use a::{\n    X,\n    Y,\n};\n\
+                   const N: u32 = 4;\nfn helper() {}\n";
+    assert_eq!(
+        more_than_a_table_of_contents(&code_only(planted)),
+        ["const N: u32 = 4;", "fn helper() {}"]
     );
 }

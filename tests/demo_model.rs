@@ -9,6 +9,7 @@ use md2_wgpu_tests as common;
 
 use std::path::PathBuf;
 
+use common::{cross, dot, sub};
 use image::{Rgba, RgbaImage};
 use md2_wgpu::anim::reference::decode_frame;
 use md2_wgpu::demo::{SKIN_HEIGHT, SKIN_WIDTH, demo_model, demo_model_bytes, demo_skin};
@@ -33,22 +34,6 @@ fn positions(model: &Md2Model, frame: usize) -> Vec<[f32; 3]> {
     let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     decode_frame(model, frame as u32, &mut p, &mut nrm).unwrap();
     p
-}
-
-fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
@@ -158,19 +143,15 @@ fn standing_frames_are_player_sized() {
 
 #[test]
 fn crouching_lowers_and_jumping_lifts() {
+    use Quake2Player::*;
     let model = demo_model();
-    for anim in [
-        Quake2Player::CrouchStand,
-        Quake2Player::CrouchWalk,
-        Quake2Player::CrouchAttack,
-        Quake2Player::CrouchPain,
-    ] {
+    for anim in [CrouchStand, CrouchWalk, CrouchAttack, CrouchPain] {
         for f in anim.frames() {
             let h = height(&model, f);
             assert!(h < 44.0 && h > 30.0, "{} frame {f}: {h} tall", anim.name());
         }
     }
-    let highest = Quake2Player::Jump
+    let highest = Jump
         .frames()
         .map(|f| model.keyframes().frame_bounds(f).min[2])
         .fold(f32::NEG_INFINITY, f32::max);
@@ -179,13 +160,9 @@ fn crouching_lowers_and_jumping_lifts() {
 
 #[test]
 fn deaths_end_lying_on_the_ground() {
+    use Quake2Player::*;
     let model = demo_model();
-    for anim in [
-        Quake2Player::Death1,
-        Quake2Player::Death2,
-        Quake2Player::Death3,
-        Quake2Player::CrouchDeath,
-    ] {
+    for anim in [Death1, Death2, Death3, CrouchDeath] {
         let last = *anim.frames().end();
         let h = height(&model, last);
         assert!(h < 15.0, "{} ends {h} tall", anim.name());
@@ -377,30 +354,17 @@ fn render(model: &Md2Model, skin: &RgbaImage, frame: usize, view: &View, size: u
         if area.abs() < 1e-9 {
             continue;
         }
-        let min_x = v
-            .iter()
-            .map(|q| q[0])
-            .fold(f32::INFINITY, f32::min)
-            .floor()
-            .max(0.0) as u32;
-        let max_x = v
-            .iter()
-            .map(|q| q[0])
-            .fold(f32::NEG_INFINITY, f32::max)
-            .ceil()
-            .min(size as f32 - 1.0) as u32;
-        let min_y = v
-            .iter()
-            .map(|q| q[1])
-            .fold(f32::INFINITY, f32::min)
-            .floor()
-            .max(0.0) as u32;
-        let max_y = v
-            .iter()
-            .map(|q| q[1])
-            .fold(f32::NEG_INFINITY, f32::max)
-            .ceil()
-            .min(size as f32 - 1.0) as u32;
+        // The pixels the triangle's bounds cover along axis `k`, clamped to
+        // the image.
+        let span = |k: usize| {
+            let lo = v.iter().map(|q| q[k]).fold(f32::INFINITY, f32::min);
+            let hi = v.iter().map(|q| q[k]).fold(f32::NEG_INFINITY, f32::max);
+            (
+                lo.floor().max(0.0) as u32,
+                hi.ceil().min(size as f32 - 1.0) as u32,
+            )
+        };
+        let ((min_x, max_x), (min_y, max_y)) = (span(0), span(1));
         for y in min_y..=max_y {
             for x in min_x..=max_x {
                 let (px, py) = (x as f32 + 0.5, y as f32 + 0.5);

@@ -19,14 +19,7 @@ static ALLOCATOR: common::Tracking = common::Tracking;
 /// the file: every record the loader keeps is no larger than its bytes in the
 /// file, and glcmd generation's tables are a small multiple of the triangles.
 fn load(bytes: &[u8]) -> Result<Md2Model, Md2Error> {
-    let (result, largest) = common::largest_allocation(|| Md2Model::from_bytes(bytes));
-    let allowed = 4096 + 16 * bytes.len();
-    assert!(
-        largest <= allowed,
-        "loading {} bytes allocated {largest} bytes at once (allowed {allowed}); result {result:?}",
-        bytes.len()
-    );
-    result
+    common::load_bounded(bytes, Md2Model::from_bytes)
 }
 
 /// The small file every test mutates: a box with seams, two frames, one
@@ -238,114 +231,45 @@ fn each_header_field_set_to_hostile_values() {
     let len = bytes.len() as i32;
     // Columns: 0, -1, i32::MAX, the file's length, length + 1, length + 1000.
     let values = [0, -1, i32::MAX, len, len + 1, len + 1000];
+    // What 0 and -1 do, then what every large value does.
+    let row =
+        |zero: Want, negative: Want, large: Want| [zero, negative, large, large, large, large];
+    // A count that may not be 0 or -1.
+    let count = |name: &'static str, large: Want| (name, row(Invalid(name), Invalid(name), large));
+    // A count whose 0 loads, with `warnings`.
+    let may_be_zero = |name: &'static str, warnings: &'static [&'static str], large: Want| {
+        (name, row(Loads(warnings), Invalid(name), large))
+    };
+    // Any side up to 32768 texels loads: the glcmds' s and t are not
+    // checked against it, only the header's own range.
+    let side = |name: &'static str| {
+        let (invalid, loads) = (Invalid(name), Loads(&[]));
+        (name, [invalid, invalid, invalid, loads, loads, loads])
+    };
     let table: [(&str, [Want; 6]); 17] = [
         ("ident", [BadIdent; 6]),
         ("version", [Version; 6]),
-        // Any side up to 32768 texels loads: the glcmds' s and t are not
-        // checked against it, only the header's own range.
-        (
-            "skinwidth",
-            [
-                Invalid("skinwidth"),
-                Invalid("skinwidth"),
-                Invalid("skinwidth"),
-                Loads(&[]),
-                Loads(&[]),
-                Loads(&[]),
-            ],
-        ),
-        (
-            "skinheight",
-            [
-                Invalid("skinheight"),
-                Invalid("skinheight"),
-                Invalid("skinheight"),
-                Loads(&[]),
-                Loads(&[]),
-                Loads(&[]),
-            ],
-        ),
+        side("skinwidth"),
+        side("skinheight"),
         // Larger than a frame needs passes the size check, then the frames
         // no longer fit in the file.
-        (
-            "framesize",
-            [
-                Invalid("framesize"),
-                Invalid("framesize"),
-                OutOfBounds(Section::Frames),
-                OutOfBounds(Section::Frames),
-                OutOfBounds(Section::Frames),
-                OutOfBounds(Section::Frames),
-            ],
-        ),
+        count("framesize", OutOfBounds(Section::Frames)),
         // No skins: the skin bytes lie unclaimed, a layout a rewrite changes.
-        (
+        may_be_zero(
             "num_skins",
-            [
-                Loads(&["NonCanonicalLayout"]),
-                Invalid("num_skins"),
-                OutOfBounds(Section::Skins),
-                OutOfBounds(Section::Skins),
-                OutOfBounds(Section::Skins),
-                OutOfBounds(Section::Skins),
-            ],
+            &["NonCanonicalLayout"],
+            OutOfBounds(Section::Skins),
         ),
         // More vertices make the frames too small for them.
-        (
-            "num_xyz",
-            [
-                Invalid("num_xyz"),
-                Invalid("num_xyz"),
-                Invalid("framesize"),
-                Invalid("framesize"),
-                Invalid("framesize"),
-                Invalid("framesize"),
-            ],
-        ),
-        (
-            "num_st",
-            [
-                Invalid("num_st"),
-                Invalid("num_st"),
-                OutOfBounds(Section::TexCoords),
-                OutOfBounds(Section::TexCoords),
-                OutOfBounds(Section::TexCoords),
-                OutOfBounds(Section::TexCoords),
-            ],
-        ),
-        (
-            "num_tris",
-            [
-                Invalid("num_tris"),
-                Invalid("num_tris"),
-                OutOfBounds(Section::Triangles),
-                OutOfBounds(Section::Triangles),
-                OutOfBounds(Section::Triangles),
-                OutOfBounds(Section::Triangles),
-            ],
-        ),
-        (
+        count("num_xyz", Invalid("framesize")),
+        count("num_st", OutOfBounds(Section::TexCoords)),
+        count("num_tris", OutOfBounds(Section::Triangles)),
+        may_be_zero(
             "num_glcmds",
-            [
-                Loads(&["GlCmdsMissing"]),
-                Invalid("num_glcmds"),
-                OutOfBounds(Section::GlCmds),
-                OutOfBounds(Section::GlCmds),
-                OutOfBounds(Section::GlCmds),
-                OutOfBounds(Section::GlCmds),
-            ],
+            &["GlCmdsMissing"],
+            OutOfBounds(Section::GlCmds),
         ),
-        (
-            "num_frames",
-            [
-                Invalid("num_frames"),
-                Invalid("num_frames"),
-                OutOfBounds(Section::Frames),
-                OutOfBounds(Section::Frames),
-                OutOfBounds(Section::Frames),
-                OutOfBounds(Section::Frames),
-            ],
-        ),
+        count("num_frames", OutOfBounds(Section::Frames)),
         // Offsets: 0 overlaps the header, -1 is before the file, the rest
         // run past its end.
         ("ofs_skins", [OutOfBounds(Section::Skins); 6]),
@@ -845,16 +769,9 @@ fn huge_counts_in_a_tiny_file_fail_before_allocating() {
     let mut b = tiny();
     b.truncate(68);
     set_end(&mut b);
-    for name in [
-        "framesize",
-        "num_skins",
-        "num_xyz",
-        "num_st",
-        "num_tris",
-        "num_glcmds",
-        "num_frames",
-    ] {
-        set(&mut b, 4 * field_index(name), i32::MAX);
+    // framesize and every count after it.
+    for i in field_index("framesize")..=field_index("num_frames") {
+        set(&mut b, 4 * i, i32::MAX);
     }
     check(&b, Want::Invalid("framesize"), "every count at i32::MAX");
     set(&mut b, 4 * field_index("num_xyz"), 1);
@@ -1077,29 +994,15 @@ fn the_fuzz_targets_checks_hold_on_thousands_of_seeded_mutations() {
         ("seamed box".to_string(), base().1),
     ];
     seeds.extend(common::real_files());
-    let mut rng = md2_wgpu::support::Rng::new(0x5eed);
-    let (mut loaded, mut refused) = (0, 0);
-    for (name, bytes) in &seeds {
-        // Every seed as it is, then mutated.
-        md2_wgpu::support::check_from_bytes(bytes);
-        for _ in 0..400 {
-            let mutant = common::mutate(&mut rng, bytes, 17);
-            match load(&mutant) {
-                Ok(_) => loaded += 1,
-                Err(_) => refused += 1,
-            }
-            common::check_mutant(
-                &format!("a mutation of {name} fails the fuzz checks"),
-                "fuzz-finding.md2",
-                &mutant,
-                md2_wgpu::support::check_from_bytes,
-            );
-        }
-    }
-    eprintln!(
-        "{} mutations of {} seeds: {loaded} loaded, {refused} refused with a typed error",
-        loaded + refused,
-        seeds.len()
+    // Every seed as it is, then 400 mutations of it, its 17 header words
+    // favoured.
+    let (loaded, refused) = common::seeded_mutations(
+        &seeds,
+        (0x5eed, 17),
+        |_| 400,
+        "fuzz-finding.md2",
+        load,
+        md2_wgpu::support::check_from_bytes,
     );
     assert!(loaded + refused >= 800);
     assert!(loaded > 0 && refused > 0, "both outcomes are exercised");

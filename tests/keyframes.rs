@@ -75,15 +75,25 @@ fn empty_parts_say_what_is_missing() {
     }
 }
 
+/// The parts with the last item of the list `list` picks taken off,
+/// refused: the error, and how many items the list has left.
+fn refused_one_short<T>(
+    list: impl FnOnce(&mut KeyframeParts) -> &mut Vec<T>,
+) -> (KeyframeError, usize) {
+    let mut p = parts();
+    let items = list(&mut p);
+    items.pop();
+    let left = items.len();
+    (refused(p), left)
+}
+
 #[test]
 fn vertices_that_do_not_divide_into_the_frames_are_refused() {
-    let mut p = parts();
-    let total = p.vertices.len();
-    p.vertices.pop();
+    let (error, vertices) = refused_one_short(|p| &mut p.vertices);
     assert_eq!(
-        refused(p),
+        error,
         KeyframeError::VerticesPerFrame {
-            vertices: total - 1,
+            vertices,
             frames: 3
         }
     );
@@ -91,13 +101,8 @@ fn vertices_that_do_not_divide_into_the_frames_are_refused() {
 
 #[test]
 fn a_partial_triangle_is_refused() {
-    let mut p = parts();
-    let total = p.indices.len();
-    p.indices.pop();
-    assert_eq!(
-        refused(p),
-        KeyframeError::PartialTriangle { indices: total - 1 }
-    );
+    let (error, indices) = refused_one_short(|p| &mut p.indices);
+    assert_eq!(error, KeyframeError::PartialTriangle { indices });
 }
 
 #[test]

@@ -309,31 +309,7 @@ fn the_quake2_player_table_covers_198_frames_in_order() {
         .into_iter()
         .map(|a| (a.name(), *a.frames().start(), *a.frames().end()))
         .collect();
-    assert_eq!(
-        ranges,
-        [
-            ("stand", 0, 39),
-            ("run", 40, 45),
-            ("attack", 46, 53),
-            ("pain1", 54, 57),
-            ("pain2", 58, 61),
-            ("pain3", 62, 65),
-            ("jump", 66, 71),
-            ("flip", 72, 83),
-            ("salute", 84, 94),
-            ("taunt", 95, 111),
-            ("wave", 112, 122),
-            ("point", 123, 134),
-            ("crstand", 135, 153),
-            ("crwalk", 154, 159),
-            ("crattack", 160, 168),
-            ("crpain", 169, 172),
-            ("crdeath", 173, 177),
-            ("death1", 178, 183),
-            ("death2", 184, 189),
-            ("death3", 190, 197),
-        ]
-    );
+    assert_eq!(ranges, common::QUAKE2_PLAYER_FRAMES);
 }
 
 #[test]

@@ -60,8 +60,14 @@ fn model(skins: &[&str], skin_size: (u32, u32)) -> Md2Model {
     .unwrap()
 }
 
-fn write_model(path: &Path, model: &Md2Model) {
-    fs::write(path, model.to_bytes()).unwrap();
+/// [`model`] written as `dir/tris.md2` (the folder made where need be):
+/// its path and the model.
+fn tris_in(dir: &Path, skins: &[&str], skin_size: (u32, u32)) -> (PathBuf, Md2Model) {
+    fs::create_dir_all(dir).unwrap();
+    let model = model(skins, skin_size);
+    let path = dir.join("tris.md2");
+    fs::write(&path, model.to_bytes()).unwrap();
+    (path, model)
 }
 
 fn png(path: &Path, w: u32, h: u32, rgb: [u8; 3]) {
@@ -208,7 +214,8 @@ fn names_resolve_ignoring_case_backslashes_and_extension() {
     let dir = scratch("case");
     png(&dir.join("RED.png"), 4, 4, [255, 0, 0]);
     fs::write(dir.join("Blue.PCX"), pcx_bytes(8, 4, [0, 0, 255])).unwrap();
-    let m = model(
+    let (path, m) = tris_in(
+        &dir,
         &[
             "players\\Hero\\red.pcx", // stored as RED.png
             "players/hero/blue.pcx",  // stored as Blue.PCX
@@ -216,8 +223,6 @@ fn names_resolve_ignoring_case_backslashes_and_extension() {
         ],
         (8, 4),
     );
-    let path = dir.join("tris.md2");
-    write_model(&path, &m);
 
     let search = search_skins(&path, &m);
     assert_eq!(search.source, SkinSource::Header);
@@ -247,12 +252,9 @@ fn a_game_path_reaches_a_sibling_folder() {
     let root = scratch("gamepath");
     let cyborg = root.join("baseq2/players/cyborg");
     let male = root.join("baseq2/players/Male");
-    fs::create_dir_all(&cyborg).unwrap();
     fs::create_dir_all(&male).unwrap();
     png(&male.join("skin.png"), 2, 2, [1, 2, 3]);
-    let m = model(&["players/male/skin.pcx"], (2, 2));
-    let path = cyborg.join("tris.md2");
-    write_model(&path, &m);
+    let (path, m) = tris_in(&cyborg, &["players/male/skin.pcx"], (2, 2));
     let found = find_skins(&path, &m);
     assert_eq!(found.len(), 1);
     let skin = found[0].as_ref().expect("found");
@@ -263,12 +265,8 @@ fn a_game_path_reaches_a_sibling_folder() {
 #[test]
 fn a_name_cannot_climb_out_of_the_game_folders() {
     let root = scratch("climb");
-    let dir = root.join("a/b");
-    fs::create_dir_all(&dir).unwrap();
     png(&root.join("secret.png"), 2, 2, [9, 9, 9]);
-    let m = model(&["../../secret.png"], (2, 2));
-    let path = dir.join("tris.md2");
-    write_model(&path, &m);
+    let (path, m) = tris_in(&root.join("a/b"), &["../../secret.png"], (2, 2));
     let search = search_skins(&path, &m);
     assert_eq!(search.unresolved, ["../../secret.png"]);
     assert_eq!(search.source, SkinSource::None);
@@ -305,13 +303,9 @@ fn folder_images_skip_icons_and_other_models_skins_in_a_fixed_order() {
         }
     }
     fs::write(hero.join("notes.txt"), "not an image").unwrap();
-    write_model(
-        &hero.join("weapon.md2"),
-        &model(&["players\\hero\\WEAPON.pcx"], (4, 4)),
-    );
-    let player = model(&[], (4, 4));
-    let path = hero.join("tris.md2");
-    write_model(&path, &player);
+    let weapon = model(&["players\\hero\\WEAPON.pcx"], (4, 4));
+    fs::write(hero.join("weapon.md2"), weapon.to_bytes()).unwrap();
+    let (path, player) = tris_in(&hero, &[], (4, 4));
 
     let search = search_skins(&path, &player);
     assert_eq!(search.source, SkinSource::Folder);
@@ -330,9 +324,7 @@ fn folder_images_skip_icons_and_other_models_skins_in_a_fixed_order() {
 #[test]
 fn no_skin_anywhere_is_source_none() {
     let dir = scratch("none");
-    let m = model(&[], (4, 4));
-    let path = dir.join("tris.md2");
-    write_model(&path, &m);
+    let (path, m) = tris_in(&dir, &[], (4, 4));
     let loaded: LoadedSkins = load_skins(&path, &m);
     assert_eq!(loaded.source, SkinSource::None);
     assert!(loaded.images.is_empty());
@@ -409,9 +401,7 @@ fn corrupt_and_absurd_images_are_refused_with_the_path() {
     // fatal, and keeps its slot (an empty image: the default texture), so
     // the good skin is still skin 2.
     png(&dir.join("good.png"), 4, 4, [5, 5, 5]);
-    let m = model(&["cut.png", "gone.pcx", "good.png"], (4, 4));
-    let path = dir.join("tris.md2");
-    write_model(&path, &m);
+    let (path, m) = tris_in(&dir, &["cut.png", "gone.pcx", "good.png"], (4, 4));
     let loaded = load_skins(&path, &m);
     assert_eq!(loaded.source, SkinSource::Header);
     assert_eq!(names(&loaded.paths), ["cut.png", "-", "good.png"]);

@@ -39,48 +39,25 @@ fn models() -> Vec<(String, Md2Model)> {
 /// A corner by value: vertex index and the bits of its uv.
 type Corner = (u32, [u32; 2]);
 
-/// Rotated to start at its smallest corner: equal for two triangles exactly
-/// when they have the same corners in the same cyclic order (winding).
-fn rotation_normalised(t: [Corner; 3]) -> [Corner; 3] {
-    let k = (0..3).min_by_key(|&k| t[k]).unwrap();
-    [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
-}
-
 /// The triangles a mesh draws, by value, sorted (a multiset).
 fn mesh_triangles(mesh: &RenderMesh) -> Vec<[Corner; 3]> {
-    let mut out: Vec<_> = mesh
-        .indices()
-        .chunks_exact(3)
-        .map(|t| {
-            rotation_normalised(std::array::from_fn(|k| {
-                let c = mesh.corners()[t[k] as usize];
-                (c.xyz, c.uv.map(f32::to_bits))
-            }))
+    common::sorted_triangles(mesh.indices().chunks_exact(3).map(|t| {
+        std::array::from_fn(|k| {
+            let c = mesh.corners()[t[k] as usize];
+            (c.xyz, c.uv.map(f32::to_bits))
         })
-        .collect();
-    out.sort();
-    out
+    }))
 }
 
 /// The model's own triangles, by value, with the texel-centre uv
 /// `(st + 0.5) / skin size` computed here rather than by the crate.
 fn model_triangles(model: &Md2Model) -> Vec<[Corner; 3]> {
     let (w, h) = model.skin_size();
-    let st = model.tex_coords();
-    let mut out: Vec<_> = model
-        .triangles()
-        .iter()
-        .map(|tri| {
-            rotation_normalised(std::array::from_fn(|k| {
-                let c = st[tri.st[k] as usize];
-                let u = (c.s as f32 + 0.5) / w as f32;
-                let v = (c.t as f32 + 0.5) / h as f32;
-                (tri.xyz[k] as u32, [u.to_bits(), v.to_bits()])
-            }))
-        })
-        .collect();
-    out.sort();
-    out
+    common::model_triangles_by(model, |xyz, c| {
+        let u = (c.s as f32 + 0.5) / w as f32;
+        let v = (c.t as f32 + 0.5) / h as f32;
+        (xyz, [u.to_bits(), v.to_bits()])
+    })
 }
 
 /// Vertex-shader runs of `indices` through a FIFO cache of `size`, simulated

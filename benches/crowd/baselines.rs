@@ -47,17 +47,11 @@ pub enum Source {
 pub struct Baseline {
     source: Source,
     model: KeyframeModel,
-    /// Packs and uploads the instance records and the camera, and holds the
-    /// view group the draw binds; it draws nothing itself.
-    renderer: Md2Renderer,
-    gpu_model: GpuModel,
+    records: Records,
     pipeline: wgpu::RenderPipeline,
     vertices: wgpu::BindGroup,
     positions: wgpu::Buffer,
     normals: wgpu::Buffer,
-    camera: Camera,
-    members: Vec<Member>,
-    instances: Vec<Md2Instance>,
     posed_positions: Vec<[f32; 3]>,
     posed_normals: Vec<[f32; 3]>,
     /// `cpu`'s upload path: staging memory reused from frame to frame, as a
@@ -86,7 +80,7 @@ impl Baseline {
         let device = gpu.device();
         let count = scene.members.len();
         let num_xyz = model.vertex_count();
-        let renderer = renderer(gpu, cache, scene)?;
+        let records = Records::new(gpu, cache, gpu_model, scene)?;
 
         let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -164,15 +158,11 @@ impl Baseline {
         Ok(Baseline {
             source,
             model: model.clone(),
-            renderer,
-            gpu_model,
+            records,
             pipeline,
             vertices,
             positions,
             normals,
-            camera: scene.camera,
-            members: scene.members.clone(),
-            instances: scene.members.iter().map(instance).collect(),
             posed_positions,
             posed_normals,
             belt,
@@ -267,7 +257,7 @@ pub fn pipeline(
 
 impl Strategy for Baseline {
     fn animate(&mut self, frame: u64) {
-        pose_all(&mut self.instances, &self.members, frame);
+        self.records.animate(frame);
     }
 
     fn prepare(
@@ -283,7 +273,7 @@ impl Strategy for Baseline {
                 .posed_positions
                 .chunks_exact_mut(num_xyz)
                 .zip(self.posed_normals.chunks_exact_mut(num_xyz));
-            for (instance, (positions, normals)) in self.instances.iter().zip(outputs) {
+            for (instance, (positions, normals)) in self.records.instances.iter().zip(outputs) {
                 md2_wgpu::anim::reference::blend(&self.model, &instance.pose, positions, normals)
                     .map_err(|e| e.to_string())?;
             }
@@ -301,28 +291,13 @@ impl Strategy for Baseline {
             }
             belt.finish_and_recall_on_submit(encoder);
         }
-        self.renderer
-            .prepare(
-                gpu.device(),
-                gpu.queue(),
-                &self.camera,
-                &[Md2Batch::new(&self.gpu_model, &self.instances)],
-            )
-            .map_err(|e| e.to_string())?;
-        self.uploaded = uploaded + self.renderer.uploaded_bytes();
+        self.records.prepare(gpu)?;
+        self.uploaded = uploaded + self.records.uploaded_bytes();
         Ok(())
     }
 
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
-        let count = self.instances.len() as u32;
-        draw_records(
-            pass,
-            &self.renderer,
-            &self.gpu_model,
-            &self.pipeline,
-            &self.vertices,
-            count,
-        );
+        self.records.draw(pass, &self.pipeline, &self.vertices);
     }
 
     fn uploaded_bytes(&self) -> u64 {
@@ -334,32 +309,98 @@ impl Strategy for Baseline {
     }
 }
 
-/// One instanced draw of the `count` records `renderer` packed, with a
-/// baseline's `pipeline` and its own vertex data as group 2, and the
-/// crate's groups, corners and indices.
-pub fn draw_records(
-    pass: &mut wgpu::RenderPass<'_>,
-    renderer: &Md2Renderer,
-    gpu_model: &GpuModel,
-    pipeline: &wgpu::RenderPipeline,
-    vertices: &wgpu::BindGroup,
-    count: u32,
-) {
-    let Some(records) = instance_buffer(renderer) else {
-        return;
-    };
-    let buffers = gpu_model.buffers();
-    let full_detail = gpu_model.level_choice().levels()[0];
-    let index_count = full_detail.index_count;
-    let record_bytes = u64::from(count) * size_of::<InstanceRecord>() as u64;
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, view_bind_group(renderer), &[]);
-    pass.set_bind_group(1, gpu_model.bind_group(), &[]);
-    pass.set_bind_group(2, vertices, &[]);
-    pass.set_vertex_buffer(0, buffers.corners.slice(..));
-    pass.set_vertex_buffer(1, records.slice(..record_bytes));
-    pass.set_index_buffer(buffers.indices.slice(..), buffers.index_format);
-    pass.draw_indexed(0..index_count, 0, 0..count);
+/// What the baselines and the decode's variants draw from: the crate's
+/// renderer, which packs and uploads the instance records and the camera
+/// and holds the view group the draw binds (it draws nothing itself), the
+/// crate's upload of the model (its groups, corners and indices), and the
+/// crowd as the application poses it. They differ only in their vertex
+/// stage and its data.
+pub struct Records {
+    renderer: Md2Renderer,
+    gpu_model: GpuModel,
+    camera: Camera,
+    members: Vec<Member>,
+    instances: Vec<Md2Instance>,
+}
+
+impl Records {
+    /// `scene`'s members as instances of `gpu_model`, packed by a renderer
+    /// of `cache` with `scene`'s shadow.
+    pub fn new(
+        gpu: &Gpu,
+        cache: &Md2Cache,
+        gpu_model: GpuModel,
+        scene: &Scene,
+    ) -> Result<Records, String> {
+        Ok(Records {
+            renderer: renderer(gpu, cache, scene)?,
+            gpu_model,
+            camera: scene.camera,
+            members: scene.members.clone(),
+            instances: scene.members.iter().map(instance).collect(),
+        })
+    }
+
+    /// The instances, as the last `animate` posed them.
+    pub fn instances(&self) -> &[Md2Instance] {
+        &self.instances
+    }
+
+    /// The crate's upload of the model.
+    pub fn gpu_model(&self) -> &GpuModel {
+        &self.gpu_model
+    }
+
+    /// Poses every instance at simulated frame `frame`: the application's
+    /// animation work.
+    pub fn animate(&mut self, frame: u64) {
+        pose_all(&mut self.instances, &self.members, frame);
+    }
+
+    /// Packs and uploads the records and the camera.
+    pub fn prepare(&mut self, gpu: &Gpu) -> Result<(), String> {
+        self.renderer
+            .prepare(
+                gpu.device(),
+                gpu.queue(),
+                &self.camera,
+                &[Md2Batch::new(&self.gpu_model, &self.instances)],
+            )
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Bytes the last `prepare` wrote to the GPU.
+    pub fn uploaded_bytes(&self) -> u64 {
+        self.renderer.uploaded_bytes()
+    }
+
+    /// One instanced draw of every record, with a baseline's `pipeline` and
+    /// its own vertex data as group 2, and the crate's groups, corners and
+    /// indices.
+    pub fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        pipeline: &wgpu::RenderPipeline,
+        vertices: &wgpu::BindGroup,
+    ) {
+        let Some(records) = instance_buffer(&self.renderer) else {
+            return;
+        };
+        let count = self.instances.len() as u32;
+        let buffers = self.gpu_model.buffers();
+        let full_detail = self.gpu_model.level_choice().levels()[0];
+        let index_count = full_detail.index_count;
+        let record_bytes = u64::from(count) * size_of::<InstanceRecord>() as u64;
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, view_bind_group(&self.renderer), &[]);
+        pass.set_bind_group(1, self.gpu_model.bind_group(), &[]);
+        pass.set_bind_group(2, vertices, &[]);
+        pass.set_vertex_buffer(0, buffers.corners.slice(..));
+        pass.set_vertex_buffer(1, records.slice(..record_bytes));
+        pass.set_index_buffer(buffers.indices.slice(..), buffers.index_format);
+        pass.draw_indexed(0..index_count, 0, 0..count);
+    }
 }
 
 /// Float positions and normals, one triple per vertex each.

@@ -52,6 +52,20 @@ impl Kind {
         // static's (frame a, not interpolated): compared all the same, it
         // shows what a strategy that drew less would look like.
         let look = Some("every member");
+        let morph = |weights| {
+            Entry::new(
+                self.name(),
+                look,
+                gpu_model().and_then(|m| Morph::new(gpu, cache, &model.model, m, scene, weights)),
+            )
+        };
+        let baseline = |source| {
+            Entry::new(
+                self.name(),
+                look,
+                gpu_model().and_then(|m| Baseline::new(gpu, cache, &model.model, m, scene, source)),
+            )
+        };
         match self {
             Kind::Gpu => Entry::new(
                 self.name(),
@@ -64,32 +78,10 @@ impl Kind {
                 gpu_model()
                     .and_then(|m| Resident::new(gpu, cache, m, scene, true, ResidentDraw::All)),
             ),
-            Kind::MorphLoop | Kind::MorphPair => {
-                let weights = if self == Kind::MorphLoop {
-                    Weights::Loop
-                } else {
-                    Weights::Pair
-                };
-                Entry::new(
-                    self.name(),
-                    look,
-                    gpu_model()
-                        .and_then(|m| Morph::new(gpu, cache, &model.model, m, scene, weights)),
-                )
-            }
-            Kind::Cpu | Kind::Static => {
-                let source = if self == Kind::Cpu {
-                    Source::Posed
-                } else {
-                    Source::Static
-                };
-                Entry::new(
-                    self.name(),
-                    look,
-                    gpu_model()
-                        .and_then(|m| Baseline::new(gpu, cache, &model.model, m, scene, source)),
-                )
-            }
+            Kind::MorphLoop => morph(Weights::Loop),
+            Kind::MorphPair => morph(Weights::Pair),
+            Kind::Cpu => baseline(Source::Posed),
+            Kind::Static => baseline(Source::Static),
         }
     }
 }

@@ -71,14 +71,11 @@ fn camera_seeing(
 
 /// The culling scene at `n` instances for every model.
 pub fn run_tenth(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, String> {
-    let mut table = Table::default();
-    for model in models {
-        eprintln!("culling: {} × {n} ...", model.label);
-        let full = model.crowd(n)?;
-        let scene = camera_seeing(bench, model, &full, TENTH)?;
+    let Table { rows, checks } = measure::per_model(bench, "culling", models, n, |model, full| {
+        let scene = camera_seeing(bench, model, full, TENTH)?;
         let (gpu, cache) = (&bench.gpu, &bench.cache);
         let look = Some("a tenth in view");
-        let entries = vec![
+        Ok(vec![
             Entry::new(
                 RESIDENT,
                 look,
@@ -99,11 +96,8 @@ pub fn run_tenth(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<R
                 look,
                 upload(gpu, cache, model).and_then(|m| Immediate::new(gpu, cache, m, &scene)),
             ),
-        ];
-        let runs = measure::measure(gpu, &bench.target, entries, bench.warmup, bench.frames);
-        table.add("culling", &model.label, n, runs);
-    }
-    let Table { rows, checks } = table;
+        ])
+    })?;
     say!("## A tenth of the crowd in view: what the resident crowd's culling saves\n");
     say!(
         "The camera frames the middle of the crowd, narrowed until the crowd's culling finds \

@@ -10,20 +10,17 @@
 //! check requires 0 differing pixels) from the same 4 bytes per vertex per
 //! frame.
 
-use md2_wgpu::{
-    GpuModel, Md2Instance, Md2Renderer,
-    gpu::{Md2Batch, Md2Cache},
-};
+use md2_wgpu::{GpuModel, gpu::Md2Cache};
 
 use crate::Bench;
-use crate::baselines::{Baseline, Source, draw_records, pipeline};
+use crate::baselines::{Baseline, Records, Source, pipeline};
 use crate::figures::say;
 use crate::gpu::Gpu;
 use crate::measure::{self, Entry, Table};
 use crate::morph::{Morph, Weights};
 use crate::report::{self, Row, find, ratio, ratio_spread};
-use crate::scene::{BenchModel, Member, Scene};
-use crate::strategies::{Immediate, Strategy, instance, pose_all, renderer, upload};
+use crate::scene::{BenchModel, Scene};
+use crate::strategies::{Immediate, Strategy, upload};
 
 /// The variants, as (label, entry point).
 const VARIANTS: [(&str, &str); 7] = [
@@ -39,13 +36,9 @@ const VARIANTS: [(&str, &str); 7] = [
 /// One variant of the pose, drawn from the crate's own records, groups,
 /// corners and indices.
 pub struct Variant {
-    renderer: Md2Renderer,
-    gpu_model: GpuModel,
+    records: Records,
     pipeline: wgpu::RenderPipeline,
     group: wgpu::BindGroup,
-    camera: md2_wgpu::Camera,
-    members: Vec<Member>,
-    instances: Vec<Md2Instance>,
 }
 
 impl Variant {
@@ -182,51 +175,32 @@ impl Variant {
             ],
         });
         Ok(Variant {
-            renderer: renderer(gpu, cache, scene)?,
-            gpu_model,
+            records: Records::new(gpu, cache, gpu_model, scene)?,
             pipeline,
             group,
-            camera: scene.camera,
-            members: scene.members.clone(),
-            instances: scene.members.iter().map(instance).collect(),
         })
     }
 }
 
 impl Strategy for Variant {
     fn animate(&mut self, frame: u64) {
-        pose_all(&mut self.instances, &self.members, frame);
+        self.records.animate(frame);
     }
 
     fn prepare(&mut self, gpu: &Gpu, _: &mut wgpu::CommandEncoder, _: u64) -> Result<(), String> {
-        self.renderer
-            .prepare(
-                gpu.device(),
-                gpu.queue(),
-                &self.camera,
-                &[Md2Batch::new(&self.gpu_model, &self.instances)],
-            )
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        self.records.prepare(gpu)
     }
 
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
-        draw_records(
-            pass,
-            &self.renderer,
-            &self.gpu_model,
-            &self.pipeline,
-            &self.group,
-            self.instances.len() as u32,
-        );
+        self.records.draw(pass, &self.pipeline, &self.group);
     }
 
     fn uploaded_bytes(&self) -> u64 {
-        self.renderer.uploaded_bytes()
+        self.records.uploaded_bytes()
     }
 
     fn gpu_model_bytes(&self) -> u64 {
-        self.gpu_model.gpu_bytes_breakdown().vertex_data
+        self.records.gpu_model().gpu_bytes_breakdown().vertex_data
     }
 }
 
@@ -235,40 +209,35 @@ impl Strategy for Variant {
 /// prints the table and each variant's ratios.
 pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, String> {
     let (gpu, cache) = (&bench.gpu, &bench.cache);
-    let mut table = Table::default();
-    for model in models {
-        eprintln!("decode: {} × {n} ...", model.label);
-        let scene = model.crowd(n)?;
+    let Table { rows, checks } = measure::per_model(bench, "decode", models, n, |model, scene| {
         let look = Some("every member, posed");
         let mut entries = vec![Entry::new(
             "gpu",
             look,
-            upload(gpu, cache, model).and_then(|m| Immediate::new(gpu, cache, m, &scene)),
+            upload(gpu, cache, model).and_then(|m| Immediate::new(gpu, cache, m, scene)),
         )];
         for (label, entry) in VARIANTS {
             entries.push(Entry::new(
                 label,
                 look,
                 upload(gpu, cache, model)
-                    .and_then(|m| Variant::new(gpu, cache, &model.model, m, &scene, entry)),
+                    .and_then(|m| Variant::new(gpu, cache, &model.model, m, scene, entry)),
             ));
         }
         entries.push(Entry::new(
             "morph-pair",
             None,
             upload(gpu, cache, model)
-                .and_then(|m| Morph::new(gpu, cache, &model.model, m, &scene, Weights::Pair)),
+                .and_then(|m| Morph::new(gpu, cache, &model.model, m, scene, Weights::Pair)),
         ));
         entries.push(Entry::new(
             "static",
             None,
             upload(gpu, cache, model)
-                .and_then(|m| Baseline::new(gpu, cache, &model.model, m, &scene, Source::Static)),
+                .and_then(|m| Baseline::new(gpu, cache, &model.model, m, scene, Source::Static)),
         ));
-        let runs = measure::measure(gpu, &bench.target, entries, bench.warmup, bench.frames);
-        table.add("decode", &model.label, n, runs);
-    }
-    let Table { rows, checks } = table;
+        Ok(entries)
+    })?;
     say!("## The decode, part by part\n");
     say!(
         "The crate's immediate path (`gpu`: the normal table in storage, at the start of the \

@@ -23,33 +23,29 @@ const VARIANTS: [(&str, &str); 3] = [
 /// model; prints the table and the costs.
 pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, String> {
     let (gpu, cache) = (&bench.gpu, &bench.cache);
-    let mut table = Table::default();
-    for model in models {
-        eprintln!("effects: {} × {n} ...", model.label);
-        let plain = model.crowd(n)?;
-        let scenes = [
-            plain.clone(),
-            plain.with_shadows(),
-            plain.with_shells_every(SHELL_EVERY),
-        ];
-        let mut entries = Vec::new();
-        for ((suffix, look), scene) in VARIANTS.into_iter().zip(&scenes) {
-            entries.push(Entry::new(
-                format!("gpu{suffix}"),
-                Some(look),
-                upload(gpu, cache, model).and_then(|m| Immediate::new(gpu, cache, m, scene)),
-            ));
-            entries.push(Entry::new(
-                format!("resident{suffix}"),
-                Some(look),
-                upload(gpu, cache, model)
-                    .and_then(|m| Resident::new(gpu, cache, m, scene, true, ResidentDraw::All)),
-            ));
-        }
-        let runs = measure::measure(gpu, &bench.target, entries, bench.warmup, bench.frames);
-        table.add("effects", &model.label, n, runs);
-    }
-    let Table { rows, checks } = table;
+    let Table { rows, checks } =
+        measure::per_model(bench, "effects", models, n, |model, plain| {
+            let scenes = [
+                plain.clone(),
+                plain.with_shadows(),
+                plain.with_shells_every(SHELL_EVERY),
+            ];
+            let mut entries = Vec::new();
+            for ((suffix, look), scene) in VARIANTS.into_iter().zip(&scenes) {
+                entries.push(Entry::new(
+                    format!("gpu{suffix}"),
+                    Some(look),
+                    upload(gpu, cache, model).and_then(|m| Immediate::new(gpu, cache, m, scene)),
+                ));
+                entries.push(Entry::new(
+                    format!("resident{suffix}"),
+                    Some(look),
+                    upload(gpu, cache, model)
+                        .and_then(|m| Resident::new(gpu, cache, m, scene, true, ResidentDraw::All)),
+                ));
+            }
+            Ok(entries)
+        })?;
     say!("## Entity effects: planar shadows and shells\n");
     say!(
         "Every member in view. Shadows: Quake II's planar shadows of the whole crowd on the \

@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use md2_wgpu::support::{Headless, read_buffer, read_rgba8};
+use md2_wgpu::support::{Headless, cleared, read_buffer, read_rgba8, scratch_depth_stencil};
 use md2_wgpu::{DepthState, Md2RendererOptions};
 
 /// Offscreen target size: a 720p frame.
@@ -289,20 +289,9 @@ impl Target {
             b: 0.08,
             a: 1.0,
         };
-        let attachment = |view, clear| {
-            Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(clear),
-                    store: wgpu::StoreOp::Store,
-                },
-            })
-        };
         let color = [
-            attachment(&self.color, background),
-            attachment(&self.motion, wgpu::Color::TRANSPARENT),
+            cleared(&self.color, background),
+            cleared(&self.motion, wgpu::Color::TRANSPARENT),
         ];
         let count = if motion { 2 } else { 1 };
         let timestamp_writes = self
@@ -317,17 +306,7 @@ impl Target {
             label: Some("md2-wgpu crowd bench pass"),
             color_attachments: &color[..count],
             timestamp_writes,
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &self.depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-                stencil_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-            }),
+            depth_stencil_attachment: Some(scratch_depth_stencil(&self.depth)),
             ..Default::default()
         })
     }

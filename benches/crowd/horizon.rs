@@ -10,8 +10,8 @@ use crate::Bench;
 use crate::figures::say;
 use crate::measure::{self, Entry, Table};
 use crate::report::{self, Measured, Row, count, find, ms, ratio, ratio_spread};
-use crate::scene::BenchModel;
-use crate::strategies::{Immediate, Resident, ResidentDraw, Shading, upload_with};
+use crate::scene::{BenchModel, Scene};
+use crate::strategies::{Immediate, Resident, ResidentDraw, upload_with};
 
 /// The two uploads compared, as (suffix, options).
 const UPLOADS: [(&str, GpuModelOptions); 2] = [
@@ -43,6 +43,12 @@ pub fn run(
             levels.clone(),
             with_levels.level_choice().build_time(),
         ));
+        // The resident path drawing `scene` with the model uploaded with
+        // `options`.
+        let resident = |options, scene: &Scene| {
+            upload_with(gpu, cache, model, options)
+                .and_then(|m| Resident::new(gpu, cache, m, scene, true, ResidentDraw::All))
+        };
 
         for &n in sizes {
             eprintln!("horizon: {} × {n} ...", model.label);
@@ -50,20 +56,7 @@ pub fn run(
             let entries = UPLOADS
                 .iter()
                 .map(|&(suffix, options)| {
-                    Entry::new(
-                        format!("resident{suffix}"),
-                        None,
-                        upload_with(gpu, cache, model, options).and_then(|m| {
-                            Resident::shaded(
-                                gpu,
-                                cache,
-                                m,
-                                &scene,
-                                (true, ResidentDraw::All),
-                                Shading::Builtin,
-                            )
-                        }),
-                    )
+                    Entry::new(format!("resident{suffix}"), None, resident(options, &scene))
                 })
                 .collect();
             let runs = measure::measure(gpu, &bench.target, entries, bench.warmup.min(1), frames);
@@ -90,16 +83,7 @@ pub fn run(
             entries.push(Entry::new(
                 format!("resident{suffix}"),
                 Some("close"),
-                upload_with(gpu, cache, model, options).and_then(|m| {
-                    Resident::shaded(
-                        gpu,
-                        cache,
-                        m,
-                        &close,
-                        (true, ResidentDraw::All),
-                        Shading::Builtin,
-                    )
-                }),
+                resident(options, &close),
             ));
         }
         let runs = measure::measure(gpu, &bench.target, entries, bench.warmup, bench.frames);

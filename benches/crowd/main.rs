@@ -222,15 +222,6 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             .map(|v| count(v, what, MAX_INSTANCES))
             .collect()
     };
-    let names = |v: String, what: &str, all: &[&str]| -> Result<Vec<usize>, String> {
-        v.split(',')
-            .map(|s| {
-                all.iter()
-                    .position(|n| *n == s.trim())
-                    .ok_or_else(|| format!("{what}: unknown {s:?} ({})", all.join(", ")))
-            })
-            .collect()
-    };
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
@@ -246,11 +237,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
                     .map_err(|_| format!("--warmup wants a whole number, not {v:?}"))?;
             }
             "--strategies" => {
-                let all = Kind::ALL.map(Kind::name);
-                o.strategies = names(value()?, "--strategies", &all)?
-                    .into_iter()
-                    .map(|i| Kind::ALL[i])
-                    .collect();
+                o.strategies = named(&value()?, "--strategies", &Kind::ALL, Kind::name)?;
             }
             "--models" => o.models = value()?.split(',').map(str::to_string).collect(),
             "--skin" => o.skin = Some(PathBuf::from(value()?)),
@@ -275,11 +262,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
                     .collect::<Result<_, _>>()?;
             }
             "--sections" => {
-                let all = Section::ALL.map(Section::name);
-                o.sections = names(value()?, "--sections", &all)?
-                    .into_iter()
-                    .map(|i| Section::ALL[i])
-                    .collect();
+                o.sections = named(&value()?, "--sections", &Section::ALL, Section::name)?;
             }
             "--flat-sizes" => o.flat_sizes = counts(value()?, "--flat-sizes")?,
             "--flat-frames" => o.flat_frames = count(&value()?, "--flat-frames", 100_000)?,
@@ -301,6 +284,26 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
         }
     }
     Ok(Some(o))
+}
+
+/// The items of `all` that the comma-separated list `v` names, by `name`.
+fn named<T: Copy>(
+    v: &str,
+    what: &str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+) -> Result<Vec<T>, String> {
+    v.split(',')
+        .map(|s| {
+            all.iter()
+                .copied()
+                .find(|&t| name(t) == s.trim())
+                .ok_or_else(|| {
+                    let names: Vec<&str> = all.iter().map(|&t| name(t)).collect();
+                    format!("{what}: unknown {s:?} ({})", names.join(", "))
+                })
+        })
+        .collect()
 }
 
 fn main() -> ExitCode {

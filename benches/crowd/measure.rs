@@ -6,9 +6,11 @@
 use image::RgbaImage;
 use md2_wgpu::contract::MAX_LEVELS;
 
+use crate::Bench;
 use crate::clock::{self, Mark};
 use crate::gpu::{Gpu, GpuSplit, Target};
 use crate::report::{Measured, Row, Summary};
+use crate::scene::{BenchModel, Scene};
 use crate::strategies::Strategy;
 
 /// A strategy to measure.
@@ -340,4 +342,30 @@ impl Table {
             outcome: run.outcome,
         }));
     }
+}
+
+/// Measures, for every model, the entries `entries_of` makes of it and its
+/// crowd of `n` members in one interleaved run, as rows of `section`: a
+/// section that compares its strategies at one crowd size.
+pub fn per_model(
+    bench: &Bench,
+    section: &'static str,
+    models: &[BenchModel],
+    n: usize,
+    mut entries_of: impl FnMut(&BenchModel, &Scene) -> Result<Vec<Entry>, String>,
+) -> Result<Table, String> {
+    let mut table = Table::default();
+    for model in models {
+        eprintln!("{section}: {} × {n} ...", model.label);
+        let entries = entries_of(model, &model.crowd(n)?)?;
+        let runs = measure(
+            &bench.gpu,
+            &bench.target,
+            entries,
+            bench.warmup,
+            bench.frames,
+        );
+        table.add(section, &model.label, n, runs);
+    }
+    Ok(table)
 }

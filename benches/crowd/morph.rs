@@ -17,17 +17,13 @@
 //! the render module's `md2_shade` and fragment code, as the other baselines do.
 
 use md2_wgpu::model::KeyframeModel;
-use md2_wgpu::{
-    GpuModel, Md2Instance, Md2Renderer,
-    gpu::{Md2Batch, Md2Cache},
-    mesh::RenderMesh,
-};
+use md2_wgpu::{GpuModel, gpu::Md2Cache, mesh::RenderMesh};
 use wgpu::util::DeviceExt;
 
-use crate::baselines::{FloatVertices, decode_all_frames, draw_records, floats, pipeline};
+use crate::baselines::{FloatVertices, Records, decode_all_frames, floats, pipeline};
 use crate::gpu::Gpu;
-use crate::scene::{Member, Scene};
-use crate::strategies::{Strategy, instance, pose_all, renderer};
+use crate::scene::Scene;
+use crate::strategies::Strategy;
 
 /// How the shader finds its targets' weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,17 +37,13 @@ pub enum Weights {
 pub struct Morph {
     weights: Weights,
     frame_count: usize,
-    renderer: Md2Renderer,
-    gpu_model: GpuModel,
+    records: Records,
     pipeline: wgpu::RenderPipeline,
     group: wgpu::BindGroup,
     targets_bytes: u64,
     /// `Loop`'s per-instance weights, on the GPU and as written each frame.
     weight_buffer: Option<wgpu::Buffer>,
     weight_values: Vec<f32>,
-    camera: md2_wgpu::Camera,
-    members: Vec<Member>,
-    instances: Vec<Md2Instance>,
     uploaded: u64,
 }
 
@@ -68,7 +60,7 @@ impl Morph {
             return Err("the baselines draw no effects".into());
         }
         let device = gpu.device();
-        let renderer = renderer(gpu, cache, scene)?;
+        let records = Records::new(gpu, cache, gpu_model, scene)?;
         let (positions, normals) = targets(model)?;
         let limit = device.limits().max_storage_buffer_binding_size;
         let bytes = (positions.len() * size_of::<[f32; 3]>()) as u64;
@@ -125,8 +117,7 @@ impl Morph {
         Ok(Morph {
             weights,
             frame_count,
-            renderer,
-            gpu_model,
+            records,
             pipeline,
             group,
             targets_bytes: position_buffer.size() + normal_buffer.size(),
@@ -139,9 +130,6 @@ impl Morph {
                 }
             ],
             weight_buffer,
-            camera: scene.camera,
-            members: scene.members.clone(),
-            instances: scene.members.iter().map(instance).collect(),
             uploaded: 0,
         })
     }
@@ -176,7 +164,7 @@ fn targets(model: &KeyframeModel) -> Result<FloatVertices, String> {
 
 impl Strategy for Morph {
     fn animate(&mut self, frame: u64) {
-        pose_all(&mut self.instances, &self.members, frame);
+        self.records.animate(frame);
         if self.weights == Weights::Loop {
             // The application's morph weights, as an engine's animation
             // system writes them: every target's, two of them non-zero.
@@ -184,7 +172,7 @@ impl Strategy for Morph {
             for (weights, instance) in self
                 .weight_values
                 .chunks_exact_mut(per)
-                .zip(&self.instances)
+                .zip(self.records.instances())
             {
                 weights.fill(0.0);
                 let lerp = instance.pose.primary;
@@ -201,28 +189,13 @@ impl Strategy for Morph {
             gpu.queue().write_buffer(buffer, 0, bytes);
             uploaded += bytes.len() as u64;
         }
-        self.renderer
-            .prepare(
-                gpu.device(),
-                gpu.queue(),
-                &self.camera,
-                &[Md2Batch::new(&self.gpu_model, &self.instances)],
-            )
-            .map_err(|e| e.to_string())?;
-        self.uploaded = uploaded + self.renderer.uploaded_bytes();
+        self.records.prepare(gpu)?;
+        self.uploaded = uploaded + self.records.uploaded_bytes();
         Ok(())
     }
 
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
-        let count = self.instances.len() as u32;
-        draw_records(
-            pass,
-            &self.renderer,
-            &self.gpu_model,
-            &self.pipeline,
-            &self.group,
-            count,
-        );
+        self.records.draw(pass, &self.pipeline, &self.group);
     }
 
     fn uploaded_bytes(&self) -> u64 {

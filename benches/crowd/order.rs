@@ -44,11 +44,8 @@ pub fn run(
     orders: &[TriangleOrder],
 ) -> Result<Vec<Row>, String> {
     let (gpu, cache) = (&bench.gpu, &bench.cache);
-    let mut table = Table::default();
     let mut shapes = Vec::new();
-    for model in models {
-        eprintln!("order: {} × {n} ...", model.label);
-        let scene = model.crowd(n)?;
+    let Table { rows, checks } = measure::per_model(bench, "order", models, n, |model, scene| {
         let mut entries = Vec::new();
         for (order, gpu_model) in uploads(bench, model, orders) {
             if let Ok(m) = &gpu_model {
@@ -64,13 +61,11 @@ pub fn run(
             entries.push(Entry::new(
                 format!("gpu, {order}"),
                 Some("every member"),
-                gpu_model.and_then(|m| Immediate::new(gpu, cache, m, &scene)),
+                gpu_model.and_then(|m| Immediate::new(gpu, cache, m, scene)),
             ));
         }
-        let runs = measure::measure(gpu, &bench.target, entries, bench.warmup, bench.frames);
-        table.add("order", &model.label, n, runs);
-    }
-    let Table { rows, checks } = table;
+        Ok(entries)
+    })?;
     say!("## Triangle order and the post-transform vertex cache\n");
     let mut out = String::from(
         "| model | order | corners | triangles | VS / frame | VS per instance \

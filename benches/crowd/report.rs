@@ -275,14 +275,18 @@ pub fn markdown(rows: &[Row]) -> String {
          |---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for row in rows {
+        let _ = write!(
+            out,
+            "| {} | {} | {} | ",
+            row.model,
+            count(row.instances as u64),
+            row.strategy
+        );
         match &row.outcome {
             Ok(m) => {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                    row.model,
-                    count(row.instances as u64),
-                    row.strategy,
+                    "{} ({}–{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     ms(m.frame_ms.median),
                     ms(m.frame_ms.min),
                     ms(m.frame_ms.max),
@@ -299,19 +303,16 @@ pub fn markdown(rows: &[Row]) -> String {
                 );
             }
             Err(e) => {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | failed: {} | | | | | | | | | | |",
-                    row.model,
-                    count(row.instances as u64),
-                    row.strategy,
-                    e.replace('|', "/")
-                );
+                let _ = writeln!(out, "failed: {} | | | | | | | | | | |", e.replace('|', "/"));
             }
         }
     }
     out
 }
+
+/// A cost table's cell: what a variant measured against the same path
+/// without it, `None` for a dash.
+type CostCell = fn(&Measured, &Measured) -> Option<String>;
 
 /// A markdown table of what each variant costs against the same path
 /// without it: per model and path (`gpu`, `resident`), the frame time
@@ -326,9 +327,23 @@ pub fn cost_table(
     variants: &[(&str, &str)],
 ) -> String {
     use std::fmt::Write as _;
+    // The measures in the table's order, each with its cell.
+    let measures: [(&str, CostCell); 3] = [
+        ("frame", |m: &Measured, without: &Measured| {
+            Some(ratio_spread(&m.frame_rounds, &without.frame_rounds))
+        }),
+        ("frame CPU-work", |m: &Measured, without: &Measured| {
+            let (a, b) = m.frame_cpu_ms.zip(without.frame_cpu_ms)?;
+            Some(ratio(a.median, b.median))
+        }),
+        ("VS", |m: &Measured, without: &Measured| {
+            let (a, b) = m.vs_invocations.zip(without.vs_invocations)?;
+            Some(ratio(a as f64, b as f64))
+        }),
+    ];
     let mut head = String::from("| model | path |");
     let mut rule = String::from("|---|---|");
-    for measure in ["frame", "frame CPU-work", "VS"] {
+    for (measure, _) in measures {
         for (_, name) in variants {
             let _ = write!(head, " {measure} {name}/{} |", base.1);
             rule.push_str("---:|");
@@ -342,23 +357,13 @@ pub fn cost_table(
                 continue;
             };
             let _ = write!(out, "| {model} | {path} |");
-            for (suffix, _) in variants {
-                let cell = find(suffix).map_or("—".into(), |m| {
-                    ratio_spread(&m.frame_rounds, &without.frame_rounds)
-                });
-                let _ = write!(out, " {cell} |");
-            }
-            for (suffix, _) in variants {
-                let cell = find(suffix)
-                    .and_then(|m| m.frame_cpu_ms.zip(without.frame_cpu_ms))
-                    .map_or("—".into(), |(a, b)| ratio(a.median, b.median));
-                let _ = write!(out, " {cell} |");
-            }
-            for (suffix, _) in variants {
-                let cell = find(suffix)
-                    .and_then(|m| m.vs_invocations.zip(without.vs_invocations))
-                    .map_or("—".into(), |(a, b)| ratio(a as f64, b as f64));
-                let _ = write!(out, " {cell} |");
+            for (_, cell_of) in measures {
+                for (suffix, _) in variants {
+                    let cell = find(suffix)
+                        .and_then(|m| cell_of(m, without))
+                        .unwrap_or_else(|| "—".into());
+                    let _ = write!(out, " {cell} |");
+                }
             }
             out.push('\n');
         }

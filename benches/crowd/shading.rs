@@ -21,34 +21,30 @@ const VARIANTS: [(&str, Shading); 3] = [
 /// prints the table and the costs against the built-in look.
 pub fn run(bench: &Bench, models: &[BenchModel], n: usize) -> Result<Vec<Row>, String> {
     let (gpu, cache) = (&bench.gpu, &bench.cache);
-    let mut table = Table::default();
-    for model in models {
-        eprintln!("shading: {} × {n} ...", model.label);
-        let scene = model.crowd(n)?;
-        let mut entries = Vec::new();
-        for (suffix, shading) in VARIANTS {
-            // Every variant draws the same colour picture: the material is
-            // the built-in look again, and motion vectors go to a target
-            // of their own.
-            let look = Some("the built-in look");
-            entries.push(Entry::new(
-                format!("gpu{suffix}"),
-                look,
-                upload(gpu, cache, model)
-                    .and_then(|m| Immediate::shaded(gpu, cache, m, &scene, shading)),
-            ));
-            entries.push(Entry::new(
-                format!("resident{suffix}"),
-                look,
-                upload(gpu, cache, model).and_then(|m| {
-                    Resident::shaded(gpu, cache, m, &scene, (true, ResidentDraw::All), shading)
-                }),
-            ));
-        }
-        let runs = measure::measure(gpu, &bench.target, entries, bench.warmup, bench.frames);
-        table.add("shading", &model.label, n, runs);
-    }
-    let Table { rows, checks } = table;
+    let Table { rows, checks } =
+        measure::per_model(bench, "shading", models, n, |model, scene| {
+            let mut entries = Vec::new();
+            for (suffix, shading) in VARIANTS {
+                // Every variant draws the same colour picture: the material is
+                // the built-in look again, and motion vectors go to a target
+                // of their own.
+                let look = Some("the built-in look");
+                entries.push(Entry::new(
+                    format!("gpu{suffix}"),
+                    look,
+                    upload(gpu, cache, model)
+                        .and_then(|m| Immediate::shaded(gpu, cache, m, scene, shading)),
+                ));
+                entries.push(Entry::new(
+                    format!("resident{suffix}"),
+                    look,
+                    upload(gpu, cache, model).and_then(|m| {
+                        Resident::shaded(gpu, cache, m, scene, (true, ResidentDraw::All), shading)
+                    }),
+                ));
+            }
+            Ok(entries)
+        })?;
     say!("## The application's shading: materials and motion vectors\n");
     say!(
         "Every member in view. Material: the built-in look written again as an application's \

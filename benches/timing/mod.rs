@@ -1,6 +1,6 @@
 //! The timer the CPU benchmarks (parse, interpolate) share: the median of
 //! many timed batches, each long enough that the clock's resolution is
-//! noise.
+//! noise; and the lines of their tables.
 
 use std::time::{Duration, Instant};
 
@@ -33,4 +33,23 @@ pub fn median_seconds(samples: usize, mut f: impl FnMut(usize)) -> f64 {
         .collect();
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
+}
+
+/// Prints one line of a plain-text table, its cells one space apart, each
+/// padded to its column's width in `widths`: the first (the input's name)
+/// to the left, the figures to the right.
+pub fn print_row(widths: &[usize], cells: &[&str]) {
+    let cells: Vec<String> = cells
+        .iter()
+        .zip(widths)
+        .enumerate()
+        .map(|(i, (cell, &width))| {
+            if i == 0 {
+                format!("{cell:<width$}")
+            } else {
+                format!("{cell:>width$}")
+            }
+        })
+        .collect();
+    println!("{}", cells.join(" "));
 }

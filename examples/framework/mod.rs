@@ -281,11 +281,13 @@ impl Gpu {
         self.size.0 as f32 / self.size.1 as f32
     }
 
-    /// The multisample state of the targets, for pipelines.
-    pub fn multisample(&self) -> wgpu::MultisampleState {
-        wgpu::MultisampleState {
-            count: self.sample_count,
-            ..Default::default()
+    /// The frame pass, as what a pipeline drawn in it (the ground's, a
+    /// full-screen pass's) is built for.
+    pub fn ground_target(&self) -> ground::GroundTarget {
+        ground::GroundTarget {
+            color_format: self.color_format,
+            depth_format: Some(self.depth_format),
+            samples: self.sample_count,
         }
     }
 

@@ -3,6 +3,7 @@
 //! a colour target to read back for a picture. Shared by the windowed examples and the
 //! headless `render` (which includes this file alone, without the window).
 
+use md2_wgpu::support::{attachment, scratch_depth_stencil};
 use md2_wgpu::wgpu;
 
 /// The depth format of every example's depth buffer: with a stencil
@@ -36,20 +37,7 @@ pub fn picture_target(
     format: wgpu::TextureFormat,
     (width, height): (u32, u32),
 ) -> wgpu::Texture {
-    device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("md2-wgpu example picture"),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    })
+    attachment(device, format, width, height)
 }
 
 /// The depth buffer, and the multisampled colour target when samples > 1.
@@ -123,17 +111,7 @@ impl Targets {
                     },
                 },
             })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &self.depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-                stencil_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-            }),
+            depth_stencil_attachment: Some(scratch_depth_stencil(&self.depth)),
             timestamp_writes: None,
             occlusion_query_set: None,
             multiview_mask: None,

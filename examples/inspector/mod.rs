@@ -64,8 +64,11 @@ pub const SHELLS: [(&str, u32); 5] = [
 /// The 3D view's background in linear light; the ground fades into it.
 const BACKGROUND: [f32; 3] = [0.05, 0.06, 0.08];
 
-/// The shortcuts, as the viewer prints them and the interface lists them.
-pub const KEYS: &str = "\
+/// The shortcuts both hosts list, up to the planar shadow's (which the web
+/// page qualifies), as one literal.
+macro_rules! shared_keys {
+    () => {
+        "\
 keys (when no text field has the keyboard):
   N / Right    next animation          P / Left     previous animation
   F            crossfade into the next animation (instead of cutting)
@@ -73,24 +76,27 @@ keys (when no text field has the keyboard):
   - / +        slower / faster         I            interpolation on / off (Quake-style steps)
   S            next skin               R            reset the camera
   Q            powerup shell: red, green, blue, double damage, half damage, off
-  G            planar shadow on the ground on / off
+  G            planar shadow on the ground on / off"
+    };
+}
+
+/// The shortcuts, as the viewer prints them and the interface lists them.
+pub const KEYS: &str = concat!(
+    shared_keys!(),
+    "
   mouse        drag the view to orbit, wheel to zoom, double-click to reset
   files        drop an .md2 or .mdl file on the window, or type its path and press Open
-  Esc          quit";
+  Esc          quit"
+);
 
 /// The shortcuts as the web page lists them: files come as the browser
 /// gives them, and a page is left, not quit.
-pub const WEB_KEYS: &str = "\
-keys (when no text field has the keyboard):
-  N / Right    next animation          P / Left     previous animation
-  F            crossfade into the next animation (instead of cutting)
-  Space        pause                   , / .        step a frame back / on
-  - / +        slower / faster         I            interpolation on / off (Quake-style steps)
-  S            next skin               R            reset the camera
-  Q            powerup shell: red, green, blue, double damage, half damage, off
-  G            planar shadow on the ground on / off (where the pass has a stencil)
+pub const WEB_KEYS: &str = concat!(
+    shared_keys!(),
+    " (where the pass has a stencil)
   mouse        drag the view to orbit, wheel to zoom, double-click to reset
-  files        drop an .md2 with its skin images (and a weapon), or an .mdl (and a palette.lmp), on the page, or Open files";
+  files        drop an .md2 with its skin images (and a weapon), or an .mdl (and a palette.lmp), on the page, or Open files"
+);
 
 /// Where the inspector runs, which decides how files come and go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -405,20 +411,10 @@ impl Inspector {
 
     /// Opens the weapon at `path`, drawn with the body's frames.
     pub fn open_weapon(&mut self, path: &Path) -> bool {
-        let loaded = ModelFile::open(path, None)
-            .and_then(|file| LoadedModel::upload(&self.device, &self.queue, &self.cache, file));
-        match loaded {
-            Ok(weapon) => {
-                self.weapon = Some(weapon);
-                self.show_weapon = true;
-                self.errors.clear();
-                true
-            }
-            Err(e) => {
-                self.errors.push(e);
-                false
-            }
-        }
+        self.take_upload(ModelFile::open(path, None), |inspector, weapon| {
+            inspector.weapon = Some(weapon);
+            inspector.show_weapon = true;
+        })
     }
 
     /// Removes the weapon.
@@ -516,18 +512,30 @@ impl Inspector {
     /// Shows `file` (uploaded here) in place of the model, or keeps the
     /// model and records why not.
     fn show(&mut self, file: Result<ModelFile, String>) -> bool {
+        self.take_upload(file, |inspector, body| {
+            inspector.player = Player::new(body.clips.clone(), model::last_frame(&body.file.model));
+            inspector.thumbnails = vec![None; body.file.skins.len()];
+            if let Some(path) = &body.file.path {
+                inspector.path = path.display().to_string();
+            }
+            inspector.body = body;
+            inspector.skin = 0;
+            inspector.orbit = None;
+        })
+    }
+
+    /// Uploads `file` and hands the model to `take`, clearing the errors;
+    /// or keeps what is shown and records why not. Whether it loaded.
+    fn take_upload(
+        &mut self,
+        file: Result<ModelFile, String>,
+        take: impl FnOnce(&mut Inspector, LoadedModel),
+    ) -> bool {
         let loaded =
             file.and_then(|file| LoadedModel::upload(&self.device, &self.queue, &self.cache, file));
         match loaded {
-            Ok(body) => {
-                self.player = Player::new(body.clips.clone(), model::last_frame(&body.file.model));
-                self.thumbnails = vec![None; body.file.skins.len()];
-                if let Some(path) = &body.file.path {
-                    self.path = path.display().to_string();
-                }
-                self.body = body;
-                self.skin = 0;
-                self.orbit = None;
+            Ok(model) => {
+                take(self, model);
                 self.errors.clear();
                 true
             }

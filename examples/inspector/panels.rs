@@ -14,25 +14,26 @@ use super::{BACKGROUND, Host, HostRequest, Inspector, KEYS, SHELLS, Shell, WEB_K
 /// The side of a skin thumbnail's box, in points.
 const THUMBNAIL: f32 = 96.0;
 
+/// A side panel (`side`: `egui::Panel::left` or `right`) the user can
+/// resize, `id` naming it and the scroll area its contents scroll in.
+fn side_panel(
+    ui: &mut Ui,
+    side: impl FnOnce(&'static str) -> egui::Panel,
+    id: &'static str,
+    contents: impl FnOnce(&mut Ui),
+) {
+    side(id).resizable(true).default_size(300.0).show(ui, |ui| {
+        egui::ScrollArea::vertical().id_salt(id).show(ui, contents);
+    });
+}
+
 impl Inspector {
     pub(super) fn panels(&mut self, ui: &mut Ui) {
         egui::Panel::top("md2 status").show(ui, |ui| self.status_bar(ui));
-        egui::Panel::left("md2 controls")
-            .resizable(true)
-            .default_size(300.0)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .id_salt("md2 controls")
-                    .show(ui, |ui| self.controls(ui));
-            });
-        egui::Panel::right("md2 facts")
-            .resizable(true)
-            .default_size(300.0)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .id_salt("md2 facts")
-                    .show(ui, |ui| self.facts(ui));
-            });
+        side_panel(ui, egui::Panel::left, "md2 controls", |ui| {
+            self.controls(ui)
+        });
+        side_panel(ui, egui::Panel::right, "md2 facts", |ui| self.facts(ui));
         let [r, g, b] = BACKGROUND;
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE.fill(egui::Rgba::from_rgb(r, g, b).into()))

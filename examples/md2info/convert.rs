@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use md2_wgpu::QuakeModel;
-use md2_wgpu::format::mdl::{Conversion, SkinImages, from_keyframes, to_md2};
+use md2_wgpu::format::mdl::{SkinImages, from_keyframes, to_md2};
 use md2_wgpu::skins;
 
 use super::export::palette_for;
@@ -23,11 +23,9 @@ pub fn convert(
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    let write = |bytes: &[u8], path: &Path| {
-        std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
-    };
-    let mut s = String::new();
-    let conversion: Conversion = match (model, target.as_str()) {
+    // The model in the other format: its format's name, its bytes, what
+    // it holds, and what the conversion lost.
+    let (format, bytes, holds, conversion) = match (model, target.as_str()) {
         (QuakeModel::Md2(md2), "mdl") => {
             // The palette the skins are put in: given, else one beside the
             // output or the model, else the built-in one.
@@ -45,18 +43,13 @@ pub fn convert(
                 .collect();
             let (mdl, conversion) = from_keyframes(md2, &images, &palette)
                 .map_err(|e| format!("{}: {e}", file.display()))?;
-            let bytes = mdl.to_bytes();
-            write(&bytes, out)?;
-            let _ = writeln!(
-                s,
-                "wrote {}: an MDL of {} bytes, {} vertices, {} poses, {} skin(s) in {from}",
-                out.display(),
-                bytes.len(),
+            let holds = format!(
+                "{} vertices, {} poses, {} skin(s) in {from}",
                 mdl.vertex_count(),
                 mdl.frame_count(),
                 mdl.skins().len()
             );
-            conversion
+            ("MDL", mdl.to_bytes(), holds, conversion)
         }
         (QuakeModel::Mdl(mdl), "md2") => {
             let (palette, from) = palette_for(file, palette)?;
@@ -73,17 +66,12 @@ pub fn convert(
             }
             let (md2, conversion) =
                 to_md2(mdl, &names).map_err(|e| format!("{}: {e}", file.display()))?;
-            let bytes = md2.to_bytes();
-            write(&bytes, out)?;
-            let _ = writeln!(
-                s,
-                "wrote {}: an MD2 of {} bytes, {} frames; skins {} (in {from})",
-                out.display(),
-                bytes.len(),
+            let holds = format!(
+                "{} frames; skins {} (in {from})",
                 md2.keyframes().frame_count(),
                 names.join(", ")
             );
-            conversion
+            ("MD2", md2.to_bytes(), holds, conversion)
         }
         (model, _) => {
             return Err(format!(
@@ -98,6 +86,14 @@ pub fn convert(
             ));
         }
     };
+    std::fs::write(out, &bytes).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "wrote {}: an {format} of {} bytes, {holds}",
+        out.display(),
+        bytes.len()
+    );
     let _ = writeln!(
         s,
         "positions: up to {:.4} units off ({:.3}% of the model's size, {:.1})",

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use md2_wgpu::Md2Model;
 
-use super::sanitize;
+use super::obj_vertices;
 
 /// The readable summary.
 pub fn summary(model: &Md2Model, name: &str) -> String {
@@ -89,27 +89,8 @@ pub fn json(model: &Md2Model) -> serde_json::Value {
 /// `vn` per vertex from the normal table, `vt` per texture coordinate,
 /// `f v/vt/vn` per triangle, counter-clockwise seen from outside.
 pub fn obj(model: &Md2Model, frame: u32, name: &str) -> Result<String, String> {
-    let Some(f) = model.keyframes().frames().get(frame as usize) else {
-        return Err(format!(
-            "{name}: no frame {frame}: the model has {} frames (0..={})",
-            model.keyframes().frame_count(),
-            model.keyframes().frame_count() - 1
-        ));
-    };
-    let verts = model.keyframes().frame_vertices(frame);
+    let mut s = obj_vertices(model.keyframes(), "frame", frame, name)?;
     let (w, h) = model.skin_size();
-    let mut s = String::new();
-    let _ = writeln!(s, "# md2info: {name}, frame {frame} ({:?})", f.name());
-    let _ = writeln!(s, "# Quake axes: X forward, Y left, Z up; model units");
-    let _ = writeln!(s, "o {}", sanitize(&f.name()));
-    for v in verts {
-        let [x, y, z] = v.decode_position(f);
-        let _ = writeln!(s, "v {x} {y} {z}");
-    }
-    for v in verts {
-        let [x, y, z] = v.normal();
-        let _ = writeln!(s, "vn {x} {y} {z}");
-    }
     for st in model.tex_coords() {
         let u = (st.s as f32 + 0.5) / w as f32;
         let v = 1.0 - (st.t as f32 + 0.5) / h as f32;

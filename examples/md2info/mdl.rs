@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use md2_wgpu::format::mdl::{MdlModel, MdlSkin};
 
-use super::sanitize;
+use super::obj_vertices;
 
 /// The header's fields by their names in Quake's sources.
 fn header_fields(model: &MdlModel) -> Vec<(&'static str, serde_json::Value)> {
@@ -145,26 +145,7 @@ pub fn json(model: &MdlModel) -> serde_json::Value {
 /// corner (the seam rule applied), `f v/vt/vn` per triangle,
 /// counter-clockwise seen from outside.
 pub fn obj(model: &MdlModel, pose: u32, name: &str) -> Result<String, String> {
-    let Some(f) = model.frames().get(pose as usize) else {
-        return Err(format!(
-            "{name}: no pose {pose}: the model has {} poses (0..={})",
-            model.frame_count(),
-            model.frame_count() - 1
-        ));
-    };
-    let verts = model.frame_vertices(pose);
-    let mut s = String::new();
-    let _ = writeln!(s, "# md2info: {name}, pose {pose} ({:?})", f.name());
-    let _ = writeln!(s, "# Quake axes: X forward, Y left, Z up; model units");
-    let _ = writeln!(s, "o {}", sanitize(&f.name()));
-    for v in verts {
-        let [x, y, z] = v.decode_position(f);
-        let _ = writeln!(s, "v {x} {y} {z}");
-    }
-    for v in verts {
-        let [x, y, z] = v.normal();
-        let _ = writeln!(s, "vn {x} {y} {z}");
-    }
+    let mut s = obj_vertices(model, "pose", pose, name)?;
     for c in model.corners() {
         let _ = writeln!(s, "vt {} {}", c.uv[0], 1.0 - c.uv[1]);
     }

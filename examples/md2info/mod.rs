@@ -66,9 +66,11 @@ mod md2;
 mod mdl;
 
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use md2_wgpu::QuakeModel;
+use md2_wgpu::model::KeyframeModel;
 
 pub use export::{palette_for, write_gltf, write_levels};
 pub use md2::{json, obj, summary};
@@ -143,15 +145,18 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
     let (mut quantize, mut step, mut scale) = (false, false, 1.0f32);
     let mut gltf_option = None;
     while let Some(arg) = args.next() {
+        // The option's value, the next argument; `what` it is, for the
+        // error without one.
+        let mut value = |what: &str| {
+            args.next()
+                .ok_or_else(|| format!("{} needs {what} ({USAGE})", arg.to_string_lossy()))
+        };
         match arg.to_str() {
             Some("-h" | "--help") => return Ok(None),
             Some("--json") => set(Output::Json, &mut output)?,
             Some("--gltf") => {
-                let out = args
-                    .next()
-                    .ok_or_else(|| format!("--gltf needs an output file ({USAGE})"))?;
                 let gltf = GltfArgs {
-                    out: PathBuf::from(out),
+                    out: PathBuf::from(value("an output file")?),
                     skin: None,
                     quantize: false,
                     step: false,
@@ -160,34 +165,20 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
                 set(Output::Gltf(gltf), &mut output)?;
             }
             Some("--levels") => {
-                let out = args
-                    .next()
-                    .ok_or_else(|| format!("--levels needs an output file ({USAGE})"))?;
-                set(Output::Levels(PathBuf::from(out)), &mut output)?;
+                let out = PathBuf::from(value("an output file")?);
+                set(Output::Levels(out), &mut output)?;
             }
             Some("--convert") => {
-                let out = args
-                    .next()
-                    .ok_or_else(|| format!("--convert needs an output file ({USAGE})"))?;
-                set(Output::Convert(PathBuf::from(out)), &mut output)?;
+                let out = PathBuf::from(value("an output file")?);
+                set(Output::Convert(out), &mut output)?;
             }
             Some("--demo") => {
-                let out = args
-                    .next()
-                    .ok_or_else(|| format!("--demo needs an output file ({USAGE})"))?;
-                set(Output::Demo(PathBuf::from(out)), &mut output)?;
+                let out = PathBuf::from(value("an output file")?);
+                set(Output::Demo(out), &mut output)?;
             }
-            Some("--palette") => {
-                let path = args
-                    .next()
-                    .ok_or_else(|| format!("--palette needs a palette.lmp ({USAGE})"))?;
-                palette = Some(PathBuf::from(path));
-            }
+            Some("--palette") => palette = Some(PathBuf::from(value("a palette.lmp")?)),
             Some("--skin") => {
-                let path = args
-                    .next()
-                    .ok_or_else(|| format!("--skin needs an image file ({USAGE})"))?;
-                skin = Some(PathBuf::from(path));
+                skin = Some(PathBuf::from(value("an image file")?));
                 gltf_option.get_or_insert("--skin");
             }
             Some("--quantize") => {
@@ -199,9 +190,7 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
                 gltf_option.get_or_insert("--step");
             }
             Some("--scale") => {
-                let s = args
-                    .next()
-                    .ok_or_else(|| format!("--scale needs a number ({USAGE})"))?;
+                let s = value("a number")?;
                 scale = s
                     .to_str()
                     .and_then(|s| s.parse::<f32>().ok())
@@ -215,9 +204,7 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
                 gltf_option.get_or_insert("--scale");
             }
             Some("--obj") => {
-                let frame = args
-                    .next()
-                    .ok_or_else(|| format!("--obj needs a frame number ({USAGE})"))?;
+                let frame = value("a frame number")?;
                 let frame = frame.to_str().and_then(|f| f.parse().ok()).ok_or_else(|| {
                     format!(
                         "--obj needs a frame number (0, 1, ...), not {:?} ({USAGE})",
@@ -353,6 +340,38 @@ fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+/// The start of an OBJ of frame `frame` of `keyframes` (`kind`: "frame",
+/// or "pose" for an MDL's): the comments, the object, and `v` and `vn` per
+/// vertex. The format adds the texture coordinates and the faces.
+fn obj_vertices(
+    keyframes: &KeyframeModel,
+    kind: &str,
+    frame: u32,
+    name: &str,
+) -> Result<String, String> {
+    let Some(f) = keyframes.frames().get(frame as usize) else {
+        return Err(format!(
+            "{name}: no {kind} {frame}: the model has {} {kind}s (0..={})",
+            keyframes.frame_count(),
+            keyframes.frame_count() - 1
+        ));
+    };
+    let verts = keyframes.frame_vertices(frame);
+    let mut s = String::new();
+    let _ = writeln!(s, "# md2info: {name}, {kind} {frame} ({:?})", f.name());
+    let _ = writeln!(s, "# Quake axes: X forward, Y left, Z up; model units");
+    let _ = writeln!(s, "o {}", sanitize(&f.name()));
+    for v in verts {
+        let [x, y, z] = v.decode_position(f);
+        let _ = writeln!(s, "v {x} {y} {z}");
+    }
+    for v in verts {
+        let [x, y, z] = v.normal();
+        let _ = writeln!(s, "vn {x} {y} {z}");
+    }
+    Ok(s)
 }
 
 /// An OBJ object name: one word, printable.

@@ -41,6 +41,16 @@ fn os(s: &str) -> OsString {
     s.into()
 }
 
+/// md2info on `file` with an option that writes `out`: `md2info FILE
+/// --convert OUT`, say.
+fn run_to(file: &Path, option: &str, out: &Path) -> Result<String, String> {
+    run(&[
+        &file.as_os_str().to_owned(),
+        &os(option),
+        &out.as_os_str().to_owned(),
+    ])
+}
+
 #[test]
 fn json_has_the_header_skins_frames_animations_and_warnings() {
     let (model, path) = sphere_file("json.md2");
@@ -278,7 +288,7 @@ fn gltf_writes_a_glb_with_every_frame_and_animation() {
     let dir = path.parent().unwrap().to_path_buf();
     let file = path.clone().into_os_string();
     let out = dir.join("sphere.glb");
-    let text = run(&[&file, &os("--gltf"), &out.clone().into_os_string()]).unwrap();
+    let text = run_to(&path, "--gltf", &out).unwrap();
     assert!(text.starts_with("wrote "), "{text}");
     assert!(
         text.contains("5 morph targets") && text.contains("1 animations"),
@@ -423,12 +433,7 @@ fn gltf_refusals_are_one_line_errors() {
 fn levels_writes_what_an_upload_would_build() {
     let (model, path) = sphere_file("levels.md2");
     let out = path.with_extension("md2l");
-    let text = run(&[
-        &path.clone().into_os_string(),
-        &os("--levels"),
-        &out.clone().into_os_string(),
-    ])
-    .unwrap();
+    let text = run_to(&path, "--levels", &out).unwrap();
     assert!(
         text.contains("level 0:") && text.contains("wrote"),
         "{text}"
@@ -496,12 +501,7 @@ fn convert_writes_the_other_format_and_says_what_it_lost() {
     let (mdl, path) = mdl_file("seam-convert.mdl");
     let dir = path.parent().unwrap();
     let out = dir.join("seam-converted.md2");
-    let text = run(&[
-        &path.clone().into_os_string(),
-        &os("--convert"),
-        &out.clone().into_os_string(),
-    ])
-    .unwrap();
+    let text = run_to(&path, "--convert", &out).unwrap();
     assert!(text.contains("positions: up to 0.0000 units off"), "{text}");
     assert!(
         text.contains("frame group(s) became plain frames"),
@@ -514,12 +514,7 @@ fn convert_writes_the_other_format_and_says_what_it_lost() {
     }
     // And back: an MD2 becomes an MDL on one grid.
     let back = dir.join("seam-back.mdl");
-    let text = run(&[
-        &out.into_os_string(),
-        &os("--convert"),
-        &back.clone().into_os_string(),
-    ])
-    .unwrap();
+    let text = run_to(&out, "--convert", &back).unwrap();
     assert!(text.contains("one grid for all 6 frames"), "{text}");
     let again = md2_wgpu::format::mdl::MdlModel::open(&back).unwrap();
     assert_eq!(again.frame_count(), 6);
@@ -532,12 +527,7 @@ fn convert_writes_the_other_format_and_says_what_it_lost() {
 fn an_mdl_exports_to_gltf_with_its_groups_rates() {
     let (_, path) = mdl_file("seam-gltf.mdl");
     let out = path.with_extension("glb");
-    let text = run(&[
-        &path.into_os_string(),
-        &os("--gltf"),
-        &out.clone().into_os_string(),
-    ])
-    .unwrap();
+    let text = run_to(&path, "--gltf", &out).unwrap();
     assert!(text.contains("the MDL file"), "{text}");
     assert!(text.contains("3 animations"), "{text}");
     let glb = std::fs::read(&out).unwrap();

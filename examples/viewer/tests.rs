@@ -134,6 +134,14 @@ fn harness(body: ModelFile) -> Option<(Harness<'static, Inspector>, RenderState)
     Some((harness, state))
 }
 
+/// The inspector showing the demo model, its run clicked and shown.
+fn running_demo() -> Option<(Harness<'static, Inspector>, RenderState)> {
+    let (mut harness, state) = harness(ModelFile::demo())?;
+    harness.get_by_label("run").click();
+    harness.step();
+    Some((harness, state))
+}
+
 /// A folder of its own under the target directory for test files made
 /// here (never the shared models).
 fn scratch(name: &str) -> PathBuf {
@@ -210,11 +218,9 @@ fn clicking_an_animation_plays_it() {
 
 #[test]
 fn the_frame_slider_sets_the_frame() {
-    let Some((mut harness, _)) = harness(ModelFile::demo()) else {
+    let Some((mut harness, _)) = running_demo() else {
         return;
     };
-    harness.get_by_label("run").click();
-    harness.step();
     harness.get_by_label("Pause").click();
     harness.step();
     // A frame of run's other than the one shown.
@@ -309,11 +315,9 @@ fn a_broken_file_shows_its_error_and_keeps_the_model() {
     let expected = Md2Model::from_bytes(&bytes[..200])
         .expect_err("a truncated model does not load")
         .to_string();
-    let Some((mut harness, _)) = harness(ModelFile::demo()) else {
+    let Some((mut harness, _)) = running_demo() else {
         return;
     };
-    harness.get_by_label("run").click();
-    harness.step();
 
     // Dropped on the window.
     harness
@@ -358,11 +362,9 @@ fn a_broken_file_shows_its_error_and_keeps_the_model() {
 
 #[test]
 fn snapshot_of_the_inspector_with_the_demo_model() {
-    let Some((mut harness, state)) = harness(ModelFile::demo()) else {
+    let Some((mut harness, state)) = running_demo() else {
         return;
     };
-    harness.get_by_label("run").click();
-    harness.step();
     harness.state_mut().player_mut().set_frame(42);
     harness.remove_cursor();
     // Painted every step, as a window is: the figures of the frame before

@@ -15,7 +15,7 @@ use bevy::transform::components::Transform;
 use crate::animator::Md2Animator;
 use crate::asset::Md2Asset;
 use crate::material::Md2Material;
-use crate::poses::Md2Poses;
+use crate::poses::{Md2Poses, Md2Slot};
 
 /// An MD2 model in the world: the entity draws `0` where its
 /// [`Transform`] puts it (model units; the model stands in Bevy's Y-up
@@ -38,29 +38,6 @@ use crate::poses::Md2Poses;
 #[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
 #[require(Md2Animator, Transform, Visibility)]
 pub struct Md2(pub Handle<Md2Asset>);
-
-/// Where an entity's pose goes: its model and its slot in the model's pose
-/// buffer (also its [`MeshTag`]), and the pose it showed last frame. The
-/// plugin adds it with the mesh and material once the model has loaded;
-/// read it, do not add it.
-#[derive(Component, Clone, Debug, PartialEq)]
-pub struct Md2Slot {
-    pub(crate) model: AssetId<Md2Asset>,
-    pub(crate) slot: u32,
-    pub(crate) previous: Option<md2_wgpu::contract::PoseWords>,
-}
-
-impl Md2Slot {
-    /// The model whose buffer holds the entity's pose.
-    pub fn model(&self) -> AssetId<Md2Asset> {
-        self.model
-    }
-
-    /// The entity's record in it (its [`MeshTag`]).
-    pub fn slot(&self) -> u32 {
-        self.slot
-    }
-}
 
 /// MD2 entities without their model's components yet, or whose model
 /// changed.

@@ -41,17 +41,19 @@
 //!   as buffers, the mesh (`mesh`), the skins (`skins`, found the Quake II
 //!   way through Bevy's reader) as a [`SkinArray`](md2_wgpu::contract::SkinArray)
 //!   texture, and the [`Md2Material`] (`material`).
-//! - [`Md2`] and [`Md2Slot`] (`entity`): a model in the world, given its
-//!   shared mesh and material, a [`MeshTag`](bevy::mesh::MeshTag) and a box
-//!   around every frame once loaded.
+//! - [`Md2`] (`entity`): a model in the world, given its shared mesh and
+//!   material, a [`MeshTag`](bevy::mesh::MeshTag) and a box around every
+//!   frame once loaded.
 //! - [`Md2Animator`] (`animator`): md2-wgpu's [`Playback`](md2_wgpu::anim::Playback)
 //!   (clips by name or Quake II preset, looping and one-shot, speed,
 //!   crossfades) on Bevy's [`Time`](bevy::time::Time), with skin and tint.
-//! - [`PoseRecord`] and [`Md2Poses`] (`poses`): each entity's pose (and its
-//!   previous pose, for motion vectors) in its model's storage buffer at
-//!   its `MeshTag`, rewritten in place every frame.
+//! - [`PoseRecord`], [`Md2Poses`] and [`Md2Slot`] (`poses`): each entity's
+//!   pose (and its previous pose, for motion vectors) in its model's
+//!   storage buffer at its slot, its `MeshTag`, rewritten in place every
+//!   frame.
 //! - `shaders`: md2-wgpu's pose WGSL at the material's bind group, and the
-//!   vertex and fragment stages (`md2-bevy/shaders/`).
+//!   vertex and fragment stages (`md2-bevy/shaders/`), with the material's
+//!   binding numbers they declare.
 //! - [`Md2Plugin`] (`plugin`): all of it registered.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -69,15 +71,13 @@ mod skins;
 
 pub use animator::Md2Animator;
 pub use asset::{Md2Asset, Md2GpuBytes};
-pub use entity::{Md2, Md2Slot};
+pub use entity::Md2;
 pub use loader::{INITIAL_POSE_CAPACITY, MAX_SKIN_SIDE, Md2LoadError, Md2Loader};
-pub use material::{
-    INSTANCES_BINDING, Md2Material, Md2ModelInfo, POSE_FIRST_BINDING, SAMPLER_BINDING,
-    SKINS_BINDING,
-};
+pub use material::{Md2Material, Md2ModelInfo};
 pub use mesh::{ATTRIBUTE_MD2_VERTEX, every_frame_aabb, md2_mesh};
 pub use plugin::{Md2Plugin, Md2Systems};
-pub use poses::{Md2Poses, PoseRecord};
+pub use poses::{Md2Poses, Md2Slot, PoseRecord};
+pub use shaders::{INSTANCES_BINDING, POSE_FIRST_BINDING, SAMPLER_BINDING, SKINS_BINDING};
 pub use skins::decode_skin;
 
 // The README's quick start compiles as a doc test, so it cannot rot.

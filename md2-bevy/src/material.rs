@@ -18,16 +18,6 @@ use bevy::shader::ShaderRef;
 use crate::mesh::ATTRIBUTE_MD2_VERTEX;
 use crate::shaders::{FRAGMENT_SHADER, VERTEX_SHADER};
 
-/// The binding of the pose's first buffer (`md2_model`); the pose's three
-/// bindings follow it ([`md2_wgpu::contract::PoseBindings::starting_at`]).
-pub const POSE_FIRST_BINDING: u32 = 0;
-/// The binding of the entities' pose records (`md2_entity_poses`).
-pub const INSTANCES_BINDING: u32 = 4;
-/// The binding of the skins' texture array (`md2_skins`).
-pub const SKINS_BINDING: u32 = 5;
-/// The binding of the skins' sampler (`md2_skin_sampler`).
-pub const SAMPLER_BINDING: u32 = 6;
-
 /// `Md2ModelInfo`, the pose's uniform: the model's counts
 /// ([`md2_wgpu::contract::ModelInfo`], 16 bytes).
 #[repr(C)]

@@ -14,8 +14,30 @@ use md2_wgpu::contract::PoseWords;
 
 use crate::animator::Md2Animator;
 use crate::asset::Md2Asset;
-use crate::entity::Md2Slot;
 use crate::material::Md2Material;
+
+/// Where an entity's pose goes: its model and its slot in the model's pose
+/// buffer (also its [`MeshTag`](bevy::mesh::MeshTag)), and the pose it showed last frame. The
+/// plugin adds it with the mesh and material once the model has loaded;
+/// read it, do not add it.
+#[derive(Component, Clone, Debug, PartialEq)]
+pub struct Md2Slot {
+    pub(crate) model: AssetId<Md2Asset>,
+    pub(crate) slot: u32,
+    pub(crate) previous: Option<md2_wgpu::contract::PoseWords>,
+}
+
+impl Md2Slot {
+    /// The model whose buffer holds the entity's pose.
+    pub fn model(&self) -> AssetId<Md2Asset> {
+        self.model
+    }
+
+    /// The entity's record in it (its [`MeshTag`](bevy::mesh::MeshTag)).
+    pub fn slot(&self) -> u32 {
+        self.slot
+    }
+}
 
 /// One entity's pose as the shaders read it (`Md2EntityPose` in
 /// `md2_instance.wgsl`): the pose now and a frame ago, as

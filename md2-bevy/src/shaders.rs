@@ -8,7 +8,17 @@ use bevy::pbr::MATERIAL_BIND_GROUP_INDEX;
 use bevy::shader::Shader;
 use md2_wgpu::contract::PoseBindings;
 
-use crate::material::POSE_FIRST_BINDING;
+// The material's bindings, which the shaders below declare: the
+// shaders' numbers, so here, and the material's bind group follows them.
+/// The binding of the pose's first buffer (`md2_model`); the pose's three
+/// bindings follow it ([`md2_wgpu::contract::PoseBindings::starting_at`]).
+pub const POSE_FIRST_BINDING: u32 = 0;
+/// The binding of the entities' pose records (`md2_entity_poses`).
+pub const INSTANCES_BINDING: u32 = 4;
+/// The binding of the skins' texture array (`md2_skins`).
+pub const SKINS_BINDING: u32 = 5;
+/// The binding of the skins' sampler (`md2_skin_sampler`).
+pub const SAMPLER_BINDING: u32 = 6;
 
 /// `md2_bevy::pose`: [`md2_wgpu::contract::MD2_POSE_WGSL`] with its bindings at the
 /// material's group.
@@ -177,9 +187,9 @@ mod tests {
     #[test]
     fn the_bindings_in_the_wgsl_are_the_rust_constants() {
         for (binding, name) in [
-            (crate::material::INSTANCES_BINDING, "md2_entity_poses"),
-            (crate::material::SKINS_BINDING, "md2_skins"),
-            (crate::material::SAMPLER_BINDING, "md2_skin_sampler"),
+            (INSTANCES_BINDING, "md2_entity_poses"),
+            (SKINS_BINDING, "md2_skins"),
+            (SAMPLER_BINDING, "md2_skin_sampler"),
         ] {
             let declaration = INSTANCE_WGSL
                 .lines()

@@ -81,6 +81,18 @@ pub struct Pose {
     pub weight: f32,
 }
 
+/// The names errors give a pose's four frames (primary a and b, secondary
+/// a and b), as a path from the pose: the CPU reference's, and through
+/// [`fields::POSE_FRAMES`](crate::scene::fields::POSE_FRAMES) `prepare`'s,
+/// so both paths name a frame alike. Here, beside the pose, so that the
+/// reference needs nothing from the scene above it.
+pub(crate) const POSE_FRAME_FIELDS: [&str; 4] = [
+    "pose.primary.frame_a",
+    "pose.primary.frame_b",
+    "pose.secondary.frame_a",
+    "pose.secondary.frame_b",
+];
+
 impl From<FrameLerp> for Pose {
     /// A pose that is just `lerp`: `secondary = primary`, `weight = 0`.
     fn from(lerp: FrameLerp) -> Self {

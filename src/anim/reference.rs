@@ -24,7 +24,7 @@
 
 use std::fmt;
 
-use super::playback::{FrameLerp, Pose};
+use super::playback::{FrameLerp, POSE_FRAME_FIELDS, Pose};
 use crate::contract::NORMALS;
 use crate::model::{KeyframeModel, PackedVertex};
 
@@ -224,7 +224,7 @@ pub fn blend(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), ReferenceError> {
-    let [fa1, fb1, fa2, fb2] = crate::scene::fields::POSE_FRAMES;
+    let [fa1, fb1, fa2, fb2] = POSE_FRAME_FIELDS;
     let a1 = frame(model, fa1, pose.primary.frame_a)?;
     let b1 = frame(model, fb1, pose.primary.frame_b)?;
     let a2 = frame(model, fa2, pose.secondary.frame_a)?;

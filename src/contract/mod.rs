@@ -98,9 +98,7 @@ pub(crate) use buckets::{
 pub(crate) use level::{LevelView, ModelLevels, choose};
 pub(crate) use model_data::{model_levels, narrow, reversed};
 pub(crate) use normals::NORMALS;
-pub(crate) use pack::{
-    Packed, mirrors, pack, pack_previous, pose_words, rows, tint_words, unmoved_extra,
-};
+pub(crate) use pack::{mirrors, rows, tint_words, unmoved_extra};
 #[cfg(any(test, feature = "testing"))]
 pub(crate) use wgsl::CAPTURE_WGSL;
 pub(crate) use wgsl::{BUILTIN_PHASE, CROWD_WGSL, CULL_IN_FRAGMENT, entry};

@@ -284,6 +284,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_shaders_draw_shells_and_minlight_with_these_constants() {
+        use crate::contract::mirrors::{crowd, f32_constant, renderer};
+        // Both modules include constants.wgsl: checking each holds that
+        // they include the one file. (The contract's own constants are
+        // checked beside it; these are the scene's, so the scene checks.)
+        for module in [renderer(), crowd()] {
+            assert_eq!(f32_constant(&module, "MD2_SHELL_OFFSET"), SHELL_OFFSET);
+            assert_eq!(f32_constant(&module, "MD2_SHELL_ALPHA"), SHELL_ALPHA);
+            assert_eq!(f32_constant(&module, "MD2_MIN_LIGHT"), MIN_LIGHT);
+        }
+    }
+
+    #[test]
     fn quake_shell_colours() {
         let shell = |flags| Effects::from_quake_flags(flags).shell;
         assert_eq!(shell(RF_SHELL_RED), Some([1.0, 0.0, 0.0]));

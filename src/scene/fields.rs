@@ -30,12 +30,7 @@ pub const POSE_T2: &str = "pose.secondary.t";
 /// The pose's crossfade weight.
 pub const POSE_WEIGHT: &str = "pose.weight";
 /// The pose's frames: primary a and b, secondary a and b.
-pub const POSE_FRAMES: [&str; 4] = [
-    "pose.primary.frame_a",
-    "pose.primary.frame_b",
-    "pose.secondary.frame_a",
-    "pose.secondary.frame_b",
-];
+pub const POSE_FRAMES: [&str; 4] = crate::anim::playback::POSE_FRAME_FIELDS;
 /// The previous frame's transform.
 pub const PREVIOUS_TRANSFORM: &str = "previous.transform";
 /// The previous frame's primary blend factor.

@@ -14,6 +14,7 @@ pub mod fields;
 mod instance;
 mod level_choice;
 mod member;
+mod pack;
 mod policy;
 
 pub use camera::{Camera, Light, QUAKE_TO_Y_UP, quake_to_y_up, stand_on_ground};
@@ -30,3 +31,4 @@ pub(crate) use camera::{depth_key, depth_row, view_depth};
 pub(crate) use member::{
     ModelFacts, check_play, check_playback, check_skin, check_tint, check_transform,
 };
+pub(crate) use pack::{Packed, pack, pack_previous, pose_words};

@@ -22,5 +22,6 @@ pub use rng::Rng;
 #[cfg(feature = "wgpu")]
 pub use crate::gpu::testing::{
     CapturedMotion, CapturedPose, Headless, MotionProbe, PoseCapture, attachment, block_on,
-    check_material, draw_into, read_buffer, read_rgba8, read_texture, read_texture_later, wait,
+    check_material, cleared, draw_into, read_buffer, read_rgba8, read_texture, read_texture_later,
+    scratch_depth_stencil, wait,
 };

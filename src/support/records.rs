@@ -19,6 +19,6 @@ pub fn pack_instance(
     let record =
         crate::contract::InstanceRecord::pack(instance, model.frame_count(), model.skin_count())?;
     let extra =
-        crate::contract::pack_previous(&record, previous, model.frame_count(), instance.id, 0, 0)?;
+        crate::scene::pack_previous(&record, previous, model.frame_count(), instance.id, 0, 0)?;
     Ok((record, extra))
 }

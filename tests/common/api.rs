@@ -23,6 +23,21 @@ pub fn listing(json: &str) -> Result<Vec<String>, String> {
     Ok(api.lines())
 }
 
+/// The elements of a JSON array (none where it is not one).
+fn elements(v: &Value) -> impl Iterator<Item = &Value> {
+    v.as_array().into_iter().flatten()
+}
+
+/// `list` joined by `separator` between `open` and `close`, or nothing
+/// where it is empty.
+fn wrapped(list: &[String], open: &str, separator: &str, close: &str) -> String {
+    if list.is_empty() {
+        String::new()
+    } else {
+        format!("{open}{}{close}", list.join(separator))
+    }
+}
+
 /// A constant's value as the listing shows it: a literal as written (a
 /// changed figure is a changed line), anything computed as `_`, and text
 /// longer than a line (the WGSL, which changes with every shader edit: the
@@ -105,7 +120,7 @@ impl<'a> Api<'a> {
             if !seen_modules.insert(path.clone()) {
                 continue;
             }
-            for child in module["items"].as_array().into_iter().flatten() {
+            for child in elements(&module["items"]) {
                 let Some(child_id) = id_of(child) else {
                     continue;
                 };
@@ -249,7 +264,7 @@ impl<'a> Api<'a> {
                     "enum {path}{}{ne}{dep}",
                     self.generics(&body["generics"])
                 ));
-                for variant_id in body["variants"].as_array().into_iter().flatten() {
+                for variant_id in elements(&body["variants"]) {
                     let Some(variant) = id_of(variant_id).and_then(|id| self.item(&id)) else {
                         continue;
                     };
@@ -259,10 +274,7 @@ impl<'a> Api<'a> {
                     let shape = if let Some(tuple) = kind.get("tuple") {
                         format!("({})", self.tuple_fields(tuple, "_").join(", "))
                     } else if let Some(fields) = kind.get("struct") {
-                        let named: Vec<String> = fields["fields"]
-                            .as_array()
-                            .into_iter()
-                            .flatten()
+                        let named: Vec<String> = elements(&fields["fields"])
                             .filter_map(|f| id_of(f).and_then(|id| self.item(&id)))
                             .map(|field| {
                                 format!(
@@ -285,7 +297,7 @@ impl<'a> Api<'a> {
                     "trait {path}{}{dep}",
                     self.generics(&body["generics"])
                 ));
-                for member in body["items"].as_array().into_iter().flatten() {
+                for member in elements(&body["items"]) {
                     if let Some(m) = id_of(member).and_then(|id| self.item(&id)) {
                         self.member(m, path, out);
                     }
@@ -303,10 +315,7 @@ impl<'a> Api<'a> {
     /// A tuple struct's or variant's fields' types (`hidden` for one rustdoc
     /// left out).
     fn tuple_fields(&self, tuple: &Value, hidden: &str) -> Vec<String> {
-        tuple
-            .as_array()
-            .into_iter()
-            .flatten()
+        elements(tuple)
             .map(|f| match id_of(f).and_then(|id| self.item(&id)) {
                 Some(field) => self.ty(&field["inner"]["struct_field"]),
                 None => hidden.into(),
@@ -358,7 +367,7 @@ impl<'a> Api<'a> {
                     ));
                 }
                 None => {
-                    for member in body["items"].as_array().into_iter().flatten() {
+                    for member in elements(&body["items"]) {
                         if let Some(m) = id_of(member).and_then(|id| self.item(&id))
                             && m["visibility"] == "public"
                         {
@@ -401,10 +410,7 @@ impl<'a> Api<'a> {
             }
         }
         let sig = &f["sig"];
-        let inputs: Vec<String> = sig["inputs"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let inputs: Vec<String> = elements(&sig["inputs"])
             .map(|pair| {
                 // Parameter names are not part of what a caller writes.
                 let name = pair[0].as_str().unwrap_or("_");
@@ -417,11 +423,7 @@ impl<'a> Api<'a> {
                 }
             })
             .collect();
-        let output = if sig["output"].is_null() {
-            String::new()
-        } else {
-            format!(" -> {}", self.ty(&sig["output"]))
-        };
+        let output = self.output(&sig["output"]);
         let generics = self.generics(&f["generics"]);
         let wheres = self.wheres(&f["generics"]);
         let prefix = if prefix.is_empty() {
@@ -432,11 +434,17 @@ impl<'a> Api<'a> {
         format!("{generics}({}){output}{wheres}{prefix}", inputs.join(", "))
     }
 
+    /// A function's return type as ` -> T`, or nothing for `()`.
+    fn output(&self, output: &Value) -> String {
+        if output.is_null() {
+            String::new()
+        } else {
+            format!(" -> {}", self.ty(output))
+        }
+    }
+
     fn generics(&self, g: &Value) -> String {
-        let params: Vec<String> = g["params"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let params: Vec<String> = elements(&g["params"])
             .filter_map(|p| {
                 let name = p["name"].as_str().unwrap_or("?");
                 let kind = &p["kind"];
@@ -452,18 +460,11 @@ impl<'a> Api<'a> {
                 Some(name.to_string())
             })
             .collect();
-        if params.is_empty() {
-            String::new()
-        } else {
-            format!("<{}>", params.join(", "))
-        }
+        wrapped(&params, "<", ", ", ">")
     }
 
     fn wheres(&self, g: &Value) -> String {
-        let preds: Vec<String> = g["where_predicates"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let preds: Vec<String> = elements(&g["where_predicates"])
             .filter_map(|p| {
                 let b = p.get("bound_predicate")?;
                 Some(format!(
@@ -473,11 +474,7 @@ impl<'a> Api<'a> {
                 ))
             })
             .collect();
-        if preds.is_empty() {
-            String::new()
-        } else {
-            format!(" where {}", preds.join(", "))
-        }
+        wrapped(&preds, " where ", ", ", "")
     }
 
     fn bounds(&self, bounds: Option<&Vec<Value>>) -> String {
@@ -495,11 +492,7 @@ impl<'a> Api<'a> {
                 }
             })
             .collect();
-        if list.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", list.join(" + "))
-        }
+        wrapped(&list, ": ", " + ", "")
     }
 
     /// A path to an item: the crate's public path where it has one, else
@@ -550,10 +543,7 @@ impl<'a> Api<'a> {
 
     fn args(&self, args: &Value) -> String {
         if let Some(angle) = args.get("angle_bracketed") {
-            let mut list: Vec<String> = angle["args"]
-                .as_array()
-                .into_iter()
-                .flatten()
+            let mut list: Vec<String> = elements(&angle["args"])
                 .map(|a| {
                     if let Some(t) = a.get("type") {
                         self.ty(t)
@@ -566,7 +556,7 @@ impl<'a> Api<'a> {
                     }
                 })
                 .collect();
-            for c in angle["constraints"].as_array().into_iter().flatten() {
+            for c in elements(&angle["constraints"]) {
                 let name = c["name"].as_str().unwrap_or("?");
                 if let Some(eq) = c["binding"].get("equality") {
                     let value = eq.get("type").map_or("_".into(), |t| self.ty(t));
@@ -575,23 +565,10 @@ impl<'a> Api<'a> {
                     list.push(format!("{name}{}", self.bounds(bounds.as_array())));
                 }
             }
-            if list.is_empty() {
-                String::new()
-            } else {
-                format!("<{}>", list.join(", "))
-            }
+            wrapped(&list, "<", ", ", ">")
         } else if let Some(paren) = args.get("parenthesized") {
-            let inputs: Vec<String> = paren["inputs"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|t| self.ty(t))
-                .collect();
-            let output = if paren["output"].is_null() {
-                String::new()
-            } else {
-                format!(" -> {}", self.ty(&paren["output"]))
-            };
+            let inputs: Vec<String> = elements(&paren["inputs"]).map(|t| self.ty(t)).collect();
+            let output = self.output(&paren["output"]);
             format!("({}){output}", inputs.join(", "))
         } else {
             String::new()
@@ -631,12 +608,7 @@ impl<'a> Api<'a> {
                 v["len"].as_str().unwrap_or("_")
             ),
             "tuple" => {
-                let parts: Vec<String> = v
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|t| self.ty(t))
-                    .collect();
+                let parts: Vec<String> = elements(v).map(|t| self.ty(t)).collect();
                 if parts.len() == 1 {
                     format!("({},)", parts[0])
                 } else {
@@ -645,10 +617,7 @@ impl<'a> Api<'a> {
             }
             "impl_trait" => format!("impl{}", self.bounds(v.as_array()).replacen(':', "", 1)),
             "dyn_trait" => {
-                let traits: Vec<String> = v["traits"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
+                let traits: Vec<String> = elements(&v["traits"])
                     .map(|t| self.path_of(&t["trait"], false))
                     .collect();
                 let lifetime = v["lifetime"]
@@ -666,17 +635,10 @@ impl<'a> Api<'a> {
             ),
             "function_pointer" => {
                 let sig = &v["sig"];
-                let inputs: Vec<String> = sig["inputs"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
+                let inputs: Vec<String> = elements(&sig["inputs"])
                     .map(|pair| self.ty(&pair[1]))
                     .collect();
-                let output = if sig["output"].is_null() {
-                    String::new()
-                } else {
-                    format!(" -> {}", self.ty(&sig["output"]))
-                };
+                let output = self.output(&sig["output"]);
                 format!("fn({}){output}", inputs.join(", "))
             }
             "infer" => "_".into(),

@@ -1,6 +1,9 @@
 //! An independent check that GL commands draw exactly a model's triangles.
 
-use md2_wgpu::{Md2Model, format::GlCmd};
+use md2_wgpu::{
+    Md2Model,
+    format::{GlCmd, TexCoord},
+};
 /// How exactly a GL vertex's `s, t` must be `(texel + 0.5) / side`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tolerance {
@@ -16,26 +19,34 @@ pub type Corner = (u32, i16, i16);
 /// The rotation of a triangle that starts at its smallest corner: equal for
 /// two triangles exactly when they have the same corners in the same cyclic
 /// order (the same winding).
-pub fn rotation_normalised(t: [Corner; 3]) -> [Corner; 3] {
+pub fn rotation_normalised<C: Ord + Copy>(t: [C; 3]) -> [C; 3] {
     let k = (0..3).min_by_key(|&k| t[k]).unwrap();
     [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
 }
 
-/// The model's triangles as rotation-normalised corners, sorted (a multiset).
-pub fn model_triangles(model: &Md2Model) -> Vec<[Corner; 3]> {
-    let st = model.tex_coords();
-    let mut out: Vec<_> = model
-        .triangles()
-        .iter()
-        .map(|tri| {
-            rotation_normalised(std::array::from_fn(|k| {
-                let c = st[tri.st[k] as usize];
-                (tri.xyz[k] as u32, c.s, c.t)
-            }))
-        })
-        .collect();
+/// Triangles rotation-normalised and sorted (a multiset): two lists are
+/// equal exactly when they hold the same triangles with the same winding.
+pub fn sorted_triangles<C: Ord + Copy>(triangles: impl IntoIterator<Item = [C; 3]>) -> Vec<[C; 3]> {
+    let mut out: Vec<_> = triangles.into_iter().map(rotation_normalised).collect();
     out.sort();
     out
+}
+
+/// The model's triangles with each corner made by `corner` from its vertex
+/// index and texture coordinate, rotation-normalised and sorted.
+pub fn model_triangles_by<C: Ord + Copy>(
+    model: &Md2Model,
+    corner: impl Fn(u32, TexCoord) -> C,
+) -> Vec<[C; 3]> {
+    let st = model.tex_coords();
+    sorted_triangles(model.triangles().iter().map(|tri| {
+        std::array::from_fn(|k| corner(u32::from(tri.xyz[k]), st[usize::from(tri.st[k])]))
+    }))
+}
+
+/// The model's triangles as rotation-normalised corners, sorted (a multiset).
+pub fn model_triangles(model: &Md2Model) -> Vec<[Corner; 3]> {
+    model_triangles_by(model, |xyz, c| (xyz, c.s, c.t))
 }
 
 /// The triangles some GL commands draw, decoded with [`GlCmd::triangles`]
@@ -76,11 +87,10 @@ pub fn glcmd_triangles(
             for (k, v) in tri.iter().enumerate() {
                 corners[k] = (v.xyz, texel(v.s, w, "s", i)?, texel(v.t, h, "t", i)?);
             }
-            out.push(rotation_normalised(corners));
+            out.push(corners);
         }
     }
-    out.sort();
-    Ok(out)
+    Ok(sorted_triangles(out))
 }
 
 /// Asserts that `cmds` draw each of the model's triangles exactly once, with

@@ -2,9 +2,11 @@
 //! rendering with read-back.
 
 use image::RgbaImage;
-use md2_wgpu::gpu::VisibleMembers;
+use md2_wgpu::format::{Md2Parts, TexCoord, Triangle};
+use md2_wgpu::gpu::{Md2Cache, PrepareError, VisibleMembers};
+use md2_wgpu::model::{Frame, PackedVertex};
 use md2_wgpu::support::Headless;
-use md2_wgpu::{Camera, Md2Renderer, gpu::Md2Batch};
+use md2_wgpu::{Camera, GpuModel, Md2Crowd, Md2Instance, Md2Model, Md2Renderer, gpu::Md2Batch};
 /// A device and its queue, on whatever adapter the machine has.
 pub struct Gpu {
     pub device: wgpu::Device,
@@ -48,6 +50,19 @@ pub fn gpu() -> Option<Gpu> {
     )
 }
 
+/// A headless device with every limit the adapter has: room for the
+/// hundred thousand members and instances the larger tests draw.
+pub fn gpu_at_limits() -> Option<Gpu> {
+    gpu_with(|a| a.limits(), wgpu::Features::empty())
+}
+
+/// A renderer with `options` (its own cache) for an `Rgba8UnormSrgb`
+/// target: what most pictures are drawn into.
+pub fn srgb_renderer_with(gpu: &Gpu, options: md2_wgpu::Md2RendererOptions) -> Md2Renderer {
+    let format = wgpu::TextureFormat::Rgba8UnormSrgb;
+    Md2Renderer::new(&gpu.device, format, options).expect("a renderer")
+}
+
 /// A headless device with the limits `limits` picks from the adapter's, and
 /// those of `features` the adapter has.
 pub fn gpu_with(
@@ -84,6 +99,79 @@ pub fn render(
         .prepare(&gpu.device, &gpu.queue, camera, batches)
         .expect("prepare");
     draw_and_read(gpu, &[renderer], width, height)
+}
+
+/// [`render`] into a square target `size` pixels on a side.
+pub fn render_square(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    batches: &[Md2Batch<'_>],
+    size: u32,
+) -> RgbaImage {
+    render(gpu, renderer, camera, batches, size, size)
+}
+
+/// [`render_square`] of one batch: `instances` of `model`.
+pub fn render_instances(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    model: &GpuModel,
+    instances: &[Md2Instance],
+    size: u32,
+) -> RgbaImage {
+    render_square(
+        gpu,
+        renderer,
+        camera,
+        &[Md2Batch::new(model, instances)],
+        size,
+    )
+}
+
+/// Prepares `renderer` for `camera` and `batches`, runs `crowd`'s compute
+/// pass at `time`, and draws both into a fresh target `size` pixels square
+/// (the renderer's format and options), read back. The first refusal
+/// (`prepare`'s or `prepare_crowds`') is the error.
+pub fn draw_crowd(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    batches: &[Md2Batch<'_>],
+    crowd: &mut Md2Crowd,
+    time: f64,
+    size: u32,
+) -> Result<RgbaImage, PrepareError> {
+    renderer.prepare(&gpu.device, &gpu.queue, camera, batches)?;
+    let target = Target::for_renderer(gpu, renderer, size, size);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer.prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, time, [crowd])?;
+    {
+        let mut pass = target.begin(&mut encoder, renderer.options().depth);
+        renderer.render(&mut pass);
+    }
+    Ok(target.read(gpu, encoder))
+}
+
+/// Runs `crowd`'s compute pass at `time` for `renderer`'s view from
+/// `camera` (no batches) and submits it: a frame that draws nothing here,
+/// for what the crowd wrote and uploaded.
+pub fn step_crowd(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    crowd: &mut Md2Crowd,
+    time: f64,
+) {
+    renderer
+        .prepare(&gpu.device, &gpu.queue, camera, &[])
+        .unwrap();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer
+        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, time, [crowd])
+        .unwrap();
+    gpu.queue.submit([encoder.finish()]);
 }
 
 /// An offscreen colour target (resolved, and multisampled where asked) with
@@ -244,6 +332,47 @@ pub fn demo_gpu_model(
     .expect("the demo model uploads")
 }
 
+/// A cache for a test's renderers, and the built-in demo model uploaded
+/// through it.
+pub fn demo_cache(gpu: &Gpu) -> (Md2Cache, GpuModel) {
+    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let gpu_model = demo_gpu_model(gpu, &cache);
+    (cache, gpu_model)
+}
+
+/// A unit square facing the camera (`front_square`) in a white 1 × 1 skin,
+/// uploaded for `cache`'s renderers.
+pub fn white_square(gpu: &Gpu, cache: &impl AsRef<Md2Cache>) -> GpuModel {
+    GpuModel::new(
+        &gpu.device,
+        &gpu.queue,
+        cache,
+        &crate::front_square(0, 0, (1, 1)),
+        &[crate::solid_skin(1, 1, [255, 255, 255, 255])],
+    )
+    .unwrap()
+}
+
+/// One triangle (vertices `xyz` of each frame, every corner at texel
+/// `st` of a 4 × 4 skin) through `frames`, with three vertices a frame:
+/// the small models the crowd and hostile-input tests move and stretch.
+pub fn one_triangle(
+    st: TexCoord,
+    xyz: [u16; 3],
+    frames: Vec<Frame>,
+    vertices: Vec<PackedVertex>,
+) -> Md2Model {
+    Md2Model::from_parts(Md2Parts {
+        skin_size: (4, 4),
+        skins: Vec::new(),
+        tex_coords: vec![st],
+        triangles: vec![Triangle { xyz, st: [0; 3] }],
+        frames,
+        vertices,
+    })
+    .unwrap()
+}
+
 /// A `width` × `height` texture of `format` to draw into and read back.
 pub fn attachment(
     gpu: &Gpu,
@@ -276,6 +405,16 @@ pub fn texels<T: bytemuck::Pod>(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<T> {
     } else {
         wgpu::TextureAspect::All
     };
+    aspect_texels(gpu, texture, aspect)
+}
+
+/// The texels of `aspect` of `texture` (a depth-stencil buffer's stencil,
+/// say), tightly packed row by row, as `T`s.
+pub fn aspect_texels<T: bytemuck::Pod>(
+    gpu: &Gpu,
+    texture: &wgpu::Texture,
+    aspect: wgpu::TextureAspect,
+) -> Vec<T> {
     let encoder = gpu.device.create_command_encoder(&Default::default());
     let bytes = md2_wgpu::support::read_texture(&gpu.device, &gpu.queue, encoder, texture, aspect)
         .expect("read the texture back");
@@ -299,12 +438,46 @@ pub fn crowd_records(
     renderer: &Md2Renderer,
     index: usize,
 ) -> Result<Vec<(usize, md2_wgpu::contract::InstanceRecord)>, String> {
-    let read =
-        md2_wgpu::gpu::low_level::read_crowd_records(renderer, &gpu.device, &gpu.queue, index);
-    md2_wgpu::support::wait(&gpu.device, read)
+    crowd_read_back(
+        gpu,
+        renderer,
+        index,
+        md2_wgpu::gpu::low_level::read_crowd_records,
+    )
 }
 
-pub use crate::cases::record_pose;
+/// What `read` (one of `md2_wgpu::gpu::low_level`'s crowd read-backs:
+/// `read_crowd_records`, `read_crowd_extras`) reads of crowd `index` from
+/// `renderer`'s last `prepare_crowds`, waited for.
+pub fn crowd_read_back<F: Future>(
+    gpu: &Gpu,
+    renderer: &Md2Renderer,
+    index: usize,
+    read: impl FnOnce(&Md2Renderer, &wgpu::Device, &wgpu::Queue, usize) -> F,
+) -> F::Output {
+    md2_wgpu::support::wait(&gpu.device, read(renderer, &gpu.device, &gpu.queue, index))
+}
+
+pub use crate::cases::{FLOAT_TARGET, record_pose, square_camera};
+
+/// Runs a case of [`cases`](crate::cases) on `gpu`, waited for, and
+/// reports what it measured and drew.
+pub fn run_case<'g, F: Future<Output = crate::cases::Measured>>(
+    gpu: &'g Gpu,
+    case: impl FnOnce(&'g wgpu::Device, &'g wgpu::Queue) -> F,
+) {
+    report(md2_wgpu::support::wait(
+        &gpu.device,
+        case(&gpu.device, &gpu.queue),
+    ));
+}
+
+/// Asserts that `a` and `b` are the same picture to the bit, saying
+/// `what` and in how many pixels they differ where they do not.
+pub fn assert_identical(a: &RgbaImage, b: &RgbaImage, what: &str) {
+    let differ = crate::differing_pixels(a, b, 0);
+    assert_eq!(differ, 0, "{what}: {differ} pixels differ");
+}
 
 /// Logs what a case of [`cases`](crate::cases) measured and saves the
 /// pictures it drew (the browser suite logs them on its console).
@@ -343,15 +516,4 @@ pub fn with_drawn_poses(
         }
     }
     replaced
-}
-
-/// The extra records beside [`crowd_records`]' records.
-pub fn crowd_extras(
-    gpu: &Gpu,
-    renderer: &Md2Renderer,
-    index: usize,
-) -> Result<Vec<(usize, md2_wgpu::contract::ExtraRecord)>, String> {
-    let read =
-        md2_wgpu::gpu::low_level::read_crowd_extras(renderer, &gpu.device, &gpu.queue, index);
-    md2_wgpu::support::wait(&gpu.device, read)
 }

@@ -109,3 +109,59 @@ pub fn check_mutant(what: &str, file: &str, mutant: &[u8], check: fn(&[u8])) {
     std::fs::write(&path, mutant).unwrap();
     panic!("{what}: {}", path.display());
 }
+
+/// `parse` of `bytes`, failing the test where it allocated more at once
+/// than the file justifies (4 KiB, plus 16 bytes a byte of file): how
+/// every hostile suite loads, so that none promises less than the others.
+pub fn load_bounded<T: std::fmt::Debug, E: std::fmt::Debug>(
+    bytes: &[u8],
+    parse: impl FnOnce(&[u8]) -> Result<T, E>,
+) -> Result<T, E> {
+    let (result, largest) = largest_allocation(|| parse(bytes));
+    let allowed = 4096 + 16 * bytes.len();
+    assert!(
+        largest <= allowed,
+        "loading {} bytes allocated {largest} bytes at once (allowed {allowed}); result {result:?}",
+        bytes.len()
+    );
+    result
+}
+
+/// A fuzz target's seeded run: `check` on each seed as it is, then on
+/// `mutants(seed)` mutations of it (favouring its first `header_words`
+/// words, from random numbers seeded with `rng_seed`), each also loaded
+/// with `load`; a mutant that fails `check` is kept as `tmp/<file>`.
+/// Returns how many mutants loaded and how many were refused.
+pub fn seeded_mutations<T, E>(
+    seeds: &[(String, Vec<u8>)],
+    (rng_seed, header_words): (u64, usize),
+    mutants: impl Fn(&[u8]) -> usize,
+    file: &str,
+    load: impl Fn(&[u8]) -> Result<T, E>,
+    check: fn(&[u8]),
+) -> (usize, usize) {
+    let mut rng = md2_wgpu::support::Rng::new(rng_seed);
+    let (mut loaded, mut refused) = (0, 0);
+    for (name, bytes) in seeds {
+        check(bytes);
+        for _ in 0..mutants(bytes) {
+            let mutant = mutate(&mut rng, bytes, header_words);
+            match load(&mutant) {
+                Ok(_) => loaded += 1,
+                Err(_) => refused += 1,
+            }
+            check_mutant(
+                &format!("a mutation of {name} fails the fuzz checks"),
+                file,
+                &mutant,
+                check,
+            );
+        }
+    }
+    eprintln!(
+        "{} mutations of {} seeds: {loaded} loaded, {refused} refused with a typed error",
+        loaded + refused,
+        seeds.len()
+    );
+    (loaded, refused)
+}

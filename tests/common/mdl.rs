@@ -149,17 +149,11 @@ pub fn seam_mdl() -> MdlModel {
 
 /// The shared Quake I models' folder, or `None` with the reason printed.
 pub fn shared_mdl_dir() -> Option<PathBuf> {
-    let dir = md2_wgpu::support::shared_mdl_dir();
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping the part that needs the shared Quake I models: {} is absent (a fresh \
-             clone has no ../shared; set MD2_SHARED_MODELS to point beside it)",
-            dir.display()
-        );
-        None
-    }
+    crate::shared::present_dir(
+        md2_wgpu::support::shared_mdl_dir(),
+        "the shared Quake I models",
+        "set MD2_SHARED_MODELS to point beside it",
+    )
 }
 
 /// A shared Quake I model's bytes and the model, or `None` with the reason

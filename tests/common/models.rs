@@ -2,7 +2,7 @@
 //! awkward shapes; and cameras that look at them.
 
 use image::RgbaImage;
-use md2_wgpu::model::{Animation, KeyframeModel, KeyframeParts};
+use md2_wgpu::model::{Animation, Bounds, KeyframeModel, KeyframeParts};
 use md2_wgpu::{
     Camera, Md2Model,
     format::{Md2Parts, SkinName, TexCoord, Triangle},
@@ -20,16 +20,7 @@ pub struct Face {
 /// with every vertex normal `outward`. Positions are quantised to the
 /// frame's 8-bit grid over their bounds.
 pub fn model_from_faces(faces: &[(Face, [f32; 3])], skin_size: (u32, u32)) -> Md2Model {
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
-    for (face, _) in faces {
-        for p in &face.corners {
-            for k in 0..3 {
-                lo[k] = lo[k].min(p[k]);
-                hi[k] = hi[k].max(p[k]);
-            }
-        }
-    }
+    let Bounds { min: lo, max: hi } = Bounds::around(faces.iter().flat_map(|(f, _)| &f.corners));
     let scale: [f32; 3] = std::array::from_fn(|k| ((hi[k] - lo[k]) / 255.0).max(1e-6));
     let mut vertices = Vec::new();
     let mut tex_coords = Vec::new();
@@ -223,14 +214,7 @@ impl Mesh {
         let mut frames = Vec::new();
         let mut vertices = Vec::new();
         for (name, pos) in &self.frames {
-            let mut lo = [f32::INFINITY; 3];
-            let mut hi = [f32::NEG_INFINITY; 3];
-            for p in pos {
-                for k in 0..3 {
-                    lo[k] = lo[k].min(p[k]);
-                    hi[k] = hi[k].max(p[k]);
-                }
-            }
+            let Bounds { min: lo, max: hi } = Bounds::around(pos);
             let scale: [f32; 3] = std::array::from_fn(|k| ((hi[k] - lo[k]) / 255.0).max(1e-3));
             frames.push(Frame::new(name, scale, lo));
             let mut normals = vec![[0f32; 3]; pos.len()];
@@ -331,9 +315,17 @@ pub fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-/// `count` frames named `stem01..`, each the positions moved by `wobble`.
-fn animate(stem: &str, count: usize, base: &[[f32; 3]]) -> Vec<(String, Vec<[f32; 3]>)> {
-    (0..count)
+/// A mesh of `count` frames named `stem01..`, each the positions `base`
+/// moved by a wobble.
+fn animated(
+    skin: (u32, u32),
+    st: Vec<(i16, i16)>,
+    tris: Vec<([u16; 3], [u16; 3])>,
+    stem: &str,
+    count: usize,
+    base: &[[f32; 3]],
+) -> Mesh {
+    let frames = (0..count)
         .map(|f| {
             let a = f as f32 * 0.7;
             let pos = base
@@ -346,7 +338,13 @@ fn animate(stem: &str, count: usize, base: &[[f32; 3]]) -> Vec<(String, Vec<[f32
                 .collect();
             (format!("{stem}{:02}", f + 1), pos)
         })
-        .collect()
+        .collect();
+    Mesh {
+        skin,
+        st,
+        tris,
+        frames,
+    }
 }
 
 /// A strip-shaped ribbon: `n` quads in a row, two triangles each, every
@@ -367,12 +365,7 @@ pub fn ribbon(n: usize, frames: usize) -> Mesh {
         tris.push(([v(a), v(c), v(b)], [v(a), v(c), v(b)]));
         tris.push(([v(b), v(c), v(d)], [v(b), v(c), v(d)]));
     }
-    Mesh {
-        skin: (256, 64),
-        st,
-        tris,
-        frames: animate("ribbon", frames, &pos),
-    }
+    animated((256, 64), st, tris, "ribbon", frames, &pos)
 }
 
 /// A fan-shaped disc: a centre and `n` rim vertices, closed.
@@ -391,12 +384,7 @@ pub fn disc(n: usize, frames: usize) -> Mesh {
             ([0, a, b], [0, a, b])
         })
         .collect();
-    Mesh {
-        skin: (128, 64),
-        st,
-        tris,
-        frames: animate("disc", frames, &pos),
-    }
+    animated((128, 64), st, tris, "disc", frames, &pos)
 }
 
 /// `n` triangles that share nothing.
@@ -413,12 +401,7 @@ pub fn disconnected(n: usize, frames: usize) -> Mesh {
         let b = 3 * i as u16;
         tris.push(([b, b + 1, b + 2], [b, b + 1, b + 2]));
     }
-    Mesh {
-        skin: (64, 64),
-        st,
-        tris,
-        frames: animate("bits", frames, &pos),
-    }
+    animated((64, 64), st, tris, "bits", frames, &pos)
 }
 
 /// A closed box whose faces each have their own texels: every vertex is
@@ -452,12 +435,7 @@ pub fn seamed_box(frames: usize) -> Mesh {
         tris.push(([q[0], q[1], q[2]], [base, base + 1, base + 2]));
         tris.push(([q[0], q[2], q[3]], [base, base + 2, base + 3]));
     }
-    Mesh {
-        skin: (64, 16),
-        st,
-        tris,
-        frames: animate("box", frames, &pos),
-    }
+    animated((64, 16), st, tris, "box", frames, &pos)
 }
 
 /// A closed UV sphere, counter-clockwise seen from outside, with a seam
@@ -500,12 +478,7 @@ pub fn sphere(rings: usize, segments: usize, frames: usize) -> Mesh {
             }
         }
     }
-    Mesh {
-        skin: (128, 64),
-        st,
-        tris,
-        frames: animate("stand", frames, &pos),
-    }
+    animated((128, 64), st, tris, "stand", frames, &pos)
 }
 
 /// One triangle, one frame.

@@ -8,13 +8,22 @@ use md2_wgpu::Md2Model;
 /// `../shared/md2` beside the crate; `None` (with the reason printed) where
 /// that folder is absent, as in a fresh clone.
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = md2_wgpu::support::shared_models_dir();
+    present_dir(
+        md2_wgpu::support::shared_models_dir(),
+        "the shared models",
+        "set MD2_SHARED_MODELS to point elsewhere",
+    )
+}
+
+/// `dir` where it is a folder; else `None`, printing that the part that
+/// needs `what` is skipped and how to point at it (`hint`).
+pub(crate) fn present_dir(dir: PathBuf, what: &str, hint: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
         eprintln!(
-            "skipping the part that needs the shared models: {} is absent (a fresh clone has \
-             no ../shared; set MD2_SHARED_MODELS to point elsewhere)",
+            "skipping the part that needs {what}: {} is absent (a fresh clone has no \
+             ../shared; {hint})",
             dir.display()
         );
         None
@@ -68,6 +77,33 @@ pub fn real_files() -> Vec<(String, Vec<u8>)> {
     };
     md2_wgpu::support::md2_files_in(&dir).expect("read the shared models folder")
 }
+
+/// Quake II's player animations, as the game names them (and
+/// `Quake2Player` does): name, first frame, last frame, in order. The
+/// shared player models and weapons keep these frames under names of
+/// their own.
+pub const QUAKE2_PLAYER_FRAMES: [(&str, u32, u32); 20] = [
+    ("stand", 0, 39),
+    ("run", 40, 45),
+    ("attack", 46, 53),
+    ("pain1", 54, 57),
+    ("pain2", 58, 61),
+    ("pain3", 62, 65),
+    ("jump", 66, 71),
+    ("flip", 72, 83),
+    ("salute", 84, 94),
+    ("taunt", 95, 111),
+    ("wave", 112, 122),
+    ("point", 123, 134),
+    ("crstand", 135, 153),
+    ("crwalk", 154, 159),
+    ("crattack", 160, 168),
+    ("crpain", 169, 172),
+    ("crdeath", 173, 177),
+    ("death1", 178, 183),
+    ("death2", 184, 189),
+    ("death3", 190, 197),
+];
 
 /// The workspace's root: the md2-wgpu crate's folder, above this one.
 pub fn workspace_dir() -> PathBuf {

@@ -78,19 +78,16 @@ pub fn pixel_width(distance: f64, fov_y: f64, height: u32) -> f64 {
 }
 
 /// The front face of `triangles` (the renderer culls the others:
-/// clockwise on screen is front) the ray through pixel (x, y) meets first,
+/// clockwise on screen is front) a pixel's ray (`pixel_ray`) meets first,
 /// well inside it (barycentrics above 2%), unless a nearer front face
 /// nearly covers the pixel too (within 2% of its edge: which of the two a
 /// rasteriser shows there is a matter of rounding), or a face lies just
 /// behind it.
 pub fn cpu_triangle(
     camera: &Camera,
-    size: (u32, u32),
     triangles: &[[(Vec3, Vec3); 3]],
-    x: u32,
-    y: u32,
+    (near, dir): (DVec3, DVec3),
 ) -> Option<Corners> {
-    let (near, dir) = pixel_ray(camera, size, x, y);
     let hits = front_hits(camera, triangles, near, dir, -0.02);
     let nearest = hits
         .iter()
@@ -207,18 +204,16 @@ impl SurfaceError {
     }
 }
 
-/// How a written point and normal at pixel (x, y) stand against `corners`:
-/// `pixel` is the pixel's width in world units at the model.
+/// How a written point and normal at the pixel whose ray (`pixel_ray`) is
+/// `(origin, dir)` stand against `corners`: `pixel` is the pixel's width in
+/// world units at the model.
 pub fn surface_error(
-    camera: &Camera,
-    size: (u32, u32),
-    (x, y): (u32, u32),
+    (origin, dir): (DVec3, DVec3),
     corners: &Corners,
     (point, normal): (DVec3, DVec3),
     pixel: f64,
 ) -> SurfaceError {
     let (off_surface, cpu_normal) = on_triangle(corners, point);
-    let (origin, dir) = pixel_ray(camera, size, x, y);
     let from_ray = (point - origin).cross(dir.normalize()).length();
     SurfaceError {
         off_surface,
@@ -250,7 +245,10 @@ pub fn gbuffer_against_reference(
     for y in (0..size.1).step_by(step as usize) {
         for x in (0..size.0).step_by(step as usize) {
             let k = (y * size.0 + x) as usize;
-            let Some(corners) = cpu_triangle(camera, size, triangles, x, y) else {
+            // The pixel's ray, for the triangle it meets and the distance
+            // of the written point from it.
+            let ray = pixel_ray(camera, size, x, y);
+            let Some(corners) = cpu_triangle(camera, triangles, ray) else {
                 continue;
             };
             let (p, n) = (positions[k], normals[k]);
@@ -262,14 +260,7 @@ pub fn gbuffer_against_reference(
                 DVec3::new(p[0].into(), p[1].into(), p[2].into()),
                 DVec3::new(n[0].into(), n[1].into(), n[2].into()),
             );
-            worst = worst.max(surface_error(
-                camera,
-                size,
-                (x, y),
-                &corners,
-                written,
-                pixel,
-            ));
+            worst = worst.max(surface_error(ray, &corners, written, pixel));
             checked += 1;
         }
     }

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use gltf::Semantic;
 use image::RgbaImage;
 use md2_wgpu::gltf::{GltfExport, GltfOptions, to_glb};
 use md2_wgpu::model::{Animation, KeyframeModel};
@@ -46,6 +47,13 @@ impl Case {
         };
         to_glb(&self.model, &self.skins, &options)
             .unwrap_or_else(|e| panic!("{}: export failed: {e}", self.name))
+    }
+
+    /// The export with `options`, and its GLB read back.
+    pub fn read(&self, options: &GltfOptions) -> (GltfExport, Read) {
+        let export = self.export(options);
+        let read = Read::new(&export.glb);
+        (export, read)
     }
 }
 
@@ -220,6 +228,27 @@ impl Read {
             doc: g.document,
             blob: g.blob.expect("a binary chunk"),
         }
+    }
+
+    /// The export's one mesh.
+    pub fn mesh(&self) -> gltf::Mesh<'_> {
+        self.doc.meshes().next().expect("a mesh")
+    }
+
+    /// The mesh's one primitive.
+    pub fn primitive(&self) -> gltf::Primitive<'_> {
+        self.mesh().primitives().next().expect("a primitive")
+    }
+
+    /// An attribute of the primitive, as [`Read::vectors`] reads it.
+    pub fn attribute(&self, semantic: Semantic) -> Vec<[f64; 3]> {
+        let accessor = self.primitive().get(&semantic);
+        self.vectors(accessor.unwrap_or_else(|| panic!("no {semantic:?}")))
+    }
+
+    /// The primitive's triangle indices.
+    pub fn indices(&self) -> Vec<f64> {
+        self.scalars(self.primitive().indices().expect("indices"))
     }
 
     /// An accessor's elements as f64 triples (or pairs, third 0), its

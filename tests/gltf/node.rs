@@ -50,6 +50,12 @@ fn node_tools() -> Option<PathBuf> {
     }
 }
 
+/// [`node_tools`]'s folder and the output folder `what` of a test that
+/// runs node, or `None` where it skips.
+fn node_and_out_dir(what: &str) -> Option<(PathBuf, PathBuf)> {
+    Some((node_tools()?, cases::out_dir(what)))
+}
+
 /// Runs a script of tests/gltf in node; its stdout's lines as JSON.
 fn run_script(script: &str, args: &[&Path]) -> Vec<serde_json::Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -82,10 +88,9 @@ fn variants() -> [(&'static str, GltfOptions); 2] {
 
 #[test]
 fn the_khronos_validator_finds_no_error_and_no_warning() {
-    let Some(modules) = node_tools() else {
+    let Some((modules, dir)) = node_and_out_dir("validator") else {
         return;
     };
-    let dir = cases::out_dir("validator");
     let mut files = Vec::new();
     for case in cases::all() {
         for (what, options) in variants() {
@@ -188,10 +193,9 @@ fn expected(
 
 #[test]
 fn three_js_plays_every_animation_as_the_crate_does() {
-    let Some(modules) = node_tools() else {
+    let Some((modules, dir)) = node_and_out_dir("three") else {
         return;
     };
-    let dir = cases::out_dir("three");
     let mut cases_json = Vec::new();
     let mut tolerances = std::collections::HashMap::new();
     let demo_step = (

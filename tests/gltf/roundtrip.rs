@@ -20,14 +20,12 @@ type PerFrame = Vec<Vec<[f64; 3]>>;
 /// Every frame as the GLB gives it back at each corner (base + delta, then
 /// the node's transform), and the base's normals plus each delta.
 fn frames_back(read: &Read) -> (PerFrame, PerFrame) {
-    let mesh = read.doc.meshes().next().expect("a mesh");
-    let prim = mesh.primitives().next().expect("a primitive");
-    let base_p = read.vectors(prim.get(&Semantic::Positions).expect("POSITION"));
-    let base_n = read.vectors(prim.get(&Semantic::Normals).expect("NORMAL"));
+    let base_p = read.attribute(Semantic::Positions);
+    let base_n = read.attribute(Semantic::Normals);
     let (t, s) = read.node_transform();
     let mut positions = Vec::new();
     let mut normals = Vec::new();
-    for target in prim.morph_targets() {
+    for target in read.primitive().morph_targets() {
         let dp = read.vectors(target.positions().expect("POSITION target"));
         let dn = read.vectors(target.normals().expect("NORMAL target"));
         positions.push(
@@ -67,8 +65,7 @@ fn every_frame_reads_back_as_the_md2_decodes_it() {
                 quantize,
                 ..GltfOptions::DEFAULT
             };
-            let export = case.export(&options);
-            let read = Read::new(&export.glb);
+            let (export, read) = case.read(&options);
             let (positions, normals) = frames_back(&read);
             assert_eq!(
                 positions.len(),
@@ -121,17 +118,14 @@ fn every_frame_reads_back_as_the_md2_decodes_it() {
 #[test]
 fn corners_texture_coordinates_and_target_names_are_the_crates() {
     for case in cases::all() {
-        let export = case.export(&GltfOptions::DEFAULT);
-        let read = Read::new(&export.glb);
+        let (export, read) = case.read(&GltfOptions::DEFAULT);
         let mesh = RenderMesh::new(&case.model, TriangleOrder::VertexCache);
-        let gmesh = read.doc.meshes().next().unwrap();
-        let prim = gmesh.primitives().next().unwrap();
-        let uvs = read.vectors(prim.get(&Semantic::TexCoords(0)).unwrap());
+        let uvs = read.attribute(Semantic::TexCoords(0));
         assert_eq!(uvs.len(), mesh.corners().len());
         for (uv, c) in uvs.iter().zip(mesh.corners()) {
             assert_eq!([uv[0] as f32, uv[1] as f32], c.uv, "{}", case.name);
         }
-        let indices = read.scalars(prim.indices().unwrap());
+        let indices = read.indices();
         assert_eq!(indices.len(), mesh.indices().len());
         // The renderer's triangles in its order, each wound the other way.
         for (got, want) in indices.chunks(3).zip(mesh.indices().chunks(3)) {
@@ -139,7 +133,7 @@ fn corners_texture_coordinates_and_target_names_are_the_crates() {
             assert_eq!(got, want, "{}", case.name);
         }
         let extras: serde_json::Value =
-            serde_json::from_str(gmesh.extras().as_ref().unwrap().get()).unwrap();
+            serde_json::from_str(read.mesh().extras().as_ref().unwrap().get()).unwrap();
         let names: Vec<String> = case.model.frames().iter().map(|f| f.name()).collect();
         assert_eq!(
             extras["targetNames"],
@@ -155,20 +149,11 @@ fn corners_texture_coordinates_and_target_names_are_the_crates() {
 #[test]
 fn exported_faces_agree_with_their_normals() {
     for case in cases::all() {
-        let export = case.export(&GltfOptions::DEFAULT);
-        let read = Read::new(&export.glb);
-        let prim = read
-            .doc
-            .meshes()
-            .next()
-            .unwrap()
-            .primitives()
-            .next()
-            .unwrap();
-        let p = read.vectors(prim.get(&Semantic::Positions).unwrap());
-        let n = read.vectors(prim.get(&Semantic::Normals).unwrap());
+        let (_, read) = case.read(&GltfOptions::DEFAULT);
+        let p = read.attribute(Semantic::Positions);
+        let n = read.attribute(Semantic::Normals);
         let f32s = |v: [f64; 3]| v.map(|x| x as f32);
-        let indices = read.scalars(prim.indices().unwrap());
+        let indices = read.indices();
         let agree = indices
             .chunks(3)
             .filter(|t| {
@@ -230,8 +215,7 @@ fn exported_faces_agree_with_their_normals() {
 #[test]
 fn the_axes_are_the_renderers() {
     let case = &cases::built()[1]; // one triangle
-    let export = case.export(&GltfOptions::DEFAULT);
-    let read = Read::new(&export.glb);
+    let (_, read) = case.read(&GltfOptions::DEFAULT);
     let (positions, _) = frames_back(&read);
     let mesh = RenderMesh::new(&case.model, TriangleOrder::VertexCache);
     let f = &case.model.frames()[0];
@@ -250,8 +234,7 @@ fn animations_are_one_hot_keys_at_the_clip_rate() {
         (KeyInterpolation::Linear, Interpolation::Linear),
         (KeyInterpolation::Step, Interpolation::Step),
     ] {
-        let export = case.export(&GltfOptions::DEFAULT.with_interpolation(interpolation));
-        let read = Read::new(&export.glb);
+        let (_, read) = case.read(&GltfOptions::DEFAULT.with_interpolation(interpolation));
         let clips = Clip::for_model(&case.model);
         assert_eq!(read.doc.animations().count(), clips.len());
         for (anim, clip) in read.doc.animations().zip(&clips) {
@@ -341,14 +324,7 @@ fn skins_are_embedded_as_pngs_with_materials_and_variants() {
             assert_eq!(pbr.metallic_factor(), 0.0);
         }
         // Several skins: the primitive lists them as variants.
-        let prim = read
-            .doc
-            .meshes()
-            .next()
-            .unwrap()
-            .primitives()
-            .next()
-            .unwrap();
+        let prim = read.primitive();
         let variants = read.doc.variants().map(|v| v.count()).unwrap_or(0);
         if skins.len() > 1 {
             assert_eq!(variants, 2);
@@ -372,18 +348,9 @@ fn texture_coordinates_land_on_the_texels_the_triangles_name() {
     // The skin's texel (s, t) is where the crate samples a corner with
     // texel (s, t): at uv × size, rows counted from the top in both.
     let case = cases::demo();
-    let export = case.export(&GltfOptions::DEFAULT);
-    let read = Read::new(&export.glb);
-    let prim = read
-        .doc
-        .meshes()
-        .next()
-        .unwrap()
-        .primitives()
-        .next()
-        .unwrap();
-    let uvs = read.vectors(prim.get(&Semantic::TexCoords(0)).unwrap());
-    let indices = read.scalars(prim.indices().unwrap());
+    let (_, read) = case.read(&GltfOptions::DEFAULT);
+    let uvs = read.attribute(Semantic::TexCoords(0));
+    let indices = read.indices();
     let md2 = case.md2.as_ref().expect("the demo is an MD2 model");
     let (w, h) = md2.skin_size();
     let model_st: std::collections::HashSet<(i16, i16)> =
@@ -402,21 +369,12 @@ fn texture_coordinates_land_on_the_texels_the_triangles_name() {
 fn the_base_frame_and_the_scale_are_options() {
     let case = cases::demo();
     let base = 50;
-    let export = case.export(&GltfOptions {
+    let (_, read) = case.read(&GltfOptions {
         base_frame: base,
         scale: METRES_PER_QUAKE_UNIT,
         ..GltfOptions::DEFAULT
     });
-    let read = Read::new(&export.glb);
-    let prim = read
-        .doc
-        .meshes()
-        .next()
-        .unwrap()
-        .primitives()
-        .next()
-        .unwrap();
-    let got = read.vectors(prim.get(&Semantic::Positions).unwrap());
+    let got = read.attribute(Semantic::Positions);
     let mesh = RenderMesh::new(&case.model, TriangleOrder::VertexCache);
     let f = &case.model.frames()[base as usize];
     for (g, corner) in got.iter().zip(mesh.corners()) {
@@ -432,20 +390,11 @@ fn the_base_frame_and_the_scale_are_options() {
         - heights.iter().cloned().fold(f64::MAX, f64::min);
     assert!((1.6..1.8).contains(&tall), "{tall} m");
     // The file's triangle order is an option too.
-    let file = case.export(&GltfOptions {
+    let (_, read) = case.read(&GltfOptions {
         order: TriangleOrder::File,
         ..GltfOptions::DEFAULT
     });
-    let read = Read::new(&file.glb);
-    let prim = read
-        .doc
-        .meshes()
-        .next()
-        .unwrap()
-        .primitives()
-        .next()
-        .unwrap();
-    let indices = read.scalars(prim.indices().unwrap());
+    let indices = read.indices();
     let mesh = RenderMesh::new(&case.model, TriangleOrder::File);
     assert_eq!(
         indices[..3],
@@ -456,21 +405,12 @@ fn the_base_frame_and_the_scale_are_options() {
 #[test]
 fn a_quake_model_with_seam_vertices_exports_its_welded_corners() {
     let case = &cases::mdl()[0];
-    let export = case.export(&GltfOptions::DEFAULT);
+    let (export, read) = case.read(&GltfOptions::DEFAULT);
     // Six vertices; the two on the seam are read from both skin halves.
     assert_eq!(case.model.vertex_count(), 6);
     assert_eq!(export.report.corners, 8);
-    let read = Read::new(&export.glb);
-    let prim = read
-        .doc
-        .meshes()
-        .next()
-        .unwrap()
-        .primitives()
-        .next()
-        .unwrap();
     let us: Vec<f64> = read
-        .vectors(prim.get(&Semantic::TexCoords(0)).unwrap())
+        .attribute(Semantic::TexCoords(0))
         .iter()
         .map(|uv| uv[0])
         .collect();

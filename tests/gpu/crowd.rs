@@ -10,8 +10,7 @@ use md2_wgpu::{
     Camera, Clip, CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Model, Md2Renderer,
     Md2RendererOptions,
     anim::{ClipClock, Fade, FrameLerp, Playback, Pose},
-    format::{Md2Parts, TexCoord, Triangle},
-    gpu::Md2Batch,
+    format::TexCoord,
     model::{Frame, PackedVertex},
     scene::{CrowdError, Effects},
 };
@@ -19,19 +18,14 @@ use md2_wgpu::{
 /// `frames` frames of one triangle whose corners move from frame to frame
 /// (so every frame has its own box).
 fn moving_triangle(frames: usize) -> Md2Model {
-    Md2Model::from_parts(Md2Parts {
-        skin_size: (4, 4),
-        skins: Vec::new(),
-        tex_coords: vec![TexCoord { s: 1, t: 1 }],
+    one_triangle(
+        TexCoord { s: 1, t: 1 },
         // Clockwise seen from the front (+X in Quake axes), as MD2 files wind.
-        triangles: vec![Triangle {
-            xyz: [0, 2, 1],
-            st: [0; 3],
-        }],
-        frames: (0..frames)
+        [0, 2, 1],
+        (0..frames)
             .map(|i| Frame::new(&format!("f{i:03}"), [0.01; 3], [-1.28, -1.28, -1.28]))
             .collect(),
-        vertices: (0..frames)
+        (0..frames)
             .flat_map(|f| {
                 let wobble = (f % 7) as u8 * 4;
                 [
@@ -50,30 +44,40 @@ fn moving_triangle(frames: usize) -> Md2Model {
                 ]
             })
             .collect(),
-    })
-    .unwrap()
+    )
 }
 
 fn renderer(gpu: &Gpu) -> Md2Renderer {
-    Md2Renderer::new(
+    srgb_renderer_with(gpu, Md2RendererOptions::WITH_DEPTH)
+}
+
+/// `moving_triangle(frames)` in `skins`, uploaded for `renderer`.
+fn upload_triangle(
+    gpu: &Gpu,
+    renderer: &Md2Renderer,
+    frames: usize,
+    skins: &[image::RgbaImage],
+) -> GpuModel {
+    GpuModel::new(
         &gpu.device,
-        wgpu::TextureFormat::Rgba8UnormSrgb,
-        Md2RendererOptions::WITH_DEPTH,
+        &gpu.queue,
+        renderer,
+        &moving_triangle(frames),
+        skins,
     )
     .unwrap()
 }
 
-/// Runs the crowd's compute pass at `now` for `renderer`'s camera and
-/// submits it.
-fn step(gpu: &Gpu, renderer: &mut Md2Renderer, camera: &Camera, crowd: &mut Md2Crowd, now: f64) {
-    renderer
-        .prepare(&gpu.device, &gpu.queue, camera, &[])
-        .unwrap();
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, [crowd])
-        .unwrap();
-    gpu.queue.submit([encoder.finish()]);
+/// [`upload_triangle`], and an empty crowd of it.
+fn triangle_crowd(
+    gpu: &Gpu,
+    renderer: &Md2Renderer,
+    frames: usize,
+    skins: &[image::RgbaImage],
+) -> (GpuModel, Md2Crowd) {
+    let gpu_model = upload_triangle(gpu, renderer, frames, skins);
+    let crowd = Md2Crowd::new(&gpu.device, renderer, &gpu_model).unwrap();
+    (gpu_model, crowd)
 }
 
 /// A random clip of a `frames`-frame model: any range, any rate (some that
@@ -123,13 +127,10 @@ fn placed(index: usize) -> Mat4 {
 
 #[test]
 fn gpu_clocks_equal_the_cpu_for_ten_thousand_random_cases_over_a_day() {
-    let Some(gpu) = gpu_with(|a| a.limits(), wgpu::Features::empty()) else {
-        return;
-    };
+    let Some(gpu) = gpu_at_limits() else { return };
     let frames = 200;
-    let model = moving_triangle(frames);
     let mut renderer = renderer(&gpu);
-    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[]).unwrap();
+    let gpu_model = upload_triangle(&gpu, &renderer, frames, &[]);
     let mut rng = Rng::new(0x636c_6f63_6b73);
     let camera = Camera::default();
     let (mut worst_t, mut worst_weight, mut cases) = (0.0f32, 0.0f32, 0);
@@ -153,7 +154,7 @@ fn gpu_clocks_equal_the_cpu_for_ten_thousand_random_cases_over_a_day() {
             expected.push(playback.pose(now));
             crowd.add(CrowdMember::new(placed(i), playback)).unwrap();
         }
-        step(&gpu, &mut renderer, &camera, &mut crowd, now);
+        step_crowd(&gpu, &mut renderer, &camera, &mut crowd, now);
         let records = crowd_records(&gpu, &renderer, 0).unwrap();
         assert_eq!(records.len(), expected.len(), "every member drawn");
         for (_, record) in records {
@@ -221,86 +222,37 @@ fn demo_crowd(
     crowd
 }
 
-fn draw_crowd(
-    gpu: &Gpu,
-    renderer: &mut Md2Renderer,
-    camera: &Camera,
-    crowd: &mut Md2Crowd,
-    now: f64,
-    size: u32,
-) -> image::RgbaImage {
-    renderer
-        .prepare(&gpu.device, &gpu.queue, camera, &[])
-        .unwrap();
-    let target = Target::for_renderer(gpu, renderer, size, size);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, [crowd])
-        .unwrap();
-    {
-        let mut pass = target.begin(&mut encoder, renderer.options().depth);
-        renderer.render(&mut pass);
-    }
-    target.read(gpu, encoder)
-}
-
 #[test]
 fn culling_never_drops_a_visible_member() {
     let Some(gpu) = gpu() else { return };
     let mut renderer = renderer(&gpu);
-    let model = md2_wgpu::demo::demo_model();
-    let gpu_model = GpuModel::new(
-        &gpu.device,
-        &gpu.queue,
-        &renderer,
-        &model,
-        &[md2_wgpu::demo::demo_skin()],
-    )
-    .unwrap();
+    let gpu_model = demo_gpu_model(&gpu, &renderer);
     let now = 12.5;
     let mut crowd = demo_crowd(&gpu, &renderer, &gpu_model, 12, now);
     let center = Vec3::new(275.0, 30.0, 275.0);
+    // (name, eye, target, vertical field of view)
     let cameras = [
-        (
-            "inside",
-            Camera::look_at(
-                center,
-                center + Vec3::new(1.0, -0.1, 0.3),
-                1.2,
-                1.0,
-                1.0,
-                2000.0,
-            ),
-        ),
+        ("inside", center, center + Vec3::new(1.0, -0.1, 0.3), 1.2),
         (
             "edge",
-            Camera::look_at(
-                Vec3::new(-150.0, 60.0, -40.0),
-                Vec3::new(0.0, 20.0, 100.0),
-                0.9,
-                1.0,
-                1.0,
-                2000.0,
-            ),
+            Vec3::new(-150.0, 60.0, -40.0),
+            Vec3::new(0.0, 20.0, 100.0),
+            0.9,
         ),
         (
             "none",
-            Camera::look_at(
-                Vec3::new(-200.0, 50.0, -200.0),
-                Vec3::new(-400.0, 50.0, -400.0),
-                0.9,
-                1.0,
-                1.0,
-                2000.0,
-            ),
+            Vec3::new(-200.0, 50.0, -200.0),
+            Vec3::new(-400.0, 50.0, -400.0),
+            0.9,
         ),
     ];
-    for (name, camera) in cameras {
+    for (name, eye, target, fov_y) in cameras {
+        let camera = square_camera(eye, target, fov_y, 1.0, 2000.0);
         crowd.set_culling(true);
-        let culled = draw_crowd(&gpu, &mut renderer, &camera, &mut crowd, now, 192);
+        let culled = draw_crowd(&gpu, &mut renderer, &camera, &[], &mut crowd, now, 192).unwrap();
         let visible = visible(&gpu, &renderer).per_crowd[0];
         crowd.set_culling(false);
-        let all = draw_crowd(&gpu, &mut renderer, &camera, &mut crowd, now, 192);
+        let all = draw_crowd(&gpu, &mut renderer, &camera, &[], &mut crowd, now, 192).unwrap();
         save_picture(&culled, &format!("crowd-{name}-culled.png"));
         let differ = differing_pixels(&culled, &all, 0);
         assert_eq!(differ, 0, "{name}: culling changed {differ} pixels");
@@ -325,6 +277,13 @@ fn culling_never_drops_a_visible_member() {
     }
 }
 
+/// `member` with `change` made to it.
+fn changed(member: &CrowdMember, change: impl FnOnce(&mut CrowdMember)) -> CrowdMember {
+    let mut changed = member.clone();
+    change(&mut changed);
+    changed
+}
+
 /// The immediate path's instances for the crowd's members at `now`.
 fn as_instances(crowd: &Md2Crowd, now: f64) -> Vec<Md2Instance> {
     crowd
@@ -339,21 +298,11 @@ fn as_instances(crowd: &Md2Crowd, now: f64) -> Vec<Md2Instance> {
 
 #[test]
 fn adds_changes_and_removes_draw_exactly_the_members_alive() {
-    let Some(gpu) = gpu_with(|a| a.limits(), wgpu::Features::empty()) else {
-        return;
-    };
+    let Some(gpu) = gpu_at_limits() else { return };
     let frames = 40;
-    let model = moving_triangle(frames);
     let mut renderer = renderer(&gpu);
-    let gpu_model = GpuModel::new(
-        &gpu.device,
-        &gpu.queue,
-        &renderer,
-        &model,
-        &[solid_skin(4, 4, [255, 255, 255, 255])],
-    )
-    .unwrap();
-    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    let white = solid_skin(4, 4, [255, 255, 255, 255]);
+    let (gpu_model, mut crowd) = triangle_crowd(&gpu, &renderer, frames, &[white]);
     crowd.set_culling(false);
     let mut rng = Rng::new(99);
     // 400 × 250 cells over a square of world units seen from the front.
@@ -403,7 +352,7 @@ fn adds_changes_and_removes_draw_exactly_the_members_alive() {
         }
         now += 1.0;
         assert_eq!(crowd.len(), target);
-        let image = draw_crowd(&gpu, &mut renderer, &camera, &mut crowd, now, 512);
+        let image = draw_crowd(&gpu, &mut renderer, &camera, &[], &mut crowd, now, 512).unwrap();
         // Every member alive is drawn once, in its pose.
         let records = crowd_records(&gpu, &renderer, 0).unwrap();
         assert_eq!(
@@ -445,14 +394,8 @@ fn adds_changes_and_removes_draw_exactly_the_members_alive() {
             renderer.options(),
         )
         .unwrap();
-        let reference = render(
-            &gpu,
-            &mut immediate,
-            &camera,
-            &[Md2Batch::new(&gpu_model, &instances)],
-            512,
-            512,
-        );
+        let reference =
+            render_instances(&gpu, &mut immediate, &camera, &gpu_model, &instances, 512);
         save_picture(&image, &format!("crowd-{target}.png"));
         assert_same_drawing(&image, &reference, &format!("{target} members"));
         assert!(coverage(&image) > 0);
@@ -463,17 +406,24 @@ fn adds_changes_and_removes_draw_exactly_the_members_alive() {
 fn bad_input_is_a_typed_error_and_changes_nothing() {
     let Some(gpu) = gpu() else { return };
     let renderer = renderer(&gpu);
-    let model = moving_triangle(10);
-    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[]).unwrap();
-    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    let (gpu_model, mut crowd) = triangle_crowd(&gpu, &renderer, 10, &[]);
     let good = CrowdMember::new(
         Mat4::IDENTITY,
         ClipClock::new(Clip::looping("a", 0, 9), 0.0),
     );
     let h = crowd.add(good.clone()).unwrap();
+    // `good` fading to frames 5 to `last` over `duration` seconds.
+    let fading_to = |last: u32, duration: f64| {
+        changed(&good, |m| {
+            m.playback.fade = Some(Fade {
+                to: ClipClock::new(Clip::once("b", 5, last), 0.0),
+                start: 0.0,
+                duration,
+            })
+        })
+    };
 
-    let mut bad = good.clone();
-    bad.playback.clock.clip.last = 10;
+    let bad = changed(&good, |m| m.playback.clock.clip.last = 10);
     assert_eq!(
         crowd.add(bad.clone()),
         Err(CrowdError::FrameOutOfRange {
@@ -489,14 +439,8 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
             skin_count: 1
         })
     );
-    let mut fading = good.clone();
-    fading.playback.fade = Some(Fade {
-        to: ClipClock::new(Clip::once("b", 5, 12), 0.0),
-        start: 0.0,
-        duration: 1.0,
-    });
     assert!(matches!(
-        crowd.add(fading.clone()),
+        crowd.add(fading_to(12, 1.0)),
         Err(CrowdError::FrameOutOfRange {
             field: md2_wgpu::scene::fields::FADE_TO_CLIP,
             ..
@@ -517,26 +461,22 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
                 ..good.clone()
             },
         ),
-        ("playback.clock.speed", {
-            let mut m = good.clone();
-            m.playback.clock.speed = f32::NAN;
-            m
-        }),
-        ("playback.clock.speed", {
-            let mut m = good.clone();
-            m.playback.clock.speed = f32::INFINITY;
-            m
-        }),
-        ("playback.clock.start", {
-            let mut m = good.clone();
-            m.playback.clock.start = f64::NEG_INFINITY;
-            m
-        }),
-        ("playback.clock.start", {
-            let mut m = good.clone();
-            m.playback.clock.start = 1e300;
-            m
-        }),
+        (
+            "playback.clock.speed",
+            changed(&good, |m| m.playback.clock.speed = f32::NAN),
+        ),
+        (
+            "playback.clock.speed",
+            changed(&good, |m| m.playback.clock.speed = f32::INFINITY),
+        ),
+        (
+            "playback.clock.start",
+            changed(&good, |m| m.playback.clock.start = f64::NEG_INFINITY),
+        ),
+        (
+            "playback.clock.start",
+            changed(&good, |m| m.playback.clock.start = 1e300),
+        ),
     ] {
         assert_eq!(
             crowd.add(member.clone()),
@@ -544,14 +484,8 @@ fn bad_input_is_a_typed_error_and_changes_nothing() {
             "{member:?}"
         );
     }
-    let mut long = good.clone();
-    long.playback.fade = Some(Fade {
-        to: ClipClock::new(Clip::once("b", 5, 9), 0.0),
-        start: 0.0,
-        duration: 1e6,
-    });
     assert!(matches!(
-        crowd.add(long),
+        crowd.add(fading_to(9, 1e6)),
         Err(CrowdError::FadeTooLong { .. })
     ));
     // Nothing above changed the crowd.
@@ -596,9 +530,7 @@ fn more_members_than_the_device_holds_is_a_typed_error() {
         return;
     };
     let renderer = renderer(&gpu);
-    let gpu_model =
-        GpuModel::new(&gpu.device, &gpu.queue, &renderer, &moving_triangle(2), &[]).unwrap();
-    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    let (_gpu_model, mut crowd) = triangle_crowd(&gpu, &renderer, 2, &[]);
     let member = CrowdMember::new(
         Mat4::IDENTITY,
         ClipClock::new(Clip::looping("a", 0, 1), 0.0),
@@ -624,15 +556,7 @@ fn each_setter_uploads_only_its_part_of_the_record() {
         solid_skin(4, 4, [255, 255, 255, 255]),
         solid_skin(4, 4, [255, 0, 0, 255]),
     ];
-    let gpu_model = GpuModel::new(
-        &gpu.device,
-        &gpu.queue,
-        &renderer,
-        &moving_triangle(10),
-        &skins,
-    )
-    .unwrap();
-    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    let (_gpu_model, mut crowd) = triangle_crowd(&gpu, &renderer, 10, &skins);
     let clip = Clip::looping("a", 0, 9);
     let handles: Vec<_> = (0..1000)
         .map(|i| {
@@ -643,14 +567,14 @@ fn each_setter_uploads_only_its_part_of_the_record() {
     let camera = ortho_camera(0.0, 1000.0, -10.0, 10.0, 1.0);
     let now = 1.0;
     // The first frame writes everything; an unchanged one writes nothing.
-    step(&gpu, &mut renderer, &camera, &mut crowd, now);
+    step_crowd(&gpu, &mut renderer, &camera, &mut crowd, now);
     assert!(renderer.uploaded_bytes() >= 1000 * 128);
-    step(&gpu, &mut renderer, &camera, &mut crowd, now);
+    step_crowd(&gpu, &mut renderer, &camera, &mut crowd, now);
     assert_eq!(renderer.uploaded_bytes(), 0, "nothing changed");
     // A steady frame at another time: the low word of the tick count, as
     // `prepare_crowds`' docs say (and back).
     for time in [now + 1.0 / 60.0, now] {
-        step(&gpu, &mut renderer, &camera, &mut crowd, time);
+        step_crowd(&gpu, &mut renderer, &camera, &mut crowd, time);
         assert_eq!(
             renderer.uploaded_bytes(),
             4,
@@ -659,7 +583,7 @@ fn each_setter_uploads_only_its_part_of_the_record() {
     }
     let h = handles[500];
     let mut frame = |crowd: &mut Md2Crowd| {
-        step(&gpu, &mut renderer, &camera, crowd, now);
+        step_crowd(&gpu, &mut renderer, &camera, crowd, now);
         renderer.uploaded_bytes()
     };
     crowd
@@ -725,9 +649,7 @@ fn each_setter_uploads_only_its_part_of_the_record() {
 fn visible_counts_come_back_without_waiting() {
     let Some(gpu) = gpu() else { return };
     let mut renderer = renderer(&gpu);
-    let gpu_model =
-        GpuModel::new(&gpu.device, &gpu.queue, &renderer, &moving_triangle(4), &[]).unwrap();
-    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
+    let (_gpu_model, mut crowd) = triangle_crowd(&gpu, &renderer, 4, &[]);
     for i in 0..300 {
         let clock = ClipClock::new(Clip::looping("a", 0, 3), 0.0);
         crowd.add(CrowdMember::new(placed(i), clock)).unwrap();
@@ -741,7 +663,7 @@ fn visible_counts_come_back_without_waiting() {
     );
     let mut seen = None;
     for frame in 1..=20u64 {
-        step(&gpu, &mut renderer, &camera, &mut crowd, frame as f64);
+        step_crowd(&gpu, &mut renderer, &camera, &mut crowd, frame as f64);
         if let Some(counts) = VisibleMembers::recent(&mut renderer, &gpu.device) {
             assert!(counts.frame <= frame, "from a frame already prepared");
             seen = Some(counts);

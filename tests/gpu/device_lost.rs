@@ -13,7 +13,7 @@ use md2_wgpu::{
     Md2RendererOptions, Quake2Player,
     anim::{ClipClock, FrameLerp},
     demo,
-    gpu::Md2Batch,
+    gpu::{Md2Batch, PrepareError, PrepareReport},
 };
 
 use crate::common::*;
@@ -21,19 +21,27 @@ use crate::common::*;
 const SIZE: u32 = 128;
 const SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
+/// `model` in the demo's skin, uploaded for `renderer`.
+fn upload(
+    gpu: &Gpu,
+    renderer: &Md2Renderer,
+    model: &Md2Model,
+) -> Result<GpuModel, md2_wgpu::gpu::SetupError> {
+    GpuModel::new(
+        &gpu.device,
+        &gpu.queue,
+        renderer,
+        model,
+        &[demo::demo_skin()],
+    )
+}
+
 /// A crowd of a dozen runners and a batch of three still ones, drawn on
 /// `gpu`; returns the picture.
 fn scene(gpu: &Gpu, model: &Md2Model) -> Result<image::RgbaImage, String> {
     let mut renderer = Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH)
         .map_err(|e| e.to_string())?;
-    let gpu_model = GpuModel::new(
-        &gpu.device,
-        &gpu.queue,
-        &renderer,
-        model,
-        &[demo::demo_skin()],
-    )
-    .map_err(|e| e.to_string())?;
+    let gpu_model = upload(gpu, &renderer, model).map_err(|e| e.to_string())?;
     let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).map_err(|e| e.to_string())?;
     for i in 0..12 {
         let at = Mat4::from_translation(Vec3::new(
@@ -52,32 +60,10 @@ fn scene(gpu: &Gpu, model: &Md2Model) -> Result<image::RgbaImage, String> {
             Md2Instance::new(at, FrameLerp::still(i * 30))
         })
         .collect();
-    let camera = Camera::look_at(
-        Vec3::new(0.0, 80.0, 200.0),
-        Vec3::ZERO,
-        0.9,
-        1.0,
-        1.0,
-        1000.0,
-    );
-    renderer
-        .prepare(
-            &gpu.device,
-            &gpu.queue,
-            &camera,
-            &[Md2Batch::new(&gpu_model, &still)],
-        )
-        .map_err(|e| e.to_string())?;
-    let target = Target::for_renderer(gpu, &renderer, SIZE, SIZE);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 2.5, [&mut crowd])
-        .map_err(|e| e.to_string())?;
-    {
-        let mut pass = target.begin(&mut encoder, renderer.options().depth);
-        renderer.render(&mut pass);
-    }
-    Ok(target.read(gpu, encoder))
+    let camera = square_camera(Vec3::new(0.0, 80.0, 200.0), Vec3::ZERO, 0.9, 1.0, 1000.0);
+    let batch = [Md2Batch::new(&gpu_model, &still)];
+    draw_crowd(gpu, &mut renderer, &camera, &batch, &mut crowd, 2.5, SIZE)
+        .map_err(|e| e.to_string())
 }
 
 /// The renderer, model and crowd of one device, made before it is lost,
@@ -99,14 +85,7 @@ fn before(gpu: &Gpu, model: &Md2Model, cache: Option<&md2_wgpu::gpu::Md2Cache>) 
         None => Md2Renderer::new(&gpu.device, SRGB, Md2RendererOptions::WITH_DEPTH),
     }
     .unwrap();
-    let gpu_model = GpuModel::new(
-        &gpu.device,
-        &gpu.queue,
-        &renderer,
-        model,
-        &[demo::demo_skin()],
-    )
-    .unwrap();
+    let gpu_model = upload(gpu, &renderer, model).unwrap();
     let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
     let member = CrowdMember::new(
         Mat4::IDENTITY,
@@ -133,24 +112,35 @@ fn before(gpu: &Gpu, model: &Md2Model, cache: Option<&md2_wgpu::gpu::Md2Cache>) 
 impl Before {
     /// A frame with the same instances and crowd as the last: `prepare`,
     /// `prepare_crowds`, `render`.
-    fn draw(&mut self, gpu: &Gpu) -> Result<image::RgbaImage, md2_wgpu::gpu::PrepareError> {
+    fn draw(&mut self, gpu: &Gpu) -> Result<image::RgbaImage, PrepareError> {
+        let Before {
+            renderer,
+            gpu_model,
+            crowd,
+            instances,
+            camera,
+            ..
+        } = self;
+        let batches = [Md2Batch::new(gpu_model, instances)];
+        draw_crowd(gpu, renderer, camera, &batches, crowd, 1.0, SIZE)
+    }
+
+    /// `prepare` with the same instances as the last frame.
+    fn prepare(&mut self, gpu: &Gpu) -> Result<PrepareReport, PrepareError> {
         let batches = [Md2Batch::new(&self.gpu_model, &self.instances)];
         self.renderer
-            .prepare(&gpu.device, &gpu.queue, &self.camera, &batches)?;
-        let target = Target::for_renderer(gpu, &self.renderer, SIZE, SIZE);
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        self.renderer.prepare_crowds(
-            &gpu.device,
-            &gpu.queue,
-            &mut encoder,
-            1.0,
-            [&mut self.crowd],
-        )?;
-        {
-            let mut pass = target.begin(&mut encoder, self.renderer.options().depth);
-            self.renderer.render(&mut pass);
-        }
-        Ok(target.read(gpu, encoder))
+            .prepare(&gpu.device, &gpu.queue, &self.camera, &batches)
+    }
+
+    /// `prepare_crowds` with the crowd as it is, into `encoder`.
+    fn prepare_crowd(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<(), PrepareError> {
+        let crowds = [&mut self.crowd];
+        self.renderer
+            .prepare_crowds(&gpu.device, &gpu.queue, encoder, 1.0, crowds)
     }
 
     fn draws(&self) -> u64 {
@@ -158,8 +148,8 @@ impl Before {
     }
 }
 
-fn is_device_error(result: &Result<impl std::fmt::Debug, md2_wgpu::gpu::PrepareError>) -> bool {
-    matches!(result, Err(md2_wgpu::gpu::PrepareError::Device { .. }))
+fn is_device_error(result: &Result<impl std::fmt::Debug, PrepareError>) -> bool {
+    matches!(result, Err(PrepareError::Device { .. }))
 }
 
 fn is_setup_device_error(result: &Result<impl std::fmt::Debug, md2_wgpu::gpu::SetupError>) -> bool {
@@ -232,10 +222,7 @@ fn a_watched_lost_device_makes_every_call_an_error_and_a_new_one_draws_the_same(
 
     // `prepare` with the same instances as the frame before: nothing grows,
     // and still an error.
-    let batches = [Md2Batch::new(&frame.gpu_model, &frame.instances)];
-    let prepared = frame
-        .renderer
-        .prepare(&gpu.device, &gpu.queue, &frame.camera, &batches);
+    let prepared = frame.prepare(&gpu);
     assert!(is_device_error(&prepared), "{prepared:?}");
     assert!(
         prepared
@@ -246,13 +233,7 @@ fn a_watched_lost_device_makes_every_call_an_error_and_a_new_one_draws_the_same(
     );
     // `prepare_crowds` with an unchanged crowd.
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let crowds = frame.renderer.prepare_crowds(
-        &gpu.device,
-        &gpu.queue,
-        &mut encoder,
-        1.0,
-        [&mut frame.crowd],
-    );
+    let crowds = frame.prepare_crowd(&gpu, &mut encoder);
     assert!(is_device_error(&crowds), "{crowds:?}");
     {
         let target = Target::for_renderer(&gpu, &frame.renderer, SIZE, SIZE);
@@ -311,19 +292,10 @@ fn an_unwatched_lost_device_is_noticed_where_the_docs_say() {
     let _ = gpu.device.poll(wgpu::PollType::Poll);
 
     // The same frame again: nothing is made, nothing is noticed.
-    let batches = [Md2Batch::new(&frame.gpu_model, &frame.instances)];
-    let same = frame
-        .renderer
-        .prepare(&gpu.device, &gpu.queue, &frame.camera, &batches);
+    let same = frame.prepare(&gpu);
     assert!(same.is_ok(), "{same:?}");
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let crowds = frame.renderer.prepare_crowds(
-        &gpu.device,
-        &gpu.queue,
-        &mut encoder,
-        1.0,
-        [&mut frame.crowd],
-    );
+    let crowds = frame.prepare_crowd(&gpu, &mut encoder);
     assert!(crowds.is_ok(), "{crowds:?}");
     // More instances than the buffer holds: the grown buffer is an error.
     let many: Vec<Md2Instance> = (0..5000)
@@ -345,13 +317,7 @@ fn an_unwatched_lost_device_is_noticed_where_the_docs_say() {
     for _ in 0..300 {
         frame.crowd.add(frame.member.clone()).unwrap();
     }
-    let crowds = frame.renderer.prepare_crowds(
-        &gpu.device,
-        &gpu.queue,
-        &mut encoder,
-        1.0,
-        [&mut frame.crowd],
-    );
+    let crowds = frame.prepare_crowd(&gpu, &mut encoder);
     assert!(is_device_error(&crowds), "{crowds:?}");
     drop(encoder);
     let visible = md2_wgpu::support::wait(
@@ -364,10 +330,7 @@ fn an_unwatched_lost_device_is_noticed_where_the_docs_say() {
 
     // Told by the app (from its own wgpu callback), every call says so.
     cache.mark_device_lost("the app's callback said so");
-    let batches = [Md2Batch::new(&frame.gpu_model, &frame.instances)];
-    let told = frame
-        .renderer
-        .prepare(&gpu.device, &gpu.queue, &frame.camera, &batches);
+    let told = frame.prepare(&gpu);
     assert!(is_device_error(&told), "{told:?}");
     assert!(
         told.unwrap_err()

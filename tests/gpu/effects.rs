@@ -4,7 +4,6 @@
 
 use crate::common::*;
 use glam::{Mat4, Vec3, Vec4};
-use image::RgbaImage;
 use md2_wgpu::{
     Camera, CrowdMember, DepthState, GpuModel, Light, Md2Crowd, Md2Instance, Md2Renderer,
     Md2RendererOptions, Quake2Player,
@@ -33,22 +32,11 @@ fn a_shell_stands_off_the_silhouette_in_its_colour_at_alpha_0_3() {
     let plain = Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(0));
     let red = Effects::from_quake_flags(quake_flags::RF_SHELL_RED);
     let shelled = plain.with_effects(red);
-    let a = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &[plain])],
-        SIZE,
-        SIZE,
-    );
-    let b = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &[shelled])],
-        SIZE,
-        SIZE,
-    );
+    let mut draw = |instance: Md2Instance| {
+        render_instances(&gpu, &mut renderer, &camera, &gpu_model, &[instance], SIZE)
+    };
+    let a = draw(plain);
+    let b = draw(shelled);
     save_picture(&a, "shell-off.png");
     save_picture(&b, "shell-red.png");
 
@@ -106,14 +94,7 @@ fn a_shell_stands_off_the_silhouette_in_its_colour_at_alpha_0_3() {
 
     // Any colour a user picks, and Quake II's combinations.
     let gold = plain.with_effects(Effects::from_quake_flags(quake_flags::RF_SHELL_DOUBLE));
-    let c = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &[gold])],
-        SIZE,
-        SIZE,
-    );
+    let c = draw(gold);
     let gold_pixel = c
         .pixels()
         .zip(a.pixels())
@@ -126,15 +107,7 @@ fn a_shell_stands_off_the_silhouette_in_its_colour_at_alpha_0_3() {
 /// A flat white square on the ground (y = 0), `half` units each way,
 /// drawn opaque and casting no shadow.
 fn ground(gpu: &Gpu, renderer: &Md2Renderer, half: f32) -> (GpuModel, Md2Instance) {
-    let square = front_square(0, 0, (1, 1));
-    let model = GpuModel::new(
-        &gpu.device,
-        &gpu.queue,
-        renderer,
-        &square,
-        &[solid_skin(1, 1, [255, 255, 255, 255])],
-    )
-    .unwrap();
+    let model = white_square(gpu, renderer);
     // The square faces +Z; laid down it faces +Y.
     let transform = Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2)
         * Mat4::from_scale(Vec3::new(2.0 * half, 2.0 * half, 1.0));
@@ -146,6 +119,14 @@ fn ground(gpu: &Gpu, renderer: &Md2Renderer, half: f32) -> (GpuModel, Md2Instanc
     (model, instance)
 }
 
+/// From high above, looking down, in ambient light alone: the ground and
+/// the shadows on it.
+fn from_above() -> Camera {
+    let mut camera = square_camera(Vec3::new(0.0, 160.0, 1.0), Vec3::ZERO, 0.7, 10.0, 1000.0);
+    camera.light = Light::ambient_only(1.0);
+    camera
+}
+
 #[test]
 fn a_planar_shadow_lies_where_the_projection_puts_it_with_one_darkness() {
     let Some(gpu) = gpu() else { return };
@@ -155,44 +136,26 @@ fn a_planar_shadow_lies_where_the_projection_puts_it_with_one_darkness() {
     let (floor, floor_instance) = ground(&gpu, &renderer, 150.0);
     let towards_light = Vec3::new(0.8, 1.5, 0.4);
     let shadow = PlanarShadow::on_ground(0.0, towards_light);
-    renderer.set_shadow(Some(shadow)).unwrap();
     let lerp = Quake2Player::Run.clip().sample(0.25);
     let frames = lerp.frame_a..=lerp.frame_b;
     let place = stand_on_ground(&model, frames, Vec3::ZERO);
-    let figure = Md2Instance::new(place, lerp);
     // From high above, looking down: the shadow falls beside the model.
-    let mut camera = Camera::look_at(
-        Vec3::new(0.0, 160.0, 1.0),
-        Vec3::ZERO,
-        0.7,
-        1.0,
-        10.0,
-        1000.0,
-    );
-    camera.light = Light::ambient_only(1.0);
-    let with = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[
-            Md2Batch::new(&floor, &[floor_instance]),
-            Md2Batch::new(&gpu_model, &[figure]),
-        ],
-        SIZE,
-        SIZE,
-    );
-    renderer.set_shadow(None).unwrap();
-    let without = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[
-            Md2Batch::new(&floor, &[floor_instance]),
-            Md2Batch::new(&gpu_model, &[figure]),
-        ],
-        SIZE,
-        SIZE,
-    );
+    let camera = from_above();
+    // The figure on the floor, drawn with the shadow on, then off.
+    let mut on_and_off = |figure: Md2Instance| {
+        let (floors, figures) = ([floor_instance], [figure]);
+        let batches = [
+            Md2Batch::new(&floor, &floors),
+            Md2Batch::new(&gpu_model, &figures),
+        ];
+        renderer.set_shadow(Some(shadow)).unwrap();
+        let on = render_square(&gpu, &mut renderer, &camera, &batches, SIZE);
+        renderer.set_shadow(None).unwrap();
+        let off = render_square(&gpu, &mut renderer, &camera, &batches, SIZE);
+        (on, off)
+    };
+    let figure = Md2Instance::new(place, lerp);
+    let (with, without) = on_and_off(figure);
     save_picture(&with, "shadow-on.png");
     save_picture(&without, "shadow-off.png");
 
@@ -272,15 +235,7 @@ fn a_planar_shadow_lies_where_the_projection_puts_it_with_one_darkness() {
             }),
         ),
     ] {
-        let (floor_instances, instances) = ([floor_instance], [instance]);
-        let batches = [
-            Md2Batch::new(&floor, &floor_instances),
-            Md2Batch::new(&gpu_model, &instances),
-        ];
-        renderer.set_shadow(Some(shadow)).unwrap();
-        let on = render(&gpu, &mut renderer, &camera, &batches, SIZE, SIZE);
-        renderer.set_shadow(None).unwrap();
-        let off = render(&gpu, &mut renderer, &camera, &batches, SIZE, SIZE);
+        let (on, off) = on_and_off(instance);
         let differ = differing_pixels(&on, &off, 0);
         assert_eq!(differ, 0, "a {what} instance casts no shadow");
     }
@@ -314,6 +269,9 @@ fn a_translucent_instance_shows_what_is_behind_it() {
     ];
     let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &square, &skins).unwrap();
     let camera = ortho_camera(-0.5, 0.5, -0.5, 0.5, 1.0);
+    let mut draw = |instances: &[Md2Instance]| {
+        render_instances(&gpu, &mut renderer, &camera, &gpu_model, instances, 64)
+    };
     let behind = Md2Instance::new(
         Mat4::from_translation(Vec3::new(0.0, 0.0, -1.0)),
         FrameLerp::still(0),
@@ -322,14 +280,7 @@ fn a_translucent_instance_shows_what_is_behind_it() {
         .with_skin(1)
         .with_tint([1.0, 1.0, 1.0, 0.5]);
     // Listed first, drawn after the opaque one all the same.
-    let image = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &[glass, behind])],
-        64,
-        64,
-    );
+    let image = draw(&[glass, behind]);
     save_picture(&image, "translucent.png");
     let p = image.get_pixel(32, 32).0;
     let half = srgb_byte(0.5);
@@ -339,14 +290,7 @@ fn a_translucent_instance_shows_what_is_behind_it() {
     );
     // Opaque, it hides the red one.
     let opaque = glass.with_tint([1.0; 4]);
-    let image = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &[opaque, behind])],
-        64,
-        64,
-    );
+    let image = draw(&[opaque, behind]);
     assert_eq!(&image.get_pixel(32, 32).0[..3], &[0, 255, 0]);
 }
 
@@ -367,14 +311,7 @@ fn fullbright_and_minlight_change_exactly_the_lighting() {
     let pixel = |renderer: &mut Md2Renderer, ambient: f32, effects: Effects| {
         let camera = ortho_camera(-0.5, 0.5, -0.5, 0.5, ambient);
         let instance = Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(0)).with_effects(effects);
-        let image: RgbaImage = render(
-            &gpu,
-            renderer,
-            &camera,
-            &[Md2Batch::new(&gpu_model, &[instance])],
-            16,
-            16,
-        );
+        let image = render_instances(&gpu, renderer, &camera, &gpu_model, &[instance], 16);
         image.get_pixel(8, 8).0
     };
     let fullbright = Effects {
@@ -425,31 +362,15 @@ fn mixed(i: usize) -> Md2Instance {
 
 #[test]
 fn draw_calls_per_frame_do_not_grow_with_the_instances_or_their_effects() {
-    let Some(gpu) = gpu_with(|a| a.limits(), wgpu::Features::empty()) else {
-        return;
-    };
+    let Some(gpu) = gpu_at_limits() else { return };
     let mut renderer = Md2Renderer::new(&gpu.device, SRGB, stencil_options()).unwrap();
     renderer
         .set_shadow(Some(PlanarShadow::on_ground(0.0, Vec3::new(1.0, 2.0, 0.0))))
         .unwrap();
     let gpu_model = demo_gpu_model(&gpu, &renderer);
-    let camera = Camera::look_at(
-        Vec3::new(0.0, 3000.0, 10.0),
-        Vec3::ZERO,
-        0.1,
-        1.0,
-        10.0,
-        5000.0,
-    );
+    let camera = square_camera(Vec3::new(0.0, 3000.0, 10.0), Vec3::ZERO, 0.1, 10.0, 5000.0);
     let count_draws = |renderer: &mut Md2Renderer, instances: &[Md2Instance]| {
-        render(
-            &gpu,
-            renderer,
-            &camera,
-            &[Md2Batch::new(&gpu_model, instances)],
-            32,
-            32,
-        );
+        render_instances(&gpu, renderer, &camera, &gpu_model, instances, 32);
         md2_wgpu::gpu::low_level::recorded_draws(renderer)
     };
     // One instance with a shell and a shadow: opaque, shadow, shell.
@@ -489,19 +410,7 @@ fn draw_calls_per_frame_do_not_grow_with_the_instances_or_their_effects() {
             .with_effects(Effects::NONE.with_shell([0.0, 1.0, 0.0]));
             crowd.add(member).unwrap();
         }
-        renderer
-            .prepare(&gpu.device, &gpu.queue, &camera, &[])
-            .unwrap();
-        let target = Target::for_renderer(&gpu, &renderer, 32, 32);
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        renderer
-            .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 1.0, [&mut crowd])
-            .unwrap();
-        {
-            let mut pass = target.begin(&mut encoder, renderer.options().depth);
-            renderer.render(&mut pass);
-        }
-        target.read(&gpu, encoder);
+        draw_crowd(&gpu, &mut renderer, &camera, &[], &mut crowd, 1.0, 32).unwrap();
         counts.push(md2_wgpu::gpu::low_level::recorded_draws(&renderer));
     }
     assert_eq!(counts, [3, 3], "resident: opaque, shadow and shell");
@@ -538,49 +447,27 @@ fn shadows_and_shells_on_the_resident_crowd_match_the_immediate_path() {
             .add(CrowdMember::new(place, clock).with_effects(effects))
             .unwrap();
     }
-    let camera = Camera::look_at(
-        Vec3::new(40.0, 260.0, 200.0),
-        Vec3::ZERO,
-        0.9,
-        1.0,
-        10.0,
-        1000.0,
-    );
-    renderer
-        .prepare(
-            &gpu.device,
-            &gpu.queue,
-            &camera,
-            &[Md2Batch::new(&floor, &[floor_instance])],
-        )
-        .unwrap();
-    let target = Target::for_renderer(&gpu, &renderer, SIZE, SIZE);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, now, [&mut crowd])
-        .unwrap();
-    {
-        let mut pass = target.begin(&mut encoder, renderer.options().depth);
-        renderer.render(&mut pass);
-    }
-    let resident = target.read(&gpu, encoder);
+    let camera = square_camera(Vec3::new(40.0, 260.0, 200.0), Vec3::ZERO, 0.9, 10.0, 1000.0);
+    let floors = [floor_instance];
+    let floor_batch = Md2Batch::new(&floor, &floors);
+    let resident = draw_crowd(
+        &gpu,
+        &mut renderer,
+        &camera,
+        &[floor_batch],
+        &mut crowd,
+        now,
+        SIZE,
+    )
+    .unwrap();
     // The immediate path again, in the poses the crowd drew: the same
     // words on both paths (a one-shot clip's GPU t may sit a few ULP off
     // the CPU's, which crowd.rs bounds).
     assert_eq!(with_drawn_poses(&gpu, &renderer, 0, &mut instances), 9);
     let mut immediate_view = Md2Renderer::new(&gpu.device, SRGB, stencil_options()).unwrap();
     immediate_view.set_shadow(Some(shadow)).unwrap();
-    let immediate = render(
-        &gpu,
-        &mut immediate_view,
-        &camera,
-        &[
-            Md2Batch::new(&floor, &[floor_instance]),
-            Md2Batch::new(&gpu_model, &instances),
-        ],
-        SIZE,
-        SIZE,
-    );
+    let batches = [floor_batch, Md2Batch::new(&gpu_model, &instances)];
+    let immediate = render_square(&gpu, &mut immediate_view, &camera, &batches, SIZE);
     save_picture(&immediate, "effects-immediate.png");
     save_picture(&resident, "effects-resident.png");
     assert_same_drawing(&immediate, &resident, "shadows and shells, both paths");
@@ -636,15 +523,7 @@ fn draw_with_stencil(
         renderer.render(&mut pass);
     }
     let picture = target.read(gpu, encoder);
-    let encoder = gpu.device.create_command_encoder(&Default::default());
-    let bits = md2_wgpu::support::read_texture(
-        &gpu.device,
-        &gpu.queue,
-        encoder,
-        depth,
-        wgpu::TextureAspect::StencilOnly,
-    )
-    .unwrap();
+    let bits = aspect_texels(gpu, depth, wgpu::TextureAspect::StencilOnly);
     (picture, bits)
 }
 
@@ -666,15 +545,7 @@ fn a_shadow_given_one_stencil_bit_leaves_the_apps_bits_alone() {
         Md2Batch::new(&floor, &floors),
         Md2Batch::new(&gpu_model, &figures),
     ];
-    let mut camera = Camera::look_at(
-        Vec3::new(0.0, 160.0, 1.0),
-        Vec3::ZERO,
-        0.7,
-        1.0,
-        10.0,
-        1000.0,
-    );
-    camera.light = Light::ambient_only(1.0);
+    let camera = from_above();
     let shadow = PlanarShadow::on_ground(0.0, Vec3::new(0.8, 1.5, 0.4));
     // The reference: the whole stencil, cleared to 0.
     renderer.set_shadow(Some(shadow)).unwrap();
@@ -691,11 +562,7 @@ fn a_shadow_given_one_stencil_bit_leaves_the_apps_bits_alone() {
         .unwrap();
     let (own_bit, stencil) = draw_with_stencil(&gpu, &mut renderer, &camera, &batches, app_bits);
     save_picture(&own_bit, "shadow-stencil-bit.png");
-    let differ = differing_pixels(&own_bit, &whole, 0);
-    assert_eq!(
-        differ, 0,
-        "the same shadow, once per pixel ({differ} pixels differ)"
-    );
+    assert_identical(&own_bit, &whole, "the same shadow, once per pixel");
     assert!(
         stencil.iter().all(|&s| u32::from(s) & 0x7f == app_bits),
         "the app's bits are untouched"

@@ -7,7 +7,7 @@ use glam::{Mat4, Vec3};
 use md2_wgpu::{
     GpuModel, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions,
     anim::{FrameLerp, Pose},
-    format::{Md2Parts, TexCoord, Triangle},
+    format::TexCoord,
     gpu::{Md2Batch, PrepareError, SetupError},
     model::{Frame, PackedVertex},
     scene::InstanceError,
@@ -16,35 +16,24 @@ use md2_wgpu::{
 const SIZE: u32 = 128;
 
 fn renderer(gpu: &Gpu) -> Md2Renderer {
-    Md2Renderer::new(
-        &gpu.device,
-        wgpu::TextureFormat::Rgba8UnormSrgb,
-        Md2RendererOptions::DEFAULT,
-    )
-    .unwrap()
+    srgb_renderer_with(gpu, Md2RendererOptions::DEFAULT)
 }
 
 /// `frames` frames of a single triangle.
 fn many_frames(frames: usize) -> Md2Model {
-    Md2Model::from_parts(Md2Parts {
-        skin_size: (4, 4),
-        skins: Vec::new(),
-        tex_coords: vec![TexCoord { s: 0, t: 0 }],
-        triangles: vec![Triangle {
-            xyz: [0, 1, 2],
-            st: [0; 3],
-        }],
-        frames: (0..frames)
+    one_triangle(
+        TexCoord { s: 0, t: 0 },
+        [0, 1, 2],
+        (0..frames)
             .map(|i| Frame::new(&format!("f{i}"), [1.0; 3], [0.0; 3]))
             .collect(),
-        vertices: (0..frames * 3)
+        (0..frames * 3)
             .map(|i| PackedVertex {
                 position: [(i % 3 * 9) as u8, (i % 5) as u8, 3],
                 normal_index: 0,
             })
             .collect(),
-    })
-    .unwrap()
+    )
 }
 
 #[test]
@@ -56,17 +45,13 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
     let other = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &many_frames(5), &[]).unwrap();
     let camera = ortho_camera(-2.0, 2.0, -2.0, 2.0, 1.0);
     let good = Md2Instance::default();
+    let prepare = |renderer: &mut Md2Renderer, batches: &[Md2Batch<'_>]| {
+        renderer.prepare(&gpu.device, &gpu.queue, &camera, batches)
+    };
 
     // A good frame first so the failure is visibly not a leftover.
     let ok_instances = [good];
-    renderer
-        .prepare(
-            &gpu.device,
-            &gpu.queue,
-            &camera,
-            &[Md2Batch::new(&gpu_model, &ok_instances)],
-        )
-        .unwrap();
+    prepare(&mut renderer, &[Md2Batch::new(&gpu_model, &ok_instances)]).unwrap();
 
     let bad_frame = [
         good,
@@ -80,17 +65,11 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
             },
         ),
     ];
-    let err = renderer
-        .prepare(
-            &gpu.device,
-            &gpu.queue,
-            &camera,
-            &[
-                Md2Batch::new(&other, &ok_instances),
-                Md2Batch::new(&gpu_model, &bad_frame),
-            ],
-        )
-        .unwrap_err();
+    let batches = [
+        Md2Batch::new(&other, &ok_instances),
+        Md2Batch::new(&gpu_model, &bad_frame),
+    ];
+    let err = prepare(&mut renderer, &batches).unwrap_err();
     assert_eq!(
         err,
         PrepareError::Instance(InstanceError::FrameOutOfRange {
@@ -114,14 +93,7 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
             weight: 0.0,
         },
     )];
-    let err = renderer
-        .prepare(
-            &gpu.device,
-            &gpu.queue,
-            &camera,
-            &[Md2Batch::new(&other, &secondary)],
-        )
-        .unwrap_err();
+    let err = prepare(&mut renderer, &[Md2Batch::new(&other, &secondary)]).unwrap_err();
     assert!(
         matches!(
             err,
@@ -136,14 +108,7 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
     );
 
     let bad_skin = [good.with_skin(1)];
-    let err = renderer
-        .prepare(
-            &gpu.device,
-            &gpu.queue,
-            &camera,
-            &[Md2Batch::new(&gpu_model, &bad_skin)],
-        )
-        .unwrap_err();
+    let err = prepare(&mut renderer, &[Md2Batch::new(&gpu_model, &bad_skin)]).unwrap_err();
     assert_eq!(
         err,
         PrepareError::Instance(InstanceError::SkinOutOfRange {
@@ -155,14 +120,7 @@ fn frames_and_skins_out_of_range_are_typed_errors() {
     );
 
     // And the renderer recovers.
-    let image = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &ok_instances)],
-        SIZE,
-        SIZE,
-    );
+    let image = render_instances(&gpu, &mut renderer, &camera, &gpu_model, &[good], SIZE);
     assert!(coverage(&image) > 0);
 }
 
@@ -175,16 +133,9 @@ fn zero_instances_draw_nothing_without_error() {
     // Before any prepare, with no batches, and with empty batches.
     let image = draw_and_read(&gpu, &[&renderer], SIZE, SIZE);
     assert_eq!(coverage(&image), 0);
-    let image = render(&gpu, &mut renderer, &camera, &[], SIZE, SIZE);
+    let image = render_square(&gpu, &mut renderer, &camera, &[], SIZE);
     assert_eq!(coverage(&image), 0);
-    let image = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &[])],
-        SIZE,
-        SIZE,
-    );
+    let image = render_instances(&gpu, &mut renderer, &camera, &gpu_model, &[], SIZE);
     assert_eq!(coverage(&image), 0);
     assert!(image.pixels().all(|p| p.0 == [0, 0, 0, 0]));
 }
@@ -203,33 +154,17 @@ fn grid(count: usize) -> Vec<Md2Instance> {
 fn instance_count_can_grow_and_shrink() {
     let Some(gpu) = gpu() else { return };
     let mut renderer = renderer(&gpu);
-    let skin = solid_skin(1, 1, [255, 255, 255, 255]);
-    let square = front_square(0, 0, (1, 1));
-    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &square, &[skin]).unwrap();
+    let gpu_model = white_square(&gpu, &renderer);
     // 16 × 16 cells of 16 pixels in view.
     let camera = ortho_camera(0.0, 16.0, 0.0, 16.0, 1.0);
-    let size = 256;
+    let draw = |renderer: &mut Md2Renderer, count: usize| {
+        render_instances(&gpu, renderer, &camera, &gpu_model, &grid(count), 256)
+    };
 
-    let one = grid(1);
-    let image = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &one)],
-        size,
-        size,
-    );
+    let image = draw(&mut renderer, 1);
     assert_eq!(coverage(&image), 16 * 16);
 
-    let crowd = grid(100_000);
-    let image = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &crowd)],
-        size,
-        size,
-    );
+    let image = draw(&mut renderer, 100_000);
     assert_eq!(
         coverage(&image),
         256 * 256,
@@ -238,15 +173,7 @@ fn instance_count_can_grow_and_shrink() {
     let capacity = renderer.instance_capacity();
     assert!(capacity >= 100_000);
 
-    let ten = grid(10);
-    let image = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &ten)],
-        size,
-        size,
-    );
+    let image = draw(&mut renderer, 10);
     save_picture(&image, "ten-instances.png");
     assert_eq!(
         coverage(&image),

@@ -50,22 +50,19 @@ fn draw(
 fn both_paths_choose_the_same_level_for_the_same_member_and_view() {
     let Some(gpu) = gpu() else { return };
     // The browser suite runs the same case, awaited.
-    report(md2_wgpu::support::wait(
-        &gpu.device,
-        cases::levels::both_paths_choose_the_same_level_for_the_same_member_and_view(
-            &gpu.device,
-            &gpu.queue,
-        ),
-    ));
+    run_case(
+        &gpu,
+        levels::both_paths_choose_the_same_level_for_the_same_member_and_view,
+    );
 }
 
 #[test]
 fn culling_with_levels_never_drops_a_visible_member() {
     let Some(gpu) = gpu() else { return };
-    report(md2_wgpu::support::wait(
-        &gpu.device,
-        cases::levels::culling_with_levels_never_drops_a_visible_member(&gpu.device, &gpu.queue),
-    ));
+    run_case(
+        &gpu,
+        levels::culling_with_levels_never_drops_a_visible_member,
+    );
 }
 
 /// One crowd past the old room (279,620 members of the demo model with its

@@ -51,14 +51,8 @@ fn shadow() -> PlanarShadow {
 }
 
 fn camera() -> Camera {
-    Camera::look_at(
-        Vec3::new(30.0, 40.0, 150.0),
-        Vec3::new(0.0, -5.0, 0.0),
-        0.9,
-        1.0,
-        1.0,
-        600.0,
-    )
+    let target = Vec3::new(0.0, -5.0, 0.0);
+    square_camera(Vec3::new(30.0, 40.0, 150.0), target, 0.9, 1.0, 600.0)
 }
 
 /// Soldiers of every kind: opaque, translucent, mirrored, in shells,
@@ -94,8 +88,7 @@ fn mixed() -> Vec<Md2Instance> {
 #[test]
 fn a_material_that_rewrites_the_built_in_look_draws_its_picture_on_both_paths() {
     let Some(gpu) = gpu() else { return };
-    let cache = Md2Cache::new(&gpu.device).unwrap();
-    let model = demo_gpu_model(&gpu, &cache);
+    let (cache, model) = demo_cache(&gpu);
     let again = material(
         &gpu,
         &cache,
@@ -107,17 +100,21 @@ fn a_material_that_rewrites_the_built_in_look_draws_its_picture_on_both_paths() 
     for renderer in [&mut builtin, &mut custom] {
         renderer.set_shadow(Some(shadow())).unwrap();
     }
+    // The built-in look's picture and the material's: alike to within one
+    // step of rounding.
+    let assert_alike = |got: &image::RgbaImage, want: &image::RgbaImage, path: &str| {
+        assert!(coverage(want) > 3000);
+        let differ = differing_pixels(got, want, 1);
+        assert_eq!(
+            differ, 0,
+            "{path}: {differ} pixels differ by more than 1/255"
+        );
+    };
     let instances = mixed();
-    let batches = [Md2Batch::new(&model, &instances)];
-    let want = render(&gpu, &mut builtin, &camera(), &batches, SIZE, SIZE);
-    let got = render(&gpu, &mut custom, &camera(), &batches, SIZE, SIZE);
+    let want = render_instances(&gpu, &mut builtin, &camera(), &model, &instances, SIZE);
+    let got = render_instances(&gpu, &mut custom, &camera(), &model, &instances, SIZE);
     save_picture(&got, "material-quake-again.png");
-    assert!(coverage(&want) > 3000);
-    let differ = differing_pixels(&got, &want, 1);
-    assert_eq!(
-        differ, 0,
-        "immediate: {differ} pixels differ by more than 1/255"
-    );
+    assert_alike(&got, &want, "immediate");
     // Both draw every pass: the same draw calls.
     assert_eq!(
         md2_wgpu::gpu::low_level::recorded_draws(&custom),
@@ -136,29 +133,12 @@ fn a_material_that_rewrites_the_built_in_look_draws_its_picture_on_both_paths() 
             )
             .unwrap();
     }
-    let draw_crowd = |renderer: &mut Md2Renderer, crowd: &mut Md2Crowd| {
-        renderer
-            .prepare(&gpu.device, &gpu.queue, &camera(), &[])
-            .unwrap();
-        let target = Target::for_renderer(&gpu, renderer, SIZE, SIZE);
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        renderer
-            .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 0.25, [crowd])
-            .unwrap();
-        {
-            let mut pass = target.begin(&mut encoder, renderer.options().depth);
-            renderer.render(&mut pass);
-        }
-        target.read(&gpu, encoder)
+    let mut draw = |renderer: &mut Md2Renderer| {
+        draw_crowd(&gpu, renderer, &camera(), &[], &mut crowd, 0.25, SIZE).unwrap()
     };
-    let want = draw_crowd(&mut builtin, &mut crowd);
-    let got = draw_crowd(&mut custom, &mut crowd);
-    assert!(coverage(&want) > 3000);
-    let differ = differing_pixels(&got, &want, 1);
-    assert_eq!(
-        differ, 0,
-        "resident: {differ} pixels differ by more than 1/255"
-    );
+    let want = draw(&mut builtin);
+    let got = draw(&mut custom);
+    assert_alike(&got, &want, "resident");
 }
 
 use md2_wgpu_tests::cases::drawn::{self, GBUFFER};
@@ -190,9 +170,8 @@ fn a_gbuffer_material_writes_the_cpu_references_positions_and_normals() {
 #[test]
 fn with_a_material_shadows_and_depth_maps_keep_the_animated_pose() {
     let Some(gpu) = gpu() else { return };
-    let cache = Md2Cache::new(&gpu.device).unwrap();
+    let (cache, gpu_model) = demo_cache(&gpu);
     let model = demo::demo_model();
-    let gpu_model = demo_gpu_model(&gpu, &cache);
     // White, and red on the shadow pass: colours say which pass drew.
     let white = material(
         &gpu,
@@ -220,11 +199,13 @@ fn with_a_material_shadows_and_depth_maps_keep_the_animated_pose() {
         ortho(Vec3::new(0.0, -200.0, 0.0)),
     );
     let draw = |renderer: &mut Md2Renderer, camera: &Camera, instance: &Md2Instance| {
-        let batch = [Md2Batch::new(&gpu_model, std::slice::from_ref(instance))];
-        render(&gpu, renderer, camera, &batch, SIZE, SIZE)
+        let instances = std::slice::from_ref(instance);
+        render_instances(&gpu, renderer, camera, &gpu_model, instances, SIZE)
     };
     let covered =
         |image: &image::RgbaImage| -> Vec<bool> { image.pixels().map(|p| p.0[3] > 0).collect() };
+    // How many pixels two masks disagree on.
+    let disagree = |a: &[bool], b: &[bool]| a.iter().zip(b).filter(|(a, b)| a != b).count();
     let outline_below = covered(&draw(&mut renderer, &below, &lying));
     // Lit straight from above, the shadow lies under the model: seen from
     // below it hides the model entirely, in red, and its outline is the
@@ -238,11 +219,7 @@ fn with_a_material_shadows_and_depth_maps_keep_the_animated_pose() {
         .pixels()
         .map(|p| p.0[0] == 255 && p.0[1] == 0)
         .collect();
-    let differ = red
-        .iter()
-        .zip(&outline_below)
-        .filter(|(a, b)| a != b)
-        .count();
+    let differ = disagree(&red, &outline_below);
     assert!(
         red.iter().filter(|&&r| r).count() > 1000,
         "a shadow is seen"
@@ -252,11 +229,7 @@ fn with_a_material_shadows_and_depth_maps_keep_the_animated_pose() {
         "the shadow's outline differs from the pose's in {differ} pixels"
     );
     let standing_below = covered(&draw(&mut renderer, &below, &standing));
-    let moved = standing_below
-        .iter()
-        .zip(&red)
-        .filter(|(a, b)| a != b)
-        .count();
+    let moved = disagree(&standing_below, &red);
     assert!(
         moved > 500,
         "frames {lying_frame} and 0 alike from below ({moved} pixels)"
@@ -276,11 +249,7 @@ fn with_a_material_shadows_and_depth_maps_keep_the_animated_pose() {
         )
         .unwrap();
     let depth = depth_silhouette(&gpu, &depth_map);
-    let differ = depth
-        .iter()
-        .zip(&outline_above)
-        .filter(|(a, b)| a != b)
-        .count();
+    let differ = disagree(&depth, &outline_above);
     assert_eq!(
         differ, 0,
         "the depth map's silhouette differs in {differ} pixels"
@@ -469,11 +438,6 @@ fn a_material_gets_the_extra_record_where_it_reads_it_and_its_ids_arrive() {
         let material = material(&gpu, &cache, source, name);
         assert_eq!(material.reads_extra(), reads, "{name}");
     }
-    let float = |format| wgpu::ColorTargetState {
-        format,
-        blend: None,
-        write_mask: wgpu::ColorWrites::ALL,
-    };
     let ids = Md2Material::new(
         &gpu.device,
         &cache,
@@ -481,10 +445,7 @@ fn a_material_gets_the_extra_record_where_it_reads_it_and_its_ids_arrive() {
             label: "ids",
             source: IDS,
             fragment: "ids",
-            targets: &[
-                float(wgpu::TextureFormat::Rgba32Float),
-                float(wgpu::TextureFormat::Rgba32Float),
-            ],
+            targets: &[FLOAT_TARGET, FLOAT_TARGET],
             bind_group_layout: None,
         },
     )
@@ -492,19 +453,14 @@ fn a_material_gets_the_extra_record_where_it_reads_it_and_its_ids_arrive() {
     assert!(ids.reads_extra());
     let gpu_model = demo_gpu_model(&gpu, &cache);
     let options = Md2RendererOptions::WITH_DEPTH;
-    // Two soldiers side by side, looked at from the front.
+    // Two soldiers side by side, looked at from the front, in a view this
+    // many units across.
     let places = [-30.0f32, 30.0].map(|x| Mat4::from_translation(Vec3::new(x, 0.0, 0.0)));
-    let camera = Camera::orthographic(
-        Vec3::new(0.0, 0.0, 200.0),
-        Vec3::ZERO,
-        130.0,
-        130.0,
-        1.0,
-        400.0,
-    );
+    let width = 130.0;
+    let camera = Camera::orthographic(Vec3::Z * 200.0, Vec3::ZERO, width, width, 1.0, 400.0);
     let centre = |image: &[[f32; 4]], x: f32| {
         // The middle of a soldier's chest, in pixels.
-        let px = ((x / 130.0 + 0.5) * SIZE as f32) as usize;
+        let px = ((x / width + 0.5) * SIZE as f32) as usize;
         image[(SIZE as usize / 2 - 4) * SIZE as usize + px]
     };
     let mut immediate = Md2Renderer::with_material(&gpu.device, &cache, &ids, options).unwrap();
@@ -522,14 +478,7 @@ fn a_material_gets_the_extra_record_where_it_reads_it_and_its_ids_arrive() {
     let mut crowd = Md2Crowd::new(&gpu.device, &resident, &gpu_model).unwrap();
     let clock = ClipClock::new(Quake2Player::Stand.clip(), 0.0);
     let handles = places.map(|place| crowd.add(CrowdMember::new(place, clock.clone())).unwrap());
-    resident
-        .prepare(&gpu.device, &gpu.queue, &camera, &[])
-        .unwrap();
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    resident
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 0.0, [&mut crowd])
-        .unwrap();
-    gpu.queue.submit([encoder.finish()]);
+    step_crowd(&gpu, &mut resident, &camera, &mut crowd, 0.0);
     let [got, _] = draw_gbuffer(&gpu, &mut resident, &camera, &[]);
     for (k, (handle, x)) in handles.iter().zip([-30.0, 30.0]).enumerate() {
         assert_eq!(

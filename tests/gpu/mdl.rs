@@ -203,14 +203,7 @@ fn the_shared_quake_models_draw_where_the_cpu_reference_covers() {
         });
         let camera = Camera::framing_frames(&model, [last / 2, last], 1.0);
         let instances = [Md2Instance::new(Mat4::IDENTITY, pose)];
-        let picture = render(
-            &gpu,
-            &mut renderer,
-            &camera,
-            &[Md2Batch::new(&gpu_model, &instances)],
-            SIZE,
-            SIZE,
-        );
+        let picture = render_instances(&gpu, &mut renderer, &camera, &gpu_model, &instances, SIZE);
         save_picture(&picture, &format!("mdl-{name}.png"));
         let triangles = cpu_triangles(&model, &pose, Mat4::IDENTITY);
         let (mut decided, mut wrong) = (0, 0);

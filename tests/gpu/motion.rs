@@ -14,7 +14,7 @@ use md2_wgpu::{
     Md2RendererOptions,
     anim::{FrameLerp, Pose},
     demo,
-    gpu::{CrowdHandle, Md2Cache},
+    gpu::{CrowdHandle, Md2Cache, low_level::read_crowd_extras},
     scene::{Md2Previous, PlanarShadow, SHELL_OFFSET},
 };
 
@@ -121,13 +121,18 @@ fn worst(gpu: &[[f32; 2]], cpu: &[[f64; 2]]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// The demo model, uploaded through a fresh cache, and a pose capture for
+/// that cache: (cache, GPU model, model, capture).
+fn demo_capture(gpu: &Gpu) -> (Md2Cache, GpuModel, Md2Model, PoseCapture) {
+    let (cache, gpu_model) = demo_cache(gpu);
+    let capture = PoseCapture::new(&gpu.device, &cache);
+    (cache, gpu_model, demo::demo_model(), capture)
+}
+
 #[test]
 fn immediate_motion_equals_the_cpu_for_a_thousand_random_cases() {
     let Some(gpu) = gpu() else { return };
-    let cache = Md2Cache::new(&gpu.device).unwrap();
-    let model = demo::demo_model();
-    let gpu_model = demo_gpu_model(&gpu, &cache);
-    let capture = PoseCapture::new(&gpu.device, &cache);
+    let (_cache, gpu_model, model, capture) = demo_capture(&gpu);
     let frames = model.keyframes().frame_count();
     let shadow = PlanarShadow::on_ground(-30.0, Vec3::new(0.3, 1.0, -0.2));
     let mut rng = Rng::new(1717);
@@ -213,13 +218,8 @@ enum Change {
 
 #[test]
 fn resident_motion_equals_the_cpu_for_a_thousand_random_cases() {
-    let Some(gpu) = gpu_with(|a| a.limits(), wgpu::Features::empty()) else {
-        return;
-    };
-    let cache = Md2Cache::new(&gpu.device).unwrap();
-    let model = demo::demo_model();
-    let gpu_model = demo_gpu_model(&gpu, &cache);
-    let capture = PoseCapture::new(&gpu.device, &cache);
+    let Some(gpu) = gpu_at_limits() else { return };
+    let (cache, gpu_model, model, capture) = demo_capture(&gpu);
     let frames = model.keyframes().frame_count();
     let options = Md2RendererOptions::WITH_DEPTH.with_motion_target(wgpu::TextureFormat::Rg16Float);
     let mut renderer = Md2Renderer::with_cache(
@@ -233,30 +233,20 @@ fn resident_motion_equals_the_cpu_for_a_thousand_random_cases() {
     crowd.set_culling(false);
     let mut rng = Rng::new(4242);
     let (t0, t1) = (3600.0, 3600.0 + 1.0 / 24.0);
-    let frame = |renderer: &mut Md2Renderer, crowd: &mut Md2Crowd, camera: &Camera, time: f64| {
-        renderer
-            .prepare(&gpu.device, &gpu.queue, camera, &[])
-            .unwrap();
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        renderer
-            .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, time, [crowd])
-            .unwrap();
-        gpu.queue.submit([encoder.finish()]);
+    // A member placed and playing at random from `time`, added.
+    let add = |crowd: &mut Md2Crowd, rng: &mut Rng, time: f64, change: Change| {
+        let member = CrowdMember::new(random_transform(rng), random_clock(rng, frames, time));
+        (crowd.add(member.clone()).unwrap(), member, change)
     };
     // The first frame: 900 members; 100 more are added before the second.
-    let mut members: Vec<(CrowdHandle, CrowdMember, Change)> = Vec::new();
-    for _ in 0..900 {
-        let member = CrowdMember::new(
-            random_transform(&mut rng),
-            random_clock(&mut rng, frames, t0),
-        );
-        members.push((crowd.add(member.clone()).unwrap(), member, Change::Nothing));
-    }
+    let mut members: Vec<(CrowdHandle, CrowdMember, Change)> = (0..900)
+        .map(|_| add(&mut crowd, &mut rng, t0, Change::Nothing))
+        .collect();
     let camera0 = random_camera(&mut rng);
-    frame(&mut renderer, &mut crowd, &camera0, t0);
+    step_crowd(&gpu, &mut renderer, &camera0, &mut crowd, t0);
     // A frame at t0 is the view's first: no motion. Frame again at t0, so
     // the next frame's previous is t0 with a view that has drawn before.
-    frame(&mut renderer, &mut crowd, &camera0, t0);
+    step_crowd(&gpu, &mut renderer, &camera0, &mut crowd, t0);
     for (handle, member, change) in members.iter_mut() {
         *change = match rng.below(6) {
             0 => {
@@ -292,17 +282,11 @@ fn resident_motion_equals_the_cpu_for_a_thousand_random_cases() {
         };
         let _ = member;
     }
-    for _ in 0..100 {
-        let member = CrowdMember::new(
-            random_transform(&mut rng),
-            random_clock(&mut rng, frames, t1),
-        );
-        members.push((crowd.add(member.clone()).unwrap(), member, Change::Added));
-    }
+    members.extend((0..100).map(|_| add(&mut crowd, &mut rng, t1, Change::Added)));
     let camera1 = random_camera(&mut rng);
-    frame(&mut renderer, &mut crowd, &camera1, t1);
+    step_crowd(&gpu, &mut renderer, &camera1, &mut crowd, t1);
     let records = crowd_records(&gpu, &renderer, 0).unwrap();
-    let extras = crowd_extras(&gpu, &renderer, 0).unwrap();
+    let extras = crowd_read_back(&gpu, &renderer, 0, read_crowd_extras).unwrap();
     assert_eq!(records.len(), 1000, "every member drawn once");
     let mut largest = 0.0f64;
     let mut seen = std::collections::HashSet::new();
@@ -390,11 +374,8 @@ fn capture_record(
 fn a_still_scene_writes_zero_motion_and_a_moving_camera_its_own() {
     let Some(gpu) = gpu() else { return };
     // The browser suite runs the same case, awaited.
-    report(md2_wgpu::support::wait(
-        &gpu.device,
-        cases::motion::a_still_scene_writes_zero_motion_and_a_moving_camera_its_own(
-            &gpu.device,
-            &gpu.queue,
-        ),
-    ));
+    run_case(
+        &gpu,
+        cases::motion::a_still_scene_writes_zero_motion_and_a_moving_camera_its_own,
+    );
 }

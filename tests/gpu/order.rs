@@ -44,14 +44,7 @@ fn renderer(
 }
 
 fn camera() -> Camera {
-    Camera::look_at(
-        Vec3::new(0.0, 110.0, 300.0),
-        Vec3::new(0.0, 0.0, 0.0),
-        0.9,
-        1.0,
-        10.0,
-        2000.0,
-    )
+    square_camera(Vec3::new(0.0, 110.0, 300.0), Vec3::ZERO, 0.9, 10.0, 2000.0)
 }
 
 /// `count` demo soldiers crowded into a 240-unit square so that they
@@ -101,19 +94,7 @@ fn instances(members: &[CrowdMember]) -> Vec<Md2Instance> {
 }
 
 fn crowd_frame(gpu: &Gpu, renderer: &mut Md2Renderer, crowd: &mut Md2Crowd) -> image::RgbaImage {
-    renderer
-        .prepare(&gpu.device, &gpu.queue, &camera(), &[])
-        .unwrap();
-    let target = Target::for_renderer(gpu, renderer, SIZE, SIZE);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, NOW, [crowd])
-        .unwrap();
-    {
-        let mut pass = target.begin(&mut encoder, renderer.options().depth);
-        renderer.render(&mut pass);
-    }
-    target.read(gpu, encoder)
+    draw_crowd(gpu, renderer, &camera(), &[], crowd, NOW, SIZE).unwrap()
 }
 
 fn immediate_frame(
@@ -122,23 +103,13 @@ fn immediate_frame(
     model: &GpuModel,
     instances: &[Md2Instance],
 ) -> image::RgbaImage {
-    render(
-        gpu,
-        renderer,
-        &camera(),
-        &[Md2Batch::new(model, instances)],
-        SIZE,
-        SIZE,
-    )
+    render_instances(gpu, renderer, &camera(), model, instances, SIZE)
 }
 
 #[test]
 fn a_translucent_crowd_draws_the_same_pixels_every_frame_as_the_immediate_path() {
-    let Some(gpu) = gpu_with(|a| a.limits(), wgpu::Features::empty()) else {
-        return;
-    };
-    let cache = md2_wgpu::gpu::Md2Cache::new(&gpu.device).unwrap();
-    let model = demo_gpu_model(&gpu, &cache);
+    let Some(gpu) = gpu_at_limits() else { return };
+    let (cache, model) = demo_cache(&gpu);
     let members = members(1200);
     let mut crowd = Md2Crowd::new(&gpu.device, &cache, &model).unwrap();
     for m in &members {
@@ -156,10 +127,10 @@ fn a_translucent_crowd_draws_the_same_pixels_every_frame_as_the_immediate_path()
         };
         for frame in 1..frames {
             let again = crowd_frame(&gpu, &mut resident, &mut crowd);
-            let differ = differing_pixels(&first, &again, 0);
-            assert_eq!(
-                differ, 0,
-                "{order:?}: frame {frame} differs from frame 0 in {differ} pixels"
+            assert_identical(
+                &first,
+                &again,
+                &format!("{order:?}: frame {frame} and frame 0"),
             );
         }
         // The immediate path, given the members in the crowd's order, or
@@ -205,11 +176,8 @@ fn a_translucent_crowd_draws_the_same_pixels_every_frame_as_the_immediate_path()
         // The immediate path sorts the same way itself.
         let mut sorting = renderer(&gpu, &cache, order);
         let own = immediate_frame(&gpu, &mut sorting, &model, &instances(&members));
-        let differ = differing_pixels(&own, &reference, 0);
-        assert_eq!(
-            differ, 0,
-            "{order:?}: the immediate path's own order differs in {differ} pixels"
-        );
+        let own_order = format!("{order:?}: the immediate path's own order and the reference");
+        assert_identical(&own, &reference, &own_order);
     }
     // The two orders do differ, so the comparisons above can fail.
     let mut given = renderer(&gpu, &cache, TranslucentOrder::AsGiven);
@@ -242,29 +210,22 @@ fn overlapping_pair() -> [Md2Instance; 2] {
 #[test]
 fn mirrored_and_plain_translucent_instances_blend_in_the_order_given() {
     let Some(gpu) = gpu() else { return };
-    let cache = md2_wgpu::gpu::Md2Cache::new(&gpu.device).unwrap();
-    let model = demo_gpu_model(&gpu, &cache);
-    let camera = Camera::look_at(Vec3::new(0.0, 20.0, 90.0), Vec3::ZERO, 0.9, 1.0, 1.0, 500.0);
+    let (cache, model) = demo_cache(&gpu);
+    let camera = square_camera(Vec3::new(0.0, 20.0, 90.0), Vec3::ZERO, 0.9, 1.0, 500.0);
     let options = Md2RendererOptions::WITH_DEPTH;
     let view = || Md2Renderer::with_cache(&gpu.device, &cache, SRGB, options).unwrap();
     let [a, b] = overlapping_pair();
     // One at a time, each by its own view, in the pass one after the other.
     let one_by_one = |first: Md2Instance, second: Md2Instance| {
-        let (mut r1, mut r2) = (view(), view());
-        r1.prepare(
-            &gpu.device,
-            &gpu.queue,
-            &camera,
-            &[Md2Batch::new(&model, &[first])],
-        )
-        .unwrap();
-        r2.prepare(
-            &gpu.device,
-            &gpu.queue,
-            &camera,
-            &[Md2Batch::new(&model, &[second])],
-        )
-        .unwrap();
+        let [r1, r2] = [first, second].map(|instance| {
+            let mut renderer = view();
+            let instances = [instance];
+            let batch = [Md2Batch::new(&model, &instances)];
+            renderer
+                .prepare(&gpu.device, &gpu.queue, &camera, &batch)
+                .unwrap();
+            renderer
+        });
         draw_and_read(&gpu, &[&r1, &r2], SIZE, SIZE)
     };
     let a_then_b = one_by_one(a, b);
@@ -273,20 +234,9 @@ fn mirrored_and_plain_translucent_instances_blend_in_the_order_given() {
     assert!(swapped > 500, "the order shows ({swapped} pixels)");
 
     let mut batch = view();
-    let together = render(
-        &gpu,
-        &mut batch,
-        &camera,
-        &[Md2Batch::new(&model, &[a, b])],
-        SIZE,
-        SIZE,
-    );
+    let together = render_instances(&gpu, &mut batch, &camera, &model, &[a, b], SIZE);
     save_picture(&together, "order-mirrored-pair.png");
-    let differ = differing_pixels(&together, &a_then_b, 0);
-    assert_eq!(
-        differ, 0,
-        "the batch [a, b] differs from a then b in {differ} pixels"
-    );
+    assert_identical(&together, &a_then_b, "the batch [a, b] and a then b");
     assert_eq!(
         md2_wgpu::gpu::low_level::recorded_draws(&batch),
         1,
@@ -302,19 +252,8 @@ fn mirrored_and_plain_translucent_instances_blend_in_the_order_given() {
             .unwrap();
     }
     let mut resident = view();
-    resident
-        .prepare(&gpu.device, &gpu.queue, &camera, &[])
-        .unwrap();
-    let target = Target::for_renderer(&gpu, &resident, SIZE, SIZE);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    resident
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 0.05, [&mut crowd])
-        .unwrap();
-    {
-        let mut pass = target.begin(&mut encoder, Some(md2_wgpu::DepthState::LESS));
-        resident.render(&mut pass);
-    }
-    let crowd_picture = target.read(&gpu, encoder);
+    let crowd_picture =
+        draw_crowd(&gpu, &mut resident, &camera, &[], &mut crowd, 0.05, SIZE).unwrap();
     // Member b plays from 0 too, so it shows the pose at 0.05, not 0.3:
     // compare with the immediate path given exactly the poses the crowd
     // drew.
@@ -324,14 +263,7 @@ fn mirrored_and_plain_translucent_instances_blend_in_the_order_given() {
         .collect();
     assert_eq!(with_drawn_poses(&gpu, &resident, 0, &mut posed), 2);
     let mut immediate = view();
-    let reference = render(
-        &gpu,
-        &mut immediate,
-        &camera,
-        &[Md2Batch::new(&model, &posed)],
-        SIZE,
-        SIZE,
-    );
+    let reference = render_instances(&gpu, &mut immediate, &camera, &model, &posed, SIZE);
     assert_same_drawing(
         &crowd_picture,
         &reference,

@@ -9,7 +9,6 @@ use md2_wgpu::{
     Camera, GpuModel, Md2Instance, Md2Model, Md2Renderer, Md2RendererOptions,
     anim::{FrameLerp, Pose},
     contract::GpuModelOptions,
-    gpu::Md2Batch,
     mesh::{RenderMesh, TriangleOrder},
 };
 
@@ -20,11 +19,15 @@ fn renderer(gpu: &Gpu, format: wgpu::TextureFormat, options: Md2RendererOptions)
 }
 
 fn srgb_renderer(gpu: &Gpu) -> Md2Renderer {
-    renderer(
-        gpu,
-        wgpu::TextureFormat::Rgba8UnormSrgb,
-        Md2RendererOptions::WITH_DEPTH,
-    )
+    srgb_renderer_with(gpu, Md2RendererOptions::WITH_DEPTH)
+}
+
+/// `options` with back faces drawn too.
+fn both_sides(options: Md2RendererOptions) -> Md2RendererOptions {
+    Md2RendererOptions {
+        cull_back_faces: false,
+        ..options
+    }
 }
 
 fn render_pose(
@@ -35,14 +38,17 @@ fn render_pose(
     pose: impl Into<Pose>,
 ) -> RgbaImage {
     let instances = [Md2Instance::new(Mat4::IDENTITY, pose)];
-    render(
-        gpu,
-        renderer,
-        camera,
-        &[Md2Batch::new(model, &instances)],
-        SIZE,
-        SIZE,
-    )
+    render_instances(gpu, renderer, camera, model, &instances, SIZE)
+}
+
+/// [`render_pose`] of frame 0.
+fn render_still(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    model: &GpuModel,
+) -> RgbaImage {
+    render_pose(gpu, renderer, camera, model, FrameLerp::still(0))
 }
 
 #[test]
@@ -63,13 +69,7 @@ fn skin_colours_reach_the_screen_the_right_way_up() {
     let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[skin]).unwrap();
     assert!(!gpu_model.uses_default_skin());
     let camera = ortho_camera(-0.5, 0.5, -0.5, 0.5, 1.0);
-    let image = render_pose(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &gpu_model,
-        FrameLerp::still(0),
-    );
+    let image = render_still(&gpu, &mut renderer, &camera, &gpu_model);
     save_picture(&image, "skin-quadrants.png");
     let q = SIZE / 4;
     let expect = [
@@ -99,13 +99,7 @@ fn a_model_without_skin_shows_the_default_checker() {
     assert!(gpu_model.uses_default_skin());
     assert_eq!(gpu_model.skin_count(), 1);
     let camera = ortho_camera(-0.5, 0.5, -0.5, 0.5, 1.0);
-    let image = render_pose(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &gpu_model,
-        FrameLerp::still(0),
-    );
+    let image = render_still(&gpu, &mut renderer, &camera, &gpu_model);
     save_picture(&image, "default-skin.png");
     // 8 × 8 squares over 128 pixels: 16 pixels a square. Sample square
     // centres: magenta and dark grey alternate.
@@ -126,26 +120,11 @@ fn a_model_without_skin_shows_the_default_checker() {
 #[test]
 fn back_faces_are_culled_the_right_way_round() {
     let Some(gpu) = gpu() else { return };
-    let format = wgpu::TextureFormat::Rgba8UnormSrgb;
     let model = cube_model();
     let no_depth = Md2RendererOptions::DEFAULT;
-    let mut culled = renderer(&gpu, format, no_depth);
-    let mut unculled = renderer(
-        &gpu,
-        format,
-        Md2RendererOptions {
-            cull_back_faces: false,
-            ..no_depth
-        },
-    );
-    let mut depth_unculled = renderer(
-        &gpu,
-        format,
-        Md2RendererOptions {
-            cull_back_faces: false,
-            ..Md2RendererOptions::WITH_DEPTH
-        },
-    );
+    let mut culled = srgb_renderer_with(&gpu, no_depth);
+    let mut unculled = srgb_renderer_with(&gpu, both_sides(no_depth));
+    let mut depth_unculled = srgb_renderer_with(&gpu, both_sides(Md2RendererOptions::WITH_DEPTH));
     let gpu_model =
         GpuModel::new(&gpu.device, &gpu.queue, &culled, &model, &[cube_skin()]).unwrap();
 
@@ -153,10 +132,10 @@ fn back_faces_are_culled_the_right_way_round() {
     // back face (blue) is drawn after it.
     let mut front = ortho_camera(-2.0, 2.0, -2.0, 2.0, 1.0);
     let center = (SIZE / 2, SIZE / 2);
-    let image = render_pose(&gpu, &mut culled, &front, &gpu_model, FrameLerp::still(0));
+    let image = render_still(&gpu, &mut culled, &front, &gpu_model);
     save_picture(&image, "cube-front-culled.png");
     assert_eq!(&image.get_pixel(center.0, center.1).0[..3], &[255, 0, 0]);
-    let image = render_pose(&gpu, &mut unculled, &front, &gpu_model, FrameLerp::still(0));
+    let image = render_still(&gpu, &mut unculled, &front, &gpu_model);
     assert_eq!(
         &image.get_pixel(center.0, center.1).0[..3],
         &[0, 0, 255],
@@ -167,14 +146,8 @@ fn back_faces_are_culled_the_right_way_round() {
     // the picture that depth testing gives without culling.
     front.view_proj =
         Camera::look_at(Vec3::new(3.0, 2.5, 4.0), Vec3::ZERO, 0.8, 1.0, 0.5, 20.0).view_proj;
-    let by_culling = render_pose(&gpu, &mut culled, &front, &gpu_model, FrameLerp::still(0));
-    let by_depth = render_pose(
-        &gpu,
-        &mut depth_unculled,
-        &front,
-        &gpu_model,
-        FrameLerp::still(0),
-    );
+    let by_culling = render_still(&gpu, &mut culled, &front, &gpu_model);
+    let by_depth = render_still(&gpu, &mut depth_unculled, &front, &gpu_model);
     save_picture(&by_culling, "cube-3q-culled.png");
     save_picture(&by_depth, "cube-3q-depth.png");
     let differ = differing_pixels(&by_culling, &by_depth, 2);
@@ -199,27 +172,13 @@ fn back_faces_are_culled_the_right_way_round() {
 #[test]
 fn culling_leaves_real_models_unchanged() {
     let Some(gpu) = gpu() else { return };
-    let format = wgpu::TextureFormat::Rgba8UnormSrgb;
-    let mut culled = renderer(&gpu, format, Md2RendererOptions::WITH_DEPTH);
-    let mut unculled = renderer(
-        &gpu,
-        format,
-        Md2RendererOptions {
-            cull_back_faces: false,
-            ..Md2RendererOptions::WITH_DEPTH
-        },
-    );
+    let mut culled = srgb_renderer(&gpu);
+    let mut unculled = srgb_renderer_with(&gpu, both_sides(Md2RendererOptions::WITH_DEPTH));
     for (name, model, skins) in animated_models() {
         let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &culled, &model, &skins).unwrap();
         let camera = frames_camera(&model, &[0], 1.0);
-        let a = render_pose(&gpu, &mut culled, &camera, &gpu_model, FrameLerp::still(0));
-        let b = render_pose(
-            &gpu,
-            &mut unculled,
-            &camera,
-            &gpu_model,
-            FrameLerp::still(0),
-        );
+        let a = render_still(&gpu, &mut culled, &camera, &gpu_model);
+        let b = render_still(&gpu, &mut unculled, &camera, &gpu_model);
         save_picture(&a, &format!("{name}-culled.png"));
         save_picture(&b, &format!("{name}-unculled.png"));
         let colours = distinct_colours(&a);
@@ -345,10 +304,9 @@ fn srgb_and_linear_targets_give_the_same_bytes() {
         // Shade with a tint, so the tint's path is compared too.
         let instances = [Md2Instance::default().with_tint([0.9, 0.6, 0.8, 1.0])];
         camera.light.towards_light = Vec3::new(0.3, 0.5, 0.8);
-        let batches = [Md2Batch::new(&gpu_model, &instances)];
-        let a = render(&gpu, &mut srgb, &camera, &batches, SIZE, SIZE);
-        let b = render(&gpu, &mut linear, &camera, &batches, SIZE, SIZE);
-        let c = render(&gpu, &mut bgra, &camera, &batches, SIZE, SIZE);
+        let [a, b, c] = [&mut srgb, &mut linear, &mut bgra].map(|renderer| {
+            render_instances(&gpu, renderer, &camera, &gpu_model, &instances, SIZE)
+        });
         save_picture(&a, &format!("{name}-srgb-target.png"));
         save_picture(&b, &format!("{name}-linear-target.png"));
         assert!(coverage(&a) > 500);
@@ -369,9 +327,7 @@ fn srgb_and_linear_targets_give_the_same_bytes() {
 fn a_thousand_instances_in_one_draw_all_appear() {
     let Some(gpu) = gpu() else { return };
     let mut renderer = srgb_renderer(&gpu);
-    let white = solid_skin(1, 1, [255, 255, 255, 255]);
-    let square = front_square(0, 0, (1, 1));
-    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &square, &[white]).unwrap();
+    let gpu_model = white_square(&gpu, &renderer);
     // A 32 × 32 grid of 8-pixel cells; squares 0.75 of a cell, tinted by
     // their number.
     let tint = |i: u32| {
@@ -390,14 +346,7 @@ fn a_thousand_instances_in_one_draw_all_appear() {
         })
         .collect();
     let camera = ortho_camera(0.0, 32.0, 0.0, 32.0, 1.0);
-    let image = render(
-        &gpu,
-        &mut renderer,
-        &camera,
-        &[Md2Batch::new(&gpu_model, &instances)],
-        256,
-        256,
-    );
+    let image = render_instances(&gpu, &mut renderer, &camera, &gpu_model, &instances, 256);
     save_picture(&image, "thousand-instances.png");
     for i in 0..1000u32 {
         let (x, y) = ((i % 32) * 8 + 4, 255 - ((i / 32) * 8 + 4));
@@ -418,20 +367,15 @@ fn a_thousand_instances_in_one_draw_all_appear() {
 #[test]
 fn multisampling_works_and_keeps_the_picture() {
     let Some(gpu) = gpu() else { return };
-    let format = wgpu::TextureFormat::Rgba8UnormSrgb;
-    let mut single = renderer(&gpu, format, Md2RendererOptions::WITH_DEPTH);
-    let mut msaa = renderer(
-        &gpu,
-        format,
-        Md2RendererOptions::WITH_DEPTH.with_sample_count(4),
-    );
+    let mut single = srgb_renderer(&gpu);
+    let mut msaa = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH.with_sample_count(4));
     let mut scenes = vec![("cube", cube_model(), vec![cube_skin()])];
     scenes.extend(animated_models());
     for (name, model, skins) in scenes {
         let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &single, &model, &skins).unwrap();
         let camera = frames_camera(&model, &[0], 1.0);
-        let a = render_pose(&gpu, &mut single, &camera, &gpu_model, FrameLerp::still(0));
-        let b = render_pose(&gpu, &mut msaa, &camera, &gpu_model, FrameLerp::still(0));
+        let a = render_still(&gpu, &mut single, &camera, &gpu_model);
+        let b = render_still(&gpu, &mut msaa, &camera, &gpu_model);
         save_picture(&b, &format!("{name}-msaa4.png"));
         // Area covered, counting an edge pixel by its alpha.
         let area = |i: &RgbaImage| i.pixels().map(|p| f64::from(p.0[3]) / 255.0).sum::<f64>();
@@ -511,29 +455,22 @@ fn the_demo_model_matches_its_reference_picture() {
 fn skins_of_different_sizes_share_one_array() {
     let Some(gpu) = gpu() else { return };
     let mut renderer = srgb_renderer(&gpu);
-    let skins = [
-        solid_skin(4, 4, [255, 0, 0, 255]),
-        solid_skin(8, 2, [0, 255, 0, 255]),
-        solid_skin(3, 5, [0, 0, 255, 255]),
+    // Each layer's size and colour.
+    let layers = [
+        ((4, 4), [255, 0, 0]),
+        ((8, 2), [0, 255, 0]),
+        ((3, 5), [0, 0, 255]),
     ];
+    let skins =
+        layers.map(|((width, height), [r, g, b])| solid_skin(width, height, [r, g, b, 255]));
     let square = front_square(0, 0, (4, 4));
     let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &square, &skins).unwrap();
     assert_eq!(gpu_model.skin_size(), (8, 5));
     assert_eq!(gpu_model.skin_count(), 3);
     let camera = ortho_camera(-0.5, 0.5, -0.5, 0.5, 1.0);
-    for (layer, rgb) in [[255, 0, 0], [0, 255, 0], [0, 0, 255]]
-        .into_iter()
-        .enumerate()
-    {
+    for (layer, (_, rgb)) in layers.into_iter().enumerate() {
         let instances = [Md2Instance::default().with_skin(layer as u32)];
-        let image = render(
-            &gpu,
-            &mut renderer,
-            &camera,
-            &[Md2Batch::new(&gpu_model, &instances)],
-            64,
-            64,
-        );
+        let image = render_instances(&gpu, &mut renderer, &camera, &gpu_model, &instances, 64);
         assert_eq!(&image.get_pixel(32, 32).0[..3], &rgb, "skin {layer}");
     }
 }

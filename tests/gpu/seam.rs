@@ -9,7 +9,6 @@ use md2_wgpu::model::{Animation, KeyframeModel};
 use md2_wgpu::{
     Camera, CrowdMember, GpuModel, Light, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions,
     anim::{ClipClock, FrameLerp, Pose},
-    gpu::Md2Batch,
 };
 
 use crate::common::*;
@@ -36,14 +35,7 @@ fn seam_model() -> KeyframeModel {
 }
 
 fn camera() -> Camera {
-    let mut camera = Camera::look_at(
-        Vec3::new(18.0, 22.0, 40.0),
-        Vec3::ZERO,
-        0.9,
-        1.0,
-        1.0,
-        200.0,
-    );
+    let mut camera = square_camera(Vec3::new(18.0, 22.0, 40.0), Vec3::ZERO, 0.9, 1.0, 200.0);
     camera.light = Light::ambient_only(1.0);
     camera
 }
@@ -94,8 +86,7 @@ fn a_model_made_through_the_seam_draws_where_the_cpu_reference_puts_it() {
         },
     ];
     let draw = |renderer: &mut Md2Renderer, instances: &[Md2Instance]| {
-        let batch = [Md2Batch::new(&gpu_model, instances)];
-        render(&gpu, renderer, &camera(), &batch, SIZE, SIZE)
+        render_instances(&gpu, renderer, &camera(), &gpu_model, instances, SIZE)
     };
     let mut pictures = Vec::new();
     for pose in &poses {
@@ -127,19 +118,8 @@ fn a_model_made_through_the_seam_draws_where_the_cpu_reference_puts_it() {
     let mut resident =
         Md2Renderer::with_cache(&gpu.device, &renderer, SRGB, Md2RendererOptions::WITH_DEPTH)
             .unwrap();
-    resident
-        .prepare(&gpu.device, &gpu.queue, &camera(), &[])
-        .unwrap();
-    let target = Target::for_renderer(&gpu, &resident, SIZE, SIZE);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    resident
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, 0.15, [&mut crowd])
-        .unwrap();
-    {
-        let mut pass = target.begin(&mut encoder, resident.options().depth);
-        resident.render(&mut pass);
-    }
-    let from_crowd = target.read(&gpu, encoder);
+    let from_crowd =
+        draw_crowd(&gpu, &mut resident, &camera(), &[], &mut crowd, 0.15, SIZE).unwrap();
     let mut instances = [Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(3))];
     assert_eq!(with_drawn_poses(&gpu, &resident, 0, &mut instances), 1);
     assert!((3..=5).contains(&instances[0].pose.primary.frame_a));

@@ -2,6 +2,7 @@
 //! seams in every frame, and the honesty of their reported error.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
 
 use md2_wgpu::{
     Md2Model,
@@ -120,12 +121,7 @@ fn clashing_edges(triangles: &[[u32; 3]]) -> HashSet<(u32, u32)> {
 #[test]
 fn levels_keep_the_winding() {
     for s in subjects() {
-        let full = clashing_edges(&with_area(&s.xyz(0)));
-        for l in 1..s.lods.levels().len() {
-            let clashes: Vec<_> = clashing_edges(&with_area(&s.xyz(l)))
-                .into_iter()
-                .filter(|e| !full.contains(e))
-                .collect();
+        for (l, clashes) in new_in_coarser_levels(s, clashing_edges) {
             assert!(
                 clashes.is_empty(),
                 "{} level {l}: the triangles along {clashes:?} run the same way",
@@ -133,6 +129,24 @@ fn levels_keep_the_winding() {
             );
         }
     }
+}
+
+/// For each coarser level of `s`, what `find` turns up in its triangles
+/// (those with an area) that it does not in full detail's.
+fn new_in_coarser_levels<T: Eq + Hash>(
+    s: &Subject,
+    find: impl Fn(&[[u32; 3]]) -> HashSet<T>,
+) -> Vec<(usize, Vec<T>)> {
+    let full = find(&with_area(&s.xyz(0)));
+    (1..s.lods.levels().len())
+        .map(|l| {
+            let new: Vec<T> = find(&with_area(&s.xyz(l)))
+                .into_iter()
+                .filter(|t| !full.contains(t))
+                .collect();
+            (l, new)
+        })
+        .collect()
 }
 
 /// The vertices on an edge only one triangle uses (by vertex ids: the two
@@ -154,7 +168,6 @@ fn border_vertices(triangles: &[[u32; 3]]) -> HashSet<u32> {
 #[test]
 fn texture_seams_stay_closed() {
     for s in subjects() {
-        let full_border = border_vertices(&with_area(&s.xyz(0)));
         // A seam's two sides are corners with one vertex and two texture
         // coordinates; collapsed apart, they would open a hole there.
         let mut uvs: HashMap<u32, HashSet<[u32; 2]>> = HashMap::new();
@@ -162,11 +175,7 @@ fn texture_seams_stay_closed() {
             uvs.entry(c.xyz).or_default().insert(c.uv.map(f32::to_bits));
         }
         let seams = uvs.values().filter(|u| u.len() > 1).count();
-        for l in 1..s.lods.levels().len() {
-            let opened: Vec<u32> = border_vertices(&with_area(&s.xyz(l)))
-                .into_iter()
-                .filter(|v| !full_border.contains(v))
-                .collect();
+        for (l, opened) in new_in_coarser_levels(s, border_vertices) {
             assert!(
                 opened.is_empty(),
                 "{} level {l}: a hole opens at vertices {opened:?} ({seams} vertices on seams)",

@@ -11,15 +11,23 @@ use md2_wgpu::{
 };
 
 use super::subjects;
-use crate::common::{Gpu, animated_models, coverage, gpu, render};
+use crate::common::{
+    Gpu, animated_models, coverage, gpu, render_square, square_camera, srgb_renderer_with,
+};
 
 fn renderer(gpu: &Gpu) -> Md2Renderer {
-    Md2Renderer::new(
-        &gpu.device,
-        wgpu::TextureFormat::Rgba8UnormSrgb,
-        Md2RendererOptions::WITH_DEPTH,
-    )
-    .expect("renderer")
+    srgb_renderer_with(gpu, Md2RendererOptions::WITH_DEPTH)
+}
+
+/// `model` in `skins` with its levels of detail, uploaded for `renderer`.
+fn upload_with_levels(
+    gpu: &Gpu,
+    renderer: &Md2Renderer,
+    model: &Md2Model,
+    skins: &[RgbaImage],
+) -> GpuModel {
+    let options = GpuModelOptions::WITH_LEVELS;
+    GpuModel::with_options(&gpu.device, &gpu.queue, renderer, model, skins, options).unwrap()
 }
 
 /// A buffer's indices, as `format` stores them.
@@ -245,15 +253,7 @@ fn where_the_crate_first_chooses_a_level_its_silhouette_stays_within_the_stated_
     ];
     let mut failures = Vec::new();
     for (name, model, skins) in animated_models() {
-        let gpu_model = GpuModel::with_options(
-            &gpu.device,
-            &gpu.queue,
-            &renderer,
-            &model,
-            &skins,
-            GpuModelOptions::WITH_LEVELS,
-        )
-        .unwrap();
+        let gpu_model = upload_with_levels(&gpu, &renderer, &model, &skins);
         let levels = gpu_model.level_choice().levels();
         // Standing, mid-run, lying dead: three poses far apart.
         let frames = [0, 44, model.keyframes().frame_count() - 1]
@@ -267,14 +267,8 @@ fn where_the_crate_first_chooses_a_level_its_silhouette_stays_within_the_stated_
                 let camera = camera_at(&model, frame, distance);
                 let mut draw = |at: usize| {
                     let instances = [Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(frame))];
-                    render(
-                        &gpu,
-                        &mut renderer,
-                        &camera,
-                        &[Md2Batch::new(&gpu_model, &instances).at_level(at)],
-                        SIZE,
-                        SIZE,
-                    )
+                    let batch = [Md2Batch::new(&gpu_model, &instances).at_level(at)];
+                    render_square(&gpu, &mut renderer, &camera, &batch, SIZE)
                 };
                 let (full, coarse) = (draw(0), draw(l));
                 let (a, b) = (coverage(&full), coverage(&coarse));
@@ -315,41 +309,21 @@ fn a_mirrored_instance_draws_its_level_reversed() {
     let Some(gpu) = gpu() else { return };
     let mut renderer = renderer(&gpu);
     let model = md2_wgpu::demo::demo_model();
-    let gpu_model = GpuModel::with_options(
-        &gpu.device,
-        &gpu.queue,
-        &renderer,
-        &model,
-        &[md2_wgpu::demo::demo_skin()],
-        GpuModelOptions::WITH_LEVELS,
-    )
-    .unwrap();
+    let gpu_model = upload_with_levels(&gpu, &renderer, &model, &[md2_wgpu::demo::demo_skin()]);
     let coarsest = gpu_model.level_choice().levels().len() - 1;
     assert!(coarsest > 0);
     // A camera on the mirror plane x = 0, ambient light: the mirrored
     // instance's picture is the plain one's, flipped left to right.
     let Bounds { min: lo, max: hi } = model.keyframes().frame_bounds(0);
     let centre = (quake_to_y_up(lo) + quake_to_y_up(hi)) * 0.5;
-    let mut camera = Camera::look_at(
-        Vec3::new(0.0, centre.y, centre.z + 120.0),
-        Vec3::new(0.0, centre.y, centre.z),
-        FOV_Y,
-        1.0,
-        10.0,
-        400.0,
-    );
+    let target = Vec3::new(0.0, centre.y, centre.z);
+    let mut camera = square_camera(target + Vec3::Z * 120.0, target, FOV_Y, 10.0, 400.0);
     camera.light = Light::ambient_only(1.0);
     let mirror = Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0));
     let draw = |renderer: &mut Md2Renderer, transform: Mat4, level: usize| {
         let instances = [Md2Instance::new(transform, FrameLerp::still(0))];
-        render(
-            &gpu,
-            renderer,
-            &camera,
-            &[Md2Batch::new(&gpu_model, &instances).at_level(level)],
-            SIZE,
-            SIZE,
-        )
+        let batch = [Md2Batch::new(&gpu_model, &instances).at_level(level)];
+        render_square(&gpu, renderer, &camera, &batch, SIZE)
     };
     for level in [0, coarsest] {
         let plain = draw(&mut renderer, Mat4::IDENTITY, level);
@@ -409,14 +383,8 @@ fn every_frame(
         cell * 8.0,
     );
     camera.light = Light::ambient_only(1.0);
-    render(
-        gpu,
-        renderer,
-        &camera,
-        &[Md2Batch::new(gpu_model, &instances).at_level(level)],
-        size,
-        size,
-    )
+    let batch = [Md2Batch::new(gpu_model, &instances).at_level(level)];
+    render_square(gpu, renderer, &camera, &batch, size)
 }
 
 /// In every frame, a level faces the camera where full detail does: drawn
@@ -433,27 +401,17 @@ fn every_frame(
 fn in_every_frame_levels_face_out_as_full_detail_does() {
     let Some(gpu) = gpu() else { return };
     let mut culled = renderer(&gpu);
-    let mut both_sides = Md2Renderer::new(
-        &gpu.device,
-        wgpu::TextureFormat::Rgba8UnormSrgb,
+    let mut both_sides = srgb_renderer_with(
+        &gpu,
         Md2RendererOptions {
             cull_back_faces: false,
             ..Md2RendererOptions::WITH_DEPTH
         },
-    )
-    .expect("renderer");
+    );
     let mut table = Vec::new();
     let mut failures = Vec::new();
     for (name, model, skins) in animated_models() {
-        let gpu_model = GpuModel::with_options(
-            &gpu.device,
-            &gpu.queue,
-            &culled,
-            &model,
-            &skins,
-            GpuModelOptions::WITH_LEVELS,
-        )
-        .unwrap();
+        let gpu_model = upload_with_levels(&gpu, &culled, &model, &skins);
         let mut full_detail = 0;
         for level in 0..gpu_model.level_choice().levels().len() {
             let a = every_frame(&gpu, &mut culled, &model, &gpu_model, level, 1024);

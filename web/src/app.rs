@@ -2,20 +2,15 @@
 //! (files read from their handles, picked, downloaded) and what it shows
 //! the page's tests.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use eframe::egui_wgpu;
-use md2_wgpu_examples::inspector::files::NamedFile;
 use md2_wgpu_examples::inspector::model::ModelFile;
 use md2_wgpu_examples::inspector::{Host, HostRequest, Inspector, InspectorGpu};
 
 use crate::device::scene_target;
+use crate::files::Inbox;
 use crate::{download, files, state};
-
-/// Files read and waiting for the next frame: each batch with whether its
-/// models are weapons.
-pub type Inbox = Rc<RefCell<Vec<(Vec<NamedFile>, bool)>>>;
 
 /// The page's app: the inspector, and the files on their way to it.
 pub struct Page {

@@ -3,6 +3,8 @@
 //! reads are asynchronous; each batch lands in the app's inbox and asks
 //! for a frame.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use egui::DroppedFile;
@@ -11,7 +13,9 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::app::Inbox;
+/// Files read and waiting for the next frame: each batch with whether its
+/// models are weapons.
+pub type Inbox = Rc<RefCell<Vec<(Vec<NamedFile>, bool)>>>;
 
 /// Reads the files dropped this frame, then hands them to the inspector
 /// as one batch; a file that cannot be read is left out, with a log line.

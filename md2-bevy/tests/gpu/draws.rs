@@ -49,21 +49,6 @@ struct Counting<P: PhaseItem> {
     log: DrawLog,
 }
 
-/// A draw function that does nothing; only stands in while one is wrapped.
-struct Nothing;
-
-impl<P: PhaseItem> Draw<P> for Nothing {
-    fn draw<'w>(
-        &mut self,
-        _: &'w World,
-        _: &mut TrackedRenderPass<'w>,
-        _: Entity,
-        _: &P,
-    ) -> Result<(), DrawError> {
-        Ok(())
-    }
-}
-
 impl<P: PhaseItem> Draw<P> for Counting<P> {
     fn prepare(&mut self, world: &'_ World) {
         self.inner.prepare(world);
@@ -96,13 +81,17 @@ fn wrap<P: PhaseItem>(render_world: &World, log: &DrawLog) {
         return;
     };
     let mut functions = functions.write();
-    for function in &mut functions.draw_functions {
-        let inner = std::mem::replace(function, Box::new(Nothing));
-        *function = Box::new(Counting {
-            inner,
-            log: log.clone(),
-        });
-    }
+    // Each wrapped where it stands: the ids the phase items hold still name
+    // it.
+    functions.draw_functions = std::mem::take(&mut functions.draw_functions)
+        .into_iter()
+        .map(|inner| {
+            Box::new(Counting {
+                inner,
+                log: log.clone(),
+            }) as Box<dyn Draw<P>>
+        })
+        .collect();
 }
 
 /// Wraps every draw function of the 3D phases of `app` (a finished app):

@@ -31,6 +31,18 @@ use md2_bevy::{Md2Asset, Md2Plugin};
 /// The asset source the tests put files in: `memory://path`.
 pub const MEMORY: &str = "memory";
 
+/// The demo model's skin as a PNG file.
+pub fn demo_skin_png() -> Vec<u8> {
+    let mut png = Vec::new();
+    md2_wgpu::demo::demo_skin()
+        .write_to(
+            &mut std::io::Cursor::new(&mut png),
+            md2_wgpu::image::ImageFormat::Png,
+        )
+        .expect("the demo skin encodes");
+    png
+}
+
 /// Whether a GPU test can run here: an adapter exists (its name is
 /// printed), or the test is skipped loudly, or, with `MD2_REQUIRE_GPU=1`,
 /// it fails.
@@ -142,14 +154,7 @@ impl Harness {
     /// way: the header names none, so the folder's image of the header's
     /// skin size is taken), loaded.
     pub fn load_demo(&mut self) -> Handle<Md2Asset> {
-        let mut png = Vec::new();
-        md2_wgpu::demo::demo_skin()
-            .write_to(
-                &mut std::io::Cursor::new(&mut png),
-                md2_wgpu::image::ImageFormat::Png,
-            )
-            .expect("the demo skin encodes");
-        self.add_file("demo/soldier.png", png);
+        self.add_file("demo/soldier.png", demo_skin_png());
         self.add_file("demo/tris.md2", md2_wgpu::demo::demo_model_bytes());
         let handle: Handle<Md2Asset> = self.asset_server().load("memory://demo/tris.md2");
         self.wait_loaded(&handle);

@@ -13,7 +13,7 @@ use md2_wgpu::{
     format::{Md2Error, Md2Parts, SkinName},
 };
 
-use crate::harness::{Harness, gpu_or_skip, pixels};
+use crate::harness::{Harness, demo_skin_png, gpu_or_skip, pixels};
 
 /// The demo model with one header skin name.
 fn demo_naming(skin: &str) -> Vec<u8> {
@@ -28,17 +28,6 @@ fn demo_naming(skin: &str) -> Vec<u8> {
     })
     .expect("the demo's parts make a model")
     .to_bytes()
-}
-
-fn demo_skin_png() -> Vec<u8> {
-    let mut png = Vec::new();
-    md2_wgpu::demo::demo_skin()
-        .write_to(
-            &mut std::io::Cursor::new(&mut png),
-            md2_wgpu::image::ImageFormat::Png,
-        )
-        .expect("PNG");
-    png
 }
 
 /// Sets the little-endian i32 at header field `field` (0 is the ident,

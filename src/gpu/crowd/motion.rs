@@ -5,8 +5,9 @@
 
 use crate::anim::Pose;
 use crate::contract::crowd::MotionRecord;
-use crate::contract::{MOTION_FLAG_BITS, MOTION_MOVED, MOTION_NEW, MOTION_POSE, pose_words};
+use crate::contract::{MOTION_FLAG_BITS, MOTION_MOVED, MOTION_NEW, MOTION_POSE};
 use crate::gpu::device::buffers::grow;
+use crate::scene::pose_words;
 
 const MOTION: u64 = size_of::<MotionRecord>() as u64;
 /// The motion buffer's first size, in members.

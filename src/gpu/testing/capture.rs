@@ -14,15 +14,15 @@ use wgpu::util::DeviceExt;
 use super::headless::read_buffer;
 use crate::anim::Pose;
 use crate::contract::crowd::WORKGROUP_SIZE;
-use crate::contract::{
-    CAPTURE_WGSL, ExtraRecord, InstanceRecord, Packed, ViewUniform, entry, pack, phase, pose_words,
-};
+use crate::contract::{CAPTURE_WGSL, ExtraRecord, InstanceRecord, ViewUniform, entry, phase};
 use crate::gpu::GpuModel;
 use crate::gpu::device::buffers::ready_error;
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::device::layouts::{storage, uniform};
 use crate::gpu::error::PrepareError;
-use crate::scene::{Camera, InstanceError, InstancePolicy, Md2Instance, PlanarShadow};
+use crate::scene::{
+    Camera, InstanceError, InstancePolicy, Md2Instance, Packed, PlanarShadow, pack, pose_words,
+};
 
 /// `capture.wgsl`'s `Md2CaptureParams`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -165,20 +165,8 @@ impl PoseCapture {
         {
             return Err(problem.into());
         }
-        let (frames, lerp) = pose_words(pose);
-        let params = CaptureParams {
-            frames,
-            lerp: [lerp[0], lerp[1], lerp[2], push],
-            ..CaptureParams::default()
-        };
-        let floats = self.run(device, queue, model, &params, 0)?;
-        let mut positions = Vec::with_capacity(floats.len() / 8);
-        let mut normals = Vec::with_capacity(floats.len() / 8);
-        for v in floats.chunks_exact(8) {
-            positions.push([v[0], v[1], v[2]]);
-            normals.push([v[4], v[5], v[6]]);
-        }
-        Ok(CapturedPose { positions, normals })
+        let (frames, [t, t2, weight]) = pose_words(pose);
+        self.posed((device, queue), model, frames, [t, t2, weight, push])
     }
 
     /// Every vertex of `model` posed by `md2_pose_vertex` from the words
@@ -193,12 +181,25 @@ impl PoseCapture {
         frames: [u32; 4],
         lerp: [f32; 3],
     ) -> Result<CapturedPose, PrepareError> {
+        let [t, t2, weight] = lerp;
+        self.posed((device, queue), model, frames, [t, t2, weight, 0.0])
+    }
+
+    /// The capture of `frames` blended by `lerp` (t, secondary t, weight,
+    /// and the push along the normal), as the shader reads the words.
+    fn posed(
+        &self,
+        (device, queue): (&wgpu::Device, &wgpu::Queue),
+        model: &GpuModel,
+        frames: [u32; 4],
+        lerp: [f32; 4],
+    ) -> Result<CapturedPose, PrepareError> {
         let params = CaptureParams {
             frames,
-            lerp: [lerp[0], lerp[1], lerp[2], 0.0],
+            lerp,
             ..CaptureParams::default()
         };
-        let floats = self.run(device, queue, model, &params, 0)?;
+        let floats = self.run((device, queue), model, &params, 0)?;
         let mut positions = Vec::with_capacity(floats.len() / 8);
         let mut normals = Vec::with_capacity(floats.len() / 8);
         for v in floats.chunks_exact(8) {
@@ -243,7 +244,7 @@ impl PoseCapture {
             ],
             previous_rows: previous.rows,
         };
-        let floats = self.run(device, queue, model, &params, 1)?;
+        let floats = self.run((device, queue), model, &params, 1)?;
         let (motion, ndc) = floats
             .chunks_exact(8)
             .map(|v| ([v[0], v[1]], [v[2], v[3]]))
@@ -255,8 +256,7 @@ impl PoseCapture {
     /// `params`; two vec4 per vertex come back.
     fn run(
         &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        (device, queue): (&wgpu::Device, &wgpu::Queue),
         model: &GpuModel,
         params: &CaptureParams,
         which: usize,

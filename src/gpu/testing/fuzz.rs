@@ -10,6 +10,7 @@
 /// a wgpu validation error (wgpu's default handler panics on one no scope
 /// caught). Panics where any of that fails: that is the finding.
 pub fn check_material(device: &wgpu::Device, cache: &crate::gpu::Md2Cache, data: &[u8]) {
+    use crate::gpu::device::layouts::uniform;
     use crate::gpu::{Md2Material, Md2MaterialDescriptor, Md2Renderer, Md2RendererOptions};
 
     let Some((&first, source)) = data.split_first() else {
@@ -35,16 +36,8 @@ pub fn check_material(device: &wgpu::Device, cache: &crate::gpu::Md2Cache, data:
     let layout = (first & 0x40 != 0).then(|| {
         device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("md2-wgpu fuzz material layout"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
+            // A uniform of any size (0: no minimum binding size).
+            entries: &[uniform(0, wgpu::ShaderStages::FRAGMENT, 0)],
         })
     });
     let descriptor = Md2MaterialDescriptor {

@@ -11,4 +11,4 @@ mod targets;
 pub use capture::{CapturedMotion, CapturedPose, MotionProbe, PoseCapture};
 pub use fuzz::check_material;
 pub use headless::{Headless, block_on, read_buffer, read_rgba8, read_texture, wait};
-pub use targets::{attachment, draw_into, read_texture_later};
+pub use targets::{attachment, cleared, draw_into, read_texture_later, scratch_depth_stencil};

@@ -29,6 +29,42 @@ pub fn attachment(
     })
 }
 
+/// A colour attachment of `view`, cleared to `clear` and kept: how the
+/// tests', benchmarks' and examples' passes that make a picture begin.
+pub fn cleared(
+    view: &wgpu::TextureView,
+    clear: wgpu::Color,
+) -> Option<wgpu::RenderPassColorAttachment<'_>> {
+    Some(wgpu::RenderPassColorAttachment {
+        view,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations {
+            load: wgpu::LoadOp::Clear(clear),
+            store: wgpu::StoreOp::Store,
+        },
+    })
+}
+
+/// A depth-stencil attachment of `view`, cleared to depth 1 and stencil 0
+/// and dropped after the pass: the scratch depth of a pass whose picture
+/// is all that is kept.
+pub fn scratch_depth_stencil(
+    view: &wgpu::TextureView,
+) -> wgpu::RenderPassDepthStencilAttachment<'_> {
+    wgpu::RenderPassDepthStencilAttachment {
+        view,
+        depth_ops: Some(wgpu::Operations {
+            load: wgpu::LoadOp::Clear(1.0),
+            store: wgpu::StoreOp::Discard,
+        }),
+        stencil_ops: Some(wgpu::Operations {
+            load: wgpu::LoadOp::Clear(0),
+            store: wgpu::StoreOp::Discard,
+        }),
+    }
+}
+
 /// Records into `encoder` one pass over the colour targets `colors`
 /// (cleared to `clear`) and `depth` (cleared to 1.0, no stencil) in which
 /// `draw` runs.
@@ -44,20 +80,7 @@ pub fn draw_into(
         .map(|t| t.create_view(&Default::default()))
         .collect();
     let depth_view = depth.map(|t| t.create_view(&Default::default()));
-    let attachments: Vec<_> = views
-        .iter()
-        .map(|view| {
-            Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(clear),
-                    store: wgpu::StoreOp::Store,
-                },
-            })
-        })
-        .collect();
+    let attachments: Vec<_> = views.iter().map(|view| cleared(view, clear)).collect();
     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some("md2-wgpu test pass"),
         color_attachments: &attachments,

@@ -6,11 +6,11 @@ use bytemuck::Zeroable as _;
 
 use super::batch::Md2Batch;
 use crate::contract::{
-    BUCKETS, Buckets, ExtraRecord, InstanceRecord, LevelView, Packed, SHELL, TRANSLUCENT, choose,
-    level_of_opaque, pack, pack_previous, unmoved_extra,
+    BUCKETS, Buckets, ExtraRecord, InstanceRecord, LevelView, SHELL, TRANSLUCENT, choose,
+    level_of_opaque, unmoved_extra,
 };
 use crate::gpu::error::{PrepareError, PrepareReport};
-use crate::scene::{InstancePolicy, Md2Previous, depth_key};
+use crate::scene::{InstancePolicy, Md2Previous, Packed, depth_key, pack, pack_previous};
 
 /// Where one batch's records lie in the packed list, bucket by bucket (see
 /// [`Buckets`]): opaque and opaque mirrored at each level of detail,

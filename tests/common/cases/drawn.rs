@@ -15,7 +15,7 @@ use md2_wgpu::{
 };
 use wgpu::util::DeviceExt;
 
-use super::{Measured, draw_and_read, draw_picture};
+use super::{FLOAT_TARGET, Measured, draw_and_read, draw_picture};
 use crate::{cpu_triangles, gbuffer_against_reference, pixel_width};
 
 /// The G-buffer's side, in pixels.
@@ -59,11 +59,6 @@ pub fn gbuffer_renderer(
             count: None,
         }],
     });
-    let float = wgpu::ColorTargetState {
-        format: wgpu::TextureFormat::Rgba32Float,
-        blend: None,
-        write_mask: wgpu::ColorWrites::ALL,
-    };
     let material = Md2Material::new(
         device,
         cache,
@@ -71,7 +66,7 @@ pub fn gbuffer_renderer(
             label: "gbuffer",
             source: GBUFFER,
             fragment: "gbuffer",
-            targets: &[float.clone(), float],
+            targets: &[FLOAT_TARGET, FLOAT_TARGET],
             bind_group_layout: Some(&layout),
         },
     )

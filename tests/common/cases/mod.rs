@@ -9,8 +9,9 @@ pub mod drawn;
 pub mod levels;
 pub mod motion;
 
+use glam::Vec3;
 use image::RgbaImage;
-use md2_wgpu::wgpu;
+use md2_wgpu::{Camera, wgpu};
 
 /// What a case measured (lines to log) and drew (pictures, by file name).
 #[derive(Debug, Default)]
@@ -32,6 +33,20 @@ impl Measured {
         self.pictures.push((name.to_owned(), picture));
     }
 }
+
+/// A perspective camera at `eye` looking at `target`, for a square
+/// target: [`Camera::look_at`] with an aspect of 1.
+pub fn square_camera(eye: Vec3, target: Vec3, fov_y: f32, near: f32, far: f32) -> Camera {
+    Camera::look_at(eye, target, fov_y, 1.0, near, far)
+}
+
+/// An `Rgba32Float` colour target written as is (no blending): what a
+/// material that writes positions, normals or ids draws into.
+pub const FLOAT_TARGET: wgpu::ColorTargetState = wgpu::ColorTargetState {
+    format: wgpu::TextureFormat::Rgba32Float,
+    blend: None,
+    write_mask: wgpu::ColorWrites::ALL,
+};
 
 /// `renderer`'s draws, after the work already in `encoder` (a crowd's
 /// compute pass), into a fresh `Rgba8UnormSrgb` target `size` pixels

@@ -6,15 +6,14 @@
 use glam::{DVec4, Mat4, Vec3};
 use md2_wgpu::wgpu;
 use md2_wgpu::{
-    Camera, CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions,
-    Quake2Player,
+    CrowdMember, GpuModel, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions, Quake2Player,
     anim::{ClipClock, FrameLerp},
     demo,
     gpu::{Md2Batch, Md2Cache, Md2Material, Md2MaterialDescriptor},
     scene::Md2Previous,
 };
 
-use super::{Measured, draw_and_read};
+use super::{FLOAT_TARGET, Measured, draw_and_read, square_camera};
 
 const SIZE: u32 = 128;
 
@@ -79,14 +78,7 @@ pub async fn a_still_scene_writes_zero_motion_and_a_moving_camera_its_own(
     let options = Md2RendererOptions::WITH_DEPTH.with_motion_target(wgpu::TextureFormat::Rg16Float);
     let format = wgpu::TextureFormat::Rgba8UnormSrgb;
     let mut renderer = Md2Renderer::with_cache(device, &cache, format, options).unwrap();
-    let camera = Camera::look_at(
-        Vec3::new(10.0, 20.0, 90.0),
-        Vec3::ZERO,
-        0.9,
-        1.0,
-        1.0,
-        400.0,
-    );
+    let camera = square_camera(Vec3::new(10.0, 20.0, 90.0), Vec3::ZERO, 0.9, 1.0, 400.0);
     let instances = [Md2Instance::new(
         Mat4::from_rotation_y(0.4),
         FrameLerp {
@@ -135,11 +127,6 @@ pub async fn a_still_scene_writes_zero_motion_and_a_moving_camera_its_own(
                   fn probe(in: Md2Fragment) -> Out {
                       return Out(vec4<f32>(in.world_position, 1.0), vec4<f32>(md2_motion(in), 0.0, 1.0));
                   }";
-    let float = wgpu::ColorTargetState {
-        format: wgpu::TextureFormat::Rgba32Float,
-        blend: None,
-        write_mask: wgpu::ColorWrites::ALL,
-    };
     let probe = Md2Material::new(
         device,
         &cache,
@@ -147,7 +134,7 @@ pub async fn a_still_scene_writes_zero_motion_and_a_moving_camera_its_own(
             label: "probe",
             source,
             fragment: "probe",
-            targets: &[float.clone(), float],
+            targets: &[FLOAT_TARGET, FLOAT_TARGET],
             bind_group_layout: None,
         },
     )
@@ -155,14 +142,7 @@ pub async fn a_still_scene_writes_zero_motion_and_a_moving_camera_its_own(
     let mut probing =
         Md2Renderer::with_material(device, &cache, &probe, Md2RendererOptions::WITH_DEPTH).unwrap();
     probing.prepare(device, queue, &camera, &batch).unwrap();
-    let moved = Camera::look_at(
-        Vec3::new(14.0, 22.0, 86.0),
-        Vec3::new(1.0, 0.0, 0.0),
-        0.9,
-        1.0,
-        1.0,
-        400.0,
-    );
+    let moved = square_camera(Vec3::new(14.0, 22.0, 86.0), Vec3::X, 0.9, 1.0, 400.0);
     probing.prepare(device, queue, &moved, &batch).unwrap();
     let float = wgpu::TextureFormat::Rgba32Float;
     let [positions, motions] = <[Vec<[f32; 4]>; 2]>::try_from(
