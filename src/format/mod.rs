@@ -1,5 +1,6 @@
 //! The files: reading, validating and writing MD2 models (and Quake I's
-//! MDL, [`mdl`]), and their
+//! MDL, [`mdl`]; Quake III's MD3, [`md3`], is read and written but not yet
+//! converted), and their
 //! conversion into the model every other room reads
 //! ([`KeyframeModel`](crate::model::KeyframeModel)). CPU only: nothing here
 //! knows about wgpu.
@@ -8,6 +9,7 @@ mod error;
 mod glcmds;
 mod keyframes;
 mod layout;
+pub mod md3;
 pub mod mdl;
 mod model;
 mod parse;

@@ -11,7 +11,10 @@ mod quake_again;
 mod records;
 mod rng;
 
-pub use fuzz::{check_from_bytes, check_levels_file, check_mdl_from_bytes, check_model_use};
+pub use fuzz::{
+    check_from_bytes, check_levels_file, check_md3_from_bytes, check_mdl_from_bytes,
+    check_model_use,
+};
 pub use limits::{limits_model, limits_model_with};
 pub use models::{files_in, md2_files_in, shared_mdl_dir, shared_models_dir};
 pub use quake_again::QUAKE_AGAIN_WGSL;
