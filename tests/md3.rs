@@ -7,12 +7,20 @@
 //! target's checks (`support::check_md3_from_bytes`) hold on thousands of
 //! seeded mutations; and the shared OpenArena players load, write back
 //! byte for byte, and agree with their `animation.cfg` and `.skin` files.
+//! Tags lerp as Quake III's `R_LerpTag` lerps them; a player (three
+//! models, its clips, a skin set, a weapon) loads as one, through the
+//! sans-I/O loader or from a folder, and its parts stand where the tags
+//! put them (exactly, for a tiny player built in code); a player missing
+//! a file, a texture or a tag is refused naming it.
 
 use md2_wgpu_tests as common;
 
+use glam::{Mat4, Vec3};
+use md2_wgpu::anim::FrameLerp;
 use md2_wgpu::format::md3::{
-    AnimationConfig, Footsteps, Gender, Md3Error, Md3Model, Md3Name, Md3Part, Md3Parts, Md3Skin,
-    Md3SurfaceParts, Md3Warning, PlayerAnimation, texture_candidates,
+    AnimationConfig, Footsteps, Gender, Md3Error, Md3Model, Md3Name, Md3Part, Md3Parts, Md3Player,
+    Md3PlayerError, Md3PlayerLoader, Md3Skin, Md3SurfaceParts, Md3Tag, Md3TagError, Md3Warning,
+    PlayerAnimation, PlayerPart, PlayerTagError, texture_candidates,
 };
 
 #[global_allocator]
@@ -618,5 +626,370 @@ fn the_shared_players_load_write_back_and_agree_with_their_text_files() {
                 assert!(found, "{}: {texture} is not beside it", path.display());
             }
         }
+    }
+}
+
+/// `tag` with each axis scaled to unit length (zero left as it is): what
+/// Quake III's `R_LerpTag` makes of a stored tag at either end of a lerp.
+fn normalised(tag: &Md3Tag) -> [[f32; 3]; 3] {
+    tag.axis.map(|a| {
+        let length = Vec3::from_array(a).length();
+        if length == 0.0 {
+            a
+        } else {
+            a.map(|c| c / length)
+        }
+    })
+}
+
+fn close_axes(a: [[f32; 3]; 3], b: [[f32; 3]; 3]) -> bool {
+    a.iter().zip(b).all(|(x, y)| close(*x, y))
+}
+
+/// Each part's tags, checked at the ends and the middle of lerps between
+/// frames `0..frames` apart: the stored tag at t = 0 and t = 1 (its axes
+/// normalised, as the game's are), unit axes and the midpoint between.
+fn tags_lerp_as_the_game_lerps_them(model: &Md3Model, name: &str) {
+    let frames = model.frames().len() as u32;
+    let step = (frames / 7).max(1);
+    for a in (0..frames).step_by(step as usize) {
+        let b = (a + step) % frames;
+        let stored = |f: u32| *model.tag(f as usize, name).expect("the tag");
+        let at = |t: f32| {
+            let lerp = FrameLerp {
+                frame_a: a,
+                frame_b: b,
+                t,
+            };
+            model.tag_at(lerp, name).expect("a lerped tag")
+        };
+        for (t, end) in [(0.0, stored(a)), (1.0, stored(b))] {
+            let tag = at(t);
+            assert_eq!(tag.origin, end.origin, "{name} {a}..{b} at {t}");
+            assert!(close_axes(tag.axis, normalised(&end)), "{name} {a}..{b}");
+        }
+        let half = at(0.5);
+        let middle = std::array::from_fn(|k| (stored(a).origin[k] + stored(b).origin[k]) / 2.0);
+        assert!(close(half.origin, middle), "{name} {a}..{b}: {half:?}");
+        for axis in half.axis {
+            let length = Vec3::from_array(axis).length();
+            assert!((length - 1.0).abs() < 1e-5, "{name} {a}..{b}: {axis:?}");
+        }
+    }
+}
+
+#[test]
+fn tags_lerp_as_r_lerptag_does() {
+    // The tiny player's legs turn a quarter and rise two units from frame
+    // 0 to frame 1: halfway, the torso's tag is an eighth turned (its
+    // axes normalised, as Quake III's are) and a unit up.
+    let player = common::tiny_player();
+    let lower = player.part(PlayerPart::Lower);
+    tags_lerp_as_the_game_lerps_them(lower, "tag_torso");
+    let half = FrameLerp {
+        frame_a: 0,
+        frame_b: 1,
+        t: 0.5,
+    };
+    let tag = lower.tag_at(half, "tag_torso").unwrap();
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    assert_eq!(tag.origin, [0.0, 0.0, 11.0]);
+    assert!(close_axes(
+        tag.axis,
+        [[h, h, 0.0], [-h, h, 0.0], [0.0, 0.0, 1.0]]
+    ));
+    // t is read as a pose's: clamped, NaN as 0.
+    let at = |t| lower.tag_at(FrameLerp { t, ..half }, "tag_torso").unwrap();
+    assert_eq!((at(-3.0), at(f32::NAN)), (at(0.0), at(0.0)));
+    assert_eq!(at(7.0), at(1.0));
+    assert_eq!(
+        lower.tag_at(FrameLerp::still(2), "tag_torso"),
+        Err(Md3TagError::NoSuchFrame {
+            frame: 2,
+            frames: 2
+        })
+    );
+    assert_eq!(
+        lower.tag_at(half, "tag_head"),
+        Err(Md3TagError::NoSuchTag {
+            tag: "tag_head".into(),
+            frame: 0
+        })
+    );
+
+    let Some(dir) = common::shared_md3_dir() else {
+        return;
+    };
+    for name in ["major", "penguin"] {
+        let player = Md3Player::open(dir.join(name), "default").expect("a shared player");
+        tags_lerp_as_the_game_lerps_them(player.part(PlayerPart::Lower), "tag_torso");
+        for tag in ["tag_head", "tag_weapon"] {
+            // The penguin's tag_weapon axes are about 1.4 long: Quake III
+            // scales them back to 1, and so does tag_at.
+            tags_lerp_as_the_game_lerps_them(player.part(PlayerPart::Upper), tag);
+        }
+    }
+}
+
+#[test]
+fn a_tiny_player_built_in_code_is_posed_where_the_math_says() {
+    let player = common::tiny_player();
+    assert_eq!(player.skin_name(), "default");
+    assert!(player.weapon().is_none());
+    let weapon = common::tiny_md3();
+    let player = player.with_weapon(weapon.clone());
+    assert_eq!(player.weapon(), Some(&weapon));
+
+    let at = |m: Mat4, p: [f32; 3]| m.transform_point3(Vec3::from_array(p)).to_array();
+    let parts = player
+        .parts_at(FrameLerp::still(0), FrameLerp::still(0))
+        .unwrap();
+    assert_eq!(parts.lower, Mat4::IDENTITY);
+    // The torso stands on tag_torso: (0, 0, 10), a quarter turned about Z.
+    assert_eq!(at(parts.upper, [1.0, 0.0, 0.0]), [0.0, 1.0, 10.0]);
+    // The head's (1, 0, 0) is (2, 0, 5) on the torso, turned a quarter and
+    // lifted ten.
+    assert_eq!(at(parts.head, [1.0, 0.0, 0.0]), [0.0, 2.0, 15.0]);
+    // The weapon's (1, 0, 0) is (3, -1, 4) on the torso; turned twice it
+    // points backwards.
+    assert_eq!(at(parts.weapon, [1.0, 0.0, 0.0]), [1.0, 3.0, 14.0]);
+    assert_eq!(parts.weapon.x_axis.truncate().to_array(), [-1.0, 0.0, 0.0]);
+    // Each is the parent times the tag's matrix (CG_PositionEntityOnTag).
+    let tag_head = *player.part(PlayerPart::Upper).tag(0, "tag_head").unwrap();
+    assert_eq!(parts.head, tag_head.attach(parts.upper));
+    assert_eq!(parts.head, parts.upper * tag_head.matrix());
+    // A turned head (CG_PositionRotatedEntityOnTag): its forward turns
+    // about its own origin.
+    let quarter = glam::Mat3::from_cols_array_2d(&common::QUARTER_TURN);
+    let turned = tag_head.attach_rotated(parts.upper, quarter);
+    assert_eq!(at(turned, [1.0, 0.0, 0.0]), [-1.0, 1.0, 15.0]);
+
+    // The legs' pose moves what stands on them: frame 1 lifts the torso
+    // to 12 and turns it back.
+    let lifted = player
+        .parts_at(FrameLerp::still(1), FrameLerp::still(0))
+        .unwrap();
+    assert_eq!(at(lifted.head, [1.0, 0.0, 0.0]), [2.0, 0.0, 17.0]);
+
+    // Each surface's texture, by the skin, and the files Quake III tries.
+    let head = player.textures(PlayerPart::Head);
+    assert_eq!(head.len(), 1);
+    assert_eq!(
+        (head[0].surface.as_str(), head[0].texture.as_str()),
+        ("h_head_1", "models/players/tiny/head.jpg")
+    );
+    assert_eq!(
+        head[0].candidates,
+        [
+            "models/players/tiny/head.jpg",
+            "models/players/tiny/head.tga"
+        ]
+    );
+    assert_eq!(
+        player.textures(PlayerPart::Upper)[0].candidates,
+        [
+            "models/players/tiny/torso.tga",
+            "models/players/tiny/torso.jpg"
+        ]
+    );
+}
+
+#[test]
+fn a_player_missing_a_file_a_texture_or_a_tag_is_refused_naming_it() {
+    let dir = std::path::Path::new(common::TINY_PLAYER_DIR);
+    let files = common::tiny_player_files();
+    let with = |name: &str, bytes: Option<&[u8]>| {
+        let mut files: Vec<(String, Vec<u8>)> =
+            files.iter().filter(|(n, _)| n != name).cloned().collect();
+        if let Some(bytes) = bytes {
+            files.push((name.to_owned(), bytes.to_vec()));
+        }
+        common::load_player(&files).expect_err(name)
+    };
+    for name in [
+        "lower.md3",
+        "upper.md3",
+        "head.md3",
+        "animation.cfg",
+        "head_default.skin",
+    ] {
+        let error = with(name, None);
+        assert!(
+            matches!(&error, Md3PlayerError::Missing { file } if *file == dir.join(name)),
+            "{error}"
+        );
+        assert_eq!(error.file(), Some(dir.join(name).as_path()));
+    }
+    let cut = &files[1].1[..200];
+    let error = with("upper.md3", Some(cut));
+    assert!(
+        matches!(&error, Md3PlayerError::Model { file, error: Md3Error::Truncated { .. } } if file.ends_with("upper.md3")),
+        "{error}"
+    );
+    let error = with("animation.cfg", Some(b"sex m\n0 1 0 10\n"));
+    assert!(
+        matches!(&error, Md3PlayerError::AnimationConfig { error, .. } if error.line() == Some(2)),
+        "{error}"
+    );
+    let error = with("upper_default.skin", Some(b"u_torso\n"));
+    assert!(
+        matches!(&error, Md3PlayerError::Skin { file, .. } if file.ends_with("upper_default.skin")),
+        "{error}"
+    );
+    let error = with("lower_default.skin", Some(b"l_legs,\xff.tga\n"));
+    assert!(matches!(&error, Md3PlayerError::NotText { .. }), "{error}");
+    // A skin naming no surface of its model.
+    let error = with("lower_default.skin", Some(b"tag_torso\nl_other,x.tga\n"));
+    assert!(
+        matches!(&error, Md3PlayerError::NoTexture { file, surface } if file.ends_with("lower_default.skin") && surface == "l_legs"),
+        "{error}"
+    );
+    assert!(error.to_string().contains("l_legs"), "{error}");
+
+    // The first failure ends the questions; a skin name that would leave
+    // the folder asks none.
+    let mut loader = Md3PlayerLoader::new(dir, "default");
+    let first = loader.wanted().expect("a question");
+    loader.read(&first, None);
+    assert_eq!(loader.wanted(), None);
+    for bad in ["", "../red", "a/b", "a\\b"] {
+        let loader = Md3PlayerLoader::new(dir, bad);
+        assert_eq!(loader.wanted(), None);
+        assert!(
+            matches!(loader.finish(), Err(Md3PlayerError::BadSkinName { skin }) if skin == bad)
+        );
+    }
+    // A loader finished early names the first file it still wanted.
+    let error = Md3PlayerLoader::new(dir, "blue").finish().unwrap_err();
+    assert_eq!(error.file(), Some(dir.join("lower.md3").as_path()));
+    let error = Md3Player::open("/nonexistent/player", "default").unwrap_err();
+    assert!(matches!(error, Md3PlayerError::Missing { .. }), "{error}");
+
+    // A part missing a tag, or posed past its frames: the part is named.
+    let mut files = common::tiny_player_files();
+    let upper = common::tiny_part(
+        "u_torso",
+        vec![Md3Tag::new("tag_head", [0.0; 3], common::STRAIGHT); 2],
+    );
+    files[1].1 = upper.to_bytes();
+    let player = common::load_player(&files).expect("loads: tags are asked for when posed");
+    let error = player
+        .parts_at(FrameLerp::still(0), FrameLerp::still(1))
+        .unwrap_err();
+    assert_eq!(
+        error,
+        PlayerTagError {
+            part: PlayerPart::Upper,
+            error: Md3TagError::NoSuchTag {
+                tag: "tag_weapon".into(),
+                frame: 1
+            }
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "upper.md3: frame 1 has no tag named \"tag_weapon\""
+    );
+    let error = common::tiny_player()
+        .parts_at(FrameLerp::still(5), FrameLerp::still(0))
+        .unwrap_err();
+    assert_eq!(
+        (error.part, error.error),
+        (
+            PlayerPart::Lower,
+            Md3TagError::NoSuchFrame {
+                frame: 5,
+                frames: 2
+            }
+        )
+    );
+}
+
+#[test]
+fn the_shared_players_load_as_one_and_stand_as_the_game_stands_them() {
+    let Some(dir) = common::shared_md3_dir() else {
+        return;
+    };
+    // (player, LEGS_WALK's clip: first, last, looping)
+    for (name, walk) in [("major", (124, 133, true)), ("penguin", (98, 109, true))] {
+        let dir = dir.join(name);
+        let player = Md3Player::open(&dir, "default").unwrap_or_else(|e| panic!("{e}"));
+        let config = player.animations();
+        let frames = |part| player.part(part).frames().len() as u32;
+        let offset = config.legs_first_frame_offset();
+
+        // Every clip by name plays the frames the cfg gives it, in the
+        // model it plays on.
+        for animation in PlayerAnimation::ALL {
+            let clip = config.clip(animation).expect("a clip");
+            let entry = config.entry(animation);
+            assert_eq!(&*clip.name, animation.name());
+            assert_eq!(u64::from(entry.num_frames.max(1)), clip.len(), "{name}");
+            let first = i64::from(entry.first_frame) - if animation.is_legs() { offset } else { 0 };
+            assert_eq!(i64::from(clip.first), first, "{name} {}", animation.name());
+            assert_eq!(clip.fps, 1000.0 / entry.frame_milliseconds() as f32);
+            let looping = entry.looping_frames > 0 && entry.looping_frames == entry.num_frames;
+            assert_eq!(clip.looping, looping, "{name} {}", animation.name());
+            let on = [
+                (!animation.is_legs(), PlayerPart::Upper),
+                (!animation.is_torso(), PlayerPart::Lower),
+            ];
+            for (plays, part) in on {
+                assert!(
+                    !plays || clip.last < frames(part),
+                    "{name} {}",
+                    animation.name()
+                );
+            }
+        }
+        let clip = config.clip(PlayerAnimation::LegsWalk).unwrap();
+        assert_eq!((clip.first, clip.last, clip.looping), walk, "{name}");
+
+        // Standing (LEGS_IDLE, TORSO_STAND), the head sits above the legs'
+        // origin and the torso's, and the hand within the torso's bounds.
+        let legs = config.clip(PlayerAnimation::LegsIdle).unwrap();
+        let torso = config.clip(PlayerAnimation::TorsoStand).unwrap();
+        for time in [0.0, 0.3, 1.7] {
+            let parts = player
+                .parts_at(legs.sample(time), torso.sample(time))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let origin = |m: Mat4| m.w_axis.truncate();
+            let (upper, head, hand) = (
+                origin(parts.upper),
+                origin(parts.head),
+                origin(parts.weapon),
+            );
+            assert!(head.z > upper.z && upper.z > 0.0, "{name}: {upper} {head}");
+            let frame = torso.sample(time).frame_a as usize;
+            let radius = player.part(PlayerPart::Upper).frames()[frame].radius;
+            assert!(
+                hand.distance(upper) < radius,
+                "{name}: {hand} {upper} {radius}"
+            );
+        }
+
+        // The penguin's head names skin.jpg, which is not there; the
+        // other name Quake III tries, skin.tga, is.
+        for part in PlayerPart::ALL {
+            for texture in player.textures(part) {
+                let there: Vec<bool> = texture
+                    .candidates
+                    .iter()
+                    .map(|c| dir.join(c.rsplit('/').next().unwrap_or(c)).is_file())
+                    .collect();
+                assert!(there.contains(&true), "{name}: {texture:?}");
+                if texture.texture.ends_with("skin.jpg") {
+                    assert_eq!(there, [false, true]);
+                    assert!(texture.candidates[1].ends_with("/skin.tga"));
+                }
+            }
+        }
+
+        // The skin set by name: the shared players have only `default`.
+        let error = Md3Player::open(&dir, "red").unwrap_err();
+        assert!(
+            error.file().is_some_and(|f| f.ends_with("lower_red.skin")),
+            "{error}"
+        );
     }
 }

@@ -1,11 +1,22 @@
 //! Quake III models for the tests: a tiny one built in code (two frames,
 //! two tags in each, two surfaces, one named as q3data named a level of
-//! detail), and the shared OpenArena players (`../shared/md3`), skipped
+//! detail), a tiny player built from it (three parts joined by tags, an
+//! `animation.cfg`, `default` skins) and loaded through the sans-I/O
+//! loader, and the shared OpenArena players (`../shared/md3`), skipped
 //! with the reason printed where the folder is absent.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use md2_wgpu::format::md3::{Md3Model, Md3Parts, Md3Shader, Md3SurfaceParts, Md3Tag, Md3Vertex};
+use md2_wgpu::format::md3::{
+    Md3Model, Md3Parts, Md3Player, Md3PlayerError, Md3PlayerLoader, Md3Shader, Md3SurfaceParts,
+    Md3Tag, Md3Vertex,
+};
+
+/// A tag's axes that turn nothing: forward +X, left +Y, up +Z.
+pub const STRAIGHT: [[f32; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+/// A tag's axes turned a quarter about Z: forward +Y, left −X, up +Z.
+pub const QUARTER_TURN: [[f32; 3]; 3] = [[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
 
 /// The shared Quake III players' folder (`md3` beside the shared MD2
 /// models: `$MD2_SHARED_MODELS/../md3`, else `../shared/md3`), or `None`
@@ -47,14 +58,12 @@ pub fn tiny_md3_parts() -> Md3Parts {
             at(2, 3, 5 + lift, 0x8080),
         ]
     };
-    let straight = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-    let turned = [[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
     let tags = [0.0, 1.0]
         .into_iter()
         .flat_map(|lift| {
             [
-                Md3Tag::new("tag_head", [2.0, 2.0, 7.0 + lift], straight),
-                Md3Tag::new("tag_weapon", [4.0, 0.0, 3.0], turned),
+                Md3Tag::new("tag_head", [2.0, 2.0, 7.0 + lift], STRAIGHT),
+                Md3Tag::new("tag_weapon", [4.0, 0.0, 3.0], QUARTER_TURN),
             ]
         })
         .collect();
@@ -91,4 +100,85 @@ pub fn tiny_md3_parts() -> Md3Parts {
 /// are.
 pub fn tiny_md3() -> Md3Model {
     Md3Model::from_parts(tiny_md3_parts()).expect("the tiny MD3 builds")
+}
+
+/// A part of the tiny player: [`tiny_md3_parts`]' two frames with its
+/// first surface alone, named `surface`, and `tags` (frame-major).
+pub fn tiny_part(surface: &str, tags: Vec<Md3Tag>) -> Md3Model {
+    let mut parts = tiny_md3_parts();
+    parts.tags = tags;
+    parts.surfaces.truncate(1);
+    parts.surfaces[0].name = surface.into();
+    Md3Model::from_parts(parts).expect("a tiny player's part builds")
+}
+
+/// The tiny player's folder, as its loader is given it.
+pub const TINY_PLAYER_DIR: &str = "models/players/tiny";
+
+/// The tiny player's files, by name. `lower.md3` (surface `l_legs`)
+/// holds `tag_torso` at (0, 0, 10) turned a quarter about Z in frame 0,
+/// at (0, 0, 12) straight in frame 1; `upper.md3` (`u_torso`) holds
+/// `tag_head` at (1, 0, 5) straight and `tag_weapon` at (3, −2, 4) turned
+/// a quarter, in both frames; `head.md3` (`h_head_1`, which skins name
+/// `h_head`) has no tags. Every animation plays frames 0 and 1, looping,
+/// at 10 frames a second; the `default` skins give each surface a
+/// texture.
+pub fn tiny_player_files() -> Vec<(String, Vec<u8>)> {
+    let torso = |origin, axis| Md3Tag::new("tag_torso", origin, axis);
+    let lower = tiny_part(
+        "l_legs",
+        vec![
+            torso([0.0, 0.0, 10.0], QUARTER_TURN),
+            torso([0.0, 0.0, 12.0], STRAIGHT),
+        ],
+    );
+    let held = [
+        Md3Tag::new("tag_head", [1.0, 0.0, 5.0], STRAIGHT),
+        Md3Tag::new("tag_weapon", [3.0, -2.0, 4.0], QUARTER_TURN),
+    ];
+    let upper = tiny_part("u_torso", [held, held].concat());
+    let head = tiny_part("h_head_1", Vec::new());
+    let text = |s: &str| s.as_bytes().to_vec();
+    [
+        ("lower.md3", lower.to_bytes()),
+        ("upper.md3", upper.to_bytes()),
+        ("head.md3", head.to_bytes()),
+        ("animation.cfg", text(&"0 2 2 10\n".repeat(25))),
+        (
+            "lower_default.skin",
+            text("l_legs,models/players/tiny/legs.tga\ntag_torso\n"),
+        ),
+        (
+            "upper_default.skin",
+            text("u_torso,models/players/tiny/torso\ntag_head\ntag_weapon\n"),
+        ),
+        (
+            "head_default.skin",
+            text("h_head,models/players/tiny/head.jpg\n"),
+        ),
+    ]
+    .into_iter()
+    .map(|(name, bytes)| (name.to_owned(), bytes))
+    .collect()
+}
+
+/// The player `files` (by name, in [`TINY_PLAYER_DIR`]) make with the
+/// `default` skins, loaded by answering an [`Md3PlayerLoader`]'s
+/// questions from them (a file not among them is answered as absent).
+pub fn load_player(files: &[(String, Vec<u8>)]) -> Result<Md3Player, Md3PlayerError> {
+    let dir = Path::new(TINY_PLAYER_DIR);
+    let mut loader = Md3PlayerLoader::new(dir, "default");
+    while let Some(file) = loader.wanted() {
+        let bytes = files
+            .iter()
+            .find(|(name, _)| dir.join(name) == file)
+            .map(|(_, bytes)| bytes.as_slice());
+        loader.read(&file, bytes);
+    }
+    loader.finish()
+}
+
+/// The tiny player, loaded.
+pub fn tiny_player() -> Md3Player {
+    load_player(&tiny_player_files()).expect("the tiny player loads")
 }

@@ -1,10 +1,12 @@
 //! Quake III's MD3 models: reading, validating and writing them byte for
-//! byte, and the text files that go with a player (`.skin`,
-//! `animation.cfg`). CPU only: nothing here knows about wgpu.
+//! byte, the text files that go with a player (`.skin`,
+//! `animation.cfg`), tags lerped and attached as the game does, and a
+//! whole player as one thing. CPU only: nothing here knows about wgpu.
 //!
-//! So far this is the file and nothing past it: an [`Md3Model`] is every
-//! part of the file, not yet a [`KeyframeModel`](crate::model::KeyframeModel)
-//! (its conversion into the model seam, and so drawing it, comes later).
+//! So far this is the file and what the game computes from it on the CPU:
+//! an [`Md3Model`] is every part of the file, not yet a
+//! [`KeyframeModel`](crate::model::KeyframeModel) (its conversion into the
+//! model seam, and so drawing it, comes later).
 //! What an MD3 is, against MD2:
 //!
 //! - **Surfaces**: a model is up to 32 meshes, each with its own vertices,
@@ -20,6 +22,19 @@
 //!   ([`AnimationConfig`]) lists each [`PlayerAnimation`]'s frames and
 //!   rate, the legs' frames numbered as if the torso's were among them
 //!   ([`AnimationConfig::legs_first_frame_offset`]).
+//!
+//! # Players
+//!
+//! An [`Md3Player`] is a player's three models, its `animation.cfg` and
+//! one skin set's `.skin` files, loaded by answering an
+//! [`Md3PlayerLoader`]'s questions (no I/O here) or from a folder
+//! ([`Md3Player::open`]). [`AnimationConfig::clip`] makes each animation
+//! a [`Clip`](crate::anim::Clip) of the model it plays on;
+//! [`Md3Model::tag_at`] lerps a tag as Quake III's `R_LerpTag` does (each
+//! axis normalised, none made perpendicular again), [`Md3Tag::matrix`]
+//! and [`Md3Tag::attach`] place a model on it as `CG_PositionEntityOnTag`
+//! does, and [`Md3Player::parts_at`] gives each part's transform for a
+//! pose of the legs and one of the torso.
 //!
 //! # Normals
 //!
@@ -53,13 +68,16 @@
 //! no bytes between its parts.
 
 mod animation_config;
+mod clip;
 mod error;
 mod layout;
 mod model;
 mod parse;
+mod player;
 mod player_animation;
 mod regions;
 mod skin;
+mod tag;
 mod vertex;
 mod write;
 
@@ -69,7 +87,12 @@ pub use animation_config::{
 };
 pub use error::{Md3Error, Md3Name, Md3Part, Md3Warning};
 pub use model::{Md3Frame, Md3Header, Md3Model, Md3Shader, Md3Surface, Md3SurfaceHeader, Md3Tag};
+pub use player::{
+    Md3Player, Md3PlayerError, Md3PlayerLoader, Md3SurfaceTexture, PlayerPart, PlayerTagError,
+    PlayerTransforms,
+};
 pub use player_animation::PlayerAnimation;
 pub use skin::{Md3Skin, Md3SkinError, Md3SkinSurface, texture_candidates};
+pub use tag::Md3TagError;
 pub use vertex::Md3Vertex;
 pub use write::{Md3Parts, Md3SurfaceParts};
