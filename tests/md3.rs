@@ -11,7 +11,7 @@
 //! models, its clips, a skin set, a weapon) loads as one, through the
 //! sans-I/O loader or from a folder, and its parts stand where the tags
 //! put them (exactly, for a tiny player built in code); a player missing
-//! a file, a texture or a tag is refused naming it.
+//! a file or a tag is refused naming it (a texture is not: the game has a default).
 
 use md2_wgpu_tests as common;
 
@@ -775,8 +775,8 @@ fn a_tiny_player_built_in_code_is_posed_where_the_math_says() {
     let head = player.textures(PlayerPart::Head);
     assert_eq!(head.len(), 1);
     assert_eq!(
-        (head[0].surface.as_str(), head[0].texture.as_str()),
-        ("h_head_1", "models/players/tiny/head.jpg")
+        (head[0].surface.as_str(), head[0].texture.as_deref()),
+        ("h_head_1", Some("models/players/tiny/head.jpg"))
     );
     assert_eq!(
         head[0].candidates,
@@ -795,7 +795,7 @@ fn a_tiny_player_built_in_code_is_posed_where_the_math_says() {
 }
 
 #[test]
-fn a_player_missing_a_file_a_texture_or_a_tag_is_refused_naming_it() {
+fn a_player_missing_a_file_or_a_tag_is_refused_naming_it() {
     let dir = std::path::Path::new(common::TINY_PLAYER_DIR);
     let files = common::tiny_player_files();
     let with = |name: &str, bytes: Option<&[u8]>| {
@@ -838,13 +838,22 @@ fn a_player_missing_a_file_a_texture_or_a_tag_is_refused_naming_it() {
     );
     let error = with("lower_default.skin", Some(b"l_legs,\xff.tga\n"));
     assert!(matches!(&error, Md3PlayerError::NotText { .. }), "{error}");
-    // A skin naming no surface of its model.
-    let error = with("lower_default.skin", Some(b"tag_torso\nl_other,x.tga\n"));
-    assert!(
-        matches!(&error, Md3PlayerError::NoTexture { file, surface } if file.ends_with("lower_default.skin") && surface == "l_legs"),
-        "{error}"
-    );
-    assert!(error.to_string().contains("l_legs"), "{error}");
+    // A skin naming no surface of its model, or giving one no texture,
+    // loads: Quake III draws such a surface with its default shader
+    // (OpenArena's tony and beret have both), so it has no texture.
+    for skin in [&b"tag_torso\nl_other,x.tga\n"[..], b"tag_torso\nl_legs,\n"] {
+        let mut files = files.clone();
+        files.retain(|(n, _)| n != "lower_default.skin");
+        files.push(("lower_default.skin".to_owned(), skin.to_vec()));
+        let player = common::load_player(&files).expect("a skin without a texture loads");
+        let lower = player.textures(PlayerPart::Lower);
+        assert_eq!(lower.len(), 1);
+        assert_eq!(
+            (lower[0].surface.as_str(), lower[0].texture.as_deref()),
+            ("l_legs", None)
+        );
+        assert!(lower[0].candidates.is_empty());
+    }
 
     // The first failure ends the questions; a skin name that would leave
     // the folder asks none.
@@ -978,7 +987,11 @@ fn the_shared_players_load_as_one_and_stand_as_the_game_stands_them() {
                     .map(|c| dir.join(c.rsplit('/').next().unwrap_or(c)).is_file())
                     .collect();
                 assert!(there.contains(&true), "{name}: {texture:?}");
-                if texture.texture.ends_with("skin.jpg") {
+                if texture
+                    .texture
+                    .as_deref()
+                    .is_some_and(|t| t.ends_with("skin.jpg"))
+                {
                     assert_eq!(there, [false, true]);
                     assert!(texture.candidates[1].ends_with("/skin.tga"));
                 }

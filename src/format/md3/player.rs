@@ -117,16 +117,6 @@ pub enum Md3PlayerError {
         /// Why, with its line.
         error: AnimationConfigError,
     },
-    /// A `.skin` file gives no texture to a surface of its model. Quake
-    /// III draws such a surface with its default shader; a player here
-    /// has a texture for every surface.
-    NoTexture {
-        /// The `.skin` file.
-        file: PathBuf,
-        /// The surface's name, as the skin would name it
-        /// ([`Md3Surface::name_for_skins`](super::Md3Surface::name_for_skins)).
-        surface: String,
-    },
 }
 
 impl fmt::Display for Md3PlayerError {
@@ -145,9 +135,6 @@ impl fmt::Display for Md3PlayerError {
             Md3PlayerError::NotText { .. } => f.write_str("not UTF-8 text"),
             Md3PlayerError::Skin { error, .. } => write!(f, "{error}"),
             Md3PlayerError::AnimationConfig { error, .. } => write!(f, "{error}"),
-            Md3PlayerError::NoTexture { surface, .. } => {
-                write!(f, "no texture for surface {surface:?}")
-            }
         }
     }
 }
@@ -175,8 +162,7 @@ impl Md3PlayerError {
             | Md3PlayerError::Model { file, .. }
             | Md3PlayerError::NotText { file }
             | Md3PlayerError::Skin { file, .. }
-            | Md3PlayerError::AnimationConfig { file, .. }
-            | Md3PlayerError::NoTexture { file, .. } => Some(file),
+            | Md3PlayerError::AnimationConfig { file, .. } => Some(file),
         }
     }
 }
@@ -226,8 +212,11 @@ pub struct Md3SurfaceTexture {
     /// The surface's name, as stored in the model.
     pub surface: String,
     /// The texture as the `.skin` file writes it (a game path such as
-    /// `models/players/major/head.tga`).
-    pub texture: String,
+    /// `models/players/major/head.tga`), or `None` where the skin gives
+    /// the surface none (no line, or an empty one: OpenArena's `tony`
+    /// names no texture for `l_belt`, its `beret` gives `u_vest,`), which
+    /// Quake III draws with its default shader (`R_AddMD3Surfaces`).
+    pub texture: Option<String>,
     /// The files Quake III tries for it, in order ([`texture_candidates`]).
     pub candidates: Vec<String>,
 }
@@ -311,17 +300,16 @@ impl Md3Player {
     /// and the files Quake III would try for it. No file is looked for.
     pub fn textures(&self, part: PlayerPart) -> Vec<Md3SurfaceTexture> {
         let skin = self.skin(part);
-        // Loading checked that the skin names every surface.
         self.part(part)
             .surfaces()
             .iter()
-            .filter_map(|surface| {
-                let texture = skin.texture_for(&surface.name_for_skins())?;
-                Some(Md3SurfaceTexture {
+            .map(|surface| {
+                let texture = skin.texture_for(&surface.name_for_skins());
+                Md3SurfaceTexture {
                     surface: surface.name(),
-                    texture: texture.to_owned(),
-                    candidates: texture_candidates(texture),
-                })
+                    texture: texture.map(str::to_owned),
+                    candidates: texture.map(texture_candidates).unwrap_or_default(),
+                }
             })
             .collect()
     }
@@ -517,9 +505,9 @@ impl Md3PlayerLoader {
     }
 
     /// The player, from the answers given: the first answer that failed,
-    /// or a file not answered ([`Md3PlayerError::Missing`]), or a
-    /// surface its skin gives no texture ([`Md3PlayerError::NoTexture`]),
-    /// is the error.
+    /// or a file not answered ([`Md3PlayerError::Missing`]), is the
+    /// error. A surface its skin gives no texture loads (see
+    /// [`Md3Player::textures`]).
     pub fn finish(self) -> Result<Md3Player, Md3PlayerError> {
         let unanswered = self
             .files()
@@ -527,7 +515,7 @@ impl Md3PlayerLoader {
             .find(|(_, which)| !self.has(*which))
             .map(|(path, _)| path);
         let Md3PlayerLoader {
-            dir,
+            dir: _,
             skin,
             models,
             skins,
@@ -551,18 +539,6 @@ impl Md3PlayerLoader {
             skin_name: skin,
             weapon: None,
         };
-        for part in PlayerPart::ALL {
-            let skin = player.skin(part);
-            for surface in player.part(part).surfaces() {
-                let name = surface.name_for_skins();
-                if skin.texture_for(&name).is_none() {
-                    return Err(Md3PlayerError::NoTexture {
-                        file: dir.join(part.skin_file(&player.skin_name)),
-                        surface: name,
-                    });
-                }
-            }
-        }
         Ok(player)
     }
 }

@@ -53,13 +53,6 @@ pub enum Md3SkinError {
         /// The line.
         line: usize,
     },
-    /// A surface with nothing after its comma.
-    EmptyTexture {
-        /// The line.
-        line: usize,
-        /// The surface.
-        surface: String,
-    },
     /// A tag with a texture after its comma (the game would read the
     /// texture as the next surface's name).
     TagWithTexture {
@@ -83,7 +76,6 @@ impl Md3SkinError {
         match *self {
             Md3SkinError::MissingComma { line, .. }
             | Md3SkinError::EmptyName { line }
-            | Md3SkinError::EmptyTexture { line, .. }
             | Md3SkinError::TagWithTexture { line, .. }
             | Md3SkinError::ExtraComma { line, .. } => line,
         }
@@ -101,9 +93,6 @@ impl fmt::Display for Md3SkinError {
                 )
             }
             Md3SkinError::EmptyName { .. } => f.write_str("nothing before the comma"),
-            Md3SkinError::EmptyTexture { surface, .. } => {
-                write!(f, "surface {surface:?} has no texture")
-            }
             Md3SkinError::TagWithTexture { tag, .. } => {
                 write!(f, "tag {tag:?} has a texture; tags take none")
             }
@@ -164,12 +153,9 @@ impl Md3Skin {
                         tag: tag.to_owned(),
                     });
                 }
-                (surface, "") => {
-                    return Err(Md3SkinError::EmptyTexture {
-                        line,
-                        surface: surface.to_owned(),
-                    });
-                }
+                // A surface with nothing after its comma (OpenArena's
+                // beret has `u_vest,`) is kept with no texture: Quake
+                // III's `R_FindShader("")` gives it the default shader.
                 (name, texture) => skin.surfaces.push(Md3SkinSurface {
                     name: name.to_owned(),
                     texture: texture.to_owned(),
@@ -183,12 +169,15 @@ impl Md3Skin {
     /// The texture of the surface named `surface`, as Quake III finds it:
     /// the first line whose name equals it, ignoring ASCII case (the game
     /// lowercases both). Pass [`Md3Surface::name_for_skins`](super::Md3Surface::name_for_skins)
-    /// for a model's surface.
+    /// for a model's surface. `None` where no line names it, or its line
+    /// gives no texture: Quake III draws such a surface with its default
+    /// shader.
     pub fn texture_for(&self, surface: &str) -> Option<&str> {
         self.surfaces
             .iter()
             .find(|s| s.name.eq_ignore_ascii_case(surface))
             .map(|s| s.texture.as_str())
+            .filter(|texture| !texture.is_empty())
     }
 }
 
@@ -243,13 +232,6 @@ mod tests {
                 },
             ),
             ("\n,x.tga", Md3SkinError::EmptyName { line: 2 }),
-            (
-                "a, ",
-                Md3SkinError::EmptyTexture {
-                    line: 1,
-                    surface: "a".into(),
-                },
-            ),
             (
                 "tag_x,x.tga",
                 Md3SkinError::TagWithTexture {
