@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use md2_wgpu::Md2Model;
 
-use super::obj_vertices;
+use super::{obj_vertices, write_warnings};
 
 /// The readable summary.
 pub fn summary(model: &Md2Model, name: &str) -> String {
@@ -53,10 +53,7 @@ pub fn summary(model: &Md2Model, name: &str) -> String {
             if a.len() == 1 { "" } else { "s" },
         );
     }
-    let _ = writeln!(s, "warnings: {}", model.warnings().len());
-    for w in model.warnings() {
-        let _ = writeln!(s, "  {w}");
-    }
+    write_warnings(&mut s, model.warnings());
     s
 }
 

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use md2_wgpu::format::mdl::{MdlModel, MdlSkin};
 
-use super::obj_vertices;
+use super::{fields_json, number, obj_vertices, write_fields, write_warnings};
 
 /// The header's fields by their names in Quake's sources.
 fn header_fields(model: &MdlModel) -> Vec<(&'static str, serde_json::Value)> {
@@ -50,14 +50,7 @@ fn skin_text(skin: &MdlSkin) -> String {
 pub fn summary(model: &MdlModel, name: &str, palette: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{name} (Quake I MDL)");
-    let _ = writeln!(s, "header:");
-    for (field, value) in header_fields(model) {
-        let value = match value {
-            serde_json::Value::String(v) => v,
-            v => v.to_string(),
-        };
-        let _ = writeln!(s, "  {field:<14} {value}");
-    }
+    write_fields(&mut s, header_fields(model), 14);
     let (w, h) = model.skin_size();
     let groups = model
         .file_frames()
@@ -95,19 +88,14 @@ pub fn summary(model: &MdlModel, name: &str, palette: &str) -> String {
             Some(g) => format!("a frame group, intervals {:?} s", g.intervals),
             None => format!("{} frame{}", a.len(), if a.len() == 1 { "" } else { "s" }),
         };
-        // 11 poses over 1.1000001 s play at 9.999999: say 10.
-        let fps = format!("{:.3}", clip.fps);
-        let fps = fps.trim_end_matches('0').trim_end_matches('.');
+        let fps = number(clip.fps);
         let _ = writeln!(
             s,
             "  {:<width$}  poses {:>3}..{:<3}  ({kind}; plays at {fps} a second)",
             a.name, a.first, a.last
         );
     }
-    let _ = writeln!(s, "warnings: {}", model.warnings().len());
-    for w in model.warnings() {
-        let _ = writeln!(s, "  {w}");
-    }
+    write_warnings(&mut s, model.warnings());
     s
 }
 
@@ -116,10 +104,7 @@ pub fn summary(model: &MdlModel, name: &str, palette: &str) -> String {
 /// intervals empty for a single frame), `poses` (names), `animations`
 /// (`{name, first, last, fps}`) and `warnings`.
 pub fn json(model: &MdlModel) -> serde_json::Value {
-    let header: serde_json::Map<String, serde_json::Value> = header_fields(model)
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
+    let header = fields_json(header_fields(model));
     let clips = model.clips();
     serde_json::json!({
         "format": "MDL",

@@ -1,11 +1,13 @@
-//! md2info: what a Quake model file holds, MD2 (Quake II) or MDL (Quake I),
-//! told apart by its ident.
+//! md2info: what a Quake model file holds, MD2 (Quake II), MDL (Quake I)
+//! or MD3 (Quake III), told apart by its ident; or what a Quake III
+//! player's folder holds.
 //!
 //! ```text
 //! cargo run --bin md2info -- FILE [--json] [--obj FRAME] [--palette PATH]
 //! cargo run --bin md2info -- FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S]
 //! cargo run --bin md2info -- FILE --convert OUT.mdl|OUT.md2 [--palette PATH]
 //! cargo run --release --bin md2info -- FILE --levels OUT.md2l
+//! cargo run --bin md2info -- PLAYER_DIR [--json] [--skin NAME]
 //! cargo run --bin md2info -- --demo OUT.md2|OUT.mdl
 //! ```
 //!
@@ -15,15 +17,33 @@
 //!
 //! - no option: a readable summary (header, skins, animations with their
 //!   frame ranges, warnings; for an MDL its frame and skin groups with
-//!   their intervals, the rate each clip plays at, and the palette);
+//!   their intervals, the rate each clip plays at, and the palette; for an
+//!   MD3 its frames with their bounds' radii, its tags with where frame 0
+//!   holds them, and its surfaces with their shaders);
 //! - `--json`: one JSON object. For an MD2 the keys `header` (the 17 fields
 //!   by their conventional names, `ident` as a string), `skins`, `frames`,
 //!   `animations` (`{name, first, last}`) and `warnings`; for an MDL
 //!   `format` ("MDL"), `header` (Quake's field names), `skins`
 //!   (`{images, intervals}`), `frames` (`{first, count, intervals}`),
 //!   `poses`, `animations` (`{name, first, last, fps}`) and `warnings`;
+//!   for an MD3 `format` ("MD3"), `header` (Quake III's field names),
+//!   `frames` (the count), `tags` (frame 0's names), `surfaces`
+//!   (`{name, vertices, triangles, shaders}`) and `warnings`;
 //! - `--obj FRAME`: frame FRAME (0-based; an MDL's pose) as Wavefront OBJ on
-//!   stdout;
+//!   stdout; an MD3's surfaces are one object (`o` and `g`) each;
+//! - `PLAYER_DIR`, a Quake III player's folder (`lower.md3`, `upper.md3`,
+//!   `head.md3`, `animation.cfg` and a skin set's `.skin` files), loaded
+//!   as `Md3Player::open` loads it with the skin set `--skin NAME` (else
+//!   `default`): each part's surfaces with the texture its skin gives
+//!   them (and which of the files Quake III tries is in the folder: a
+//!   texture elsewhere under the game's root is not looked for), every
+//!   animation (the part it plays on, its frames in that model's
+//!   numbering, its rate, its looping, and a note where its clip plays it
+//!   otherwise than the game: `AnimationEntry::clip_is_exact`), the tags
+//!   that join the parts, and where the torso, head and weapon stand in
+//!   the standing pose (`LEGS_IDLE`'s and `TORSO_STAND`'s first frames);
+//!   with `--json`, the same as one object (`format` "MD3 player",
+//!   `skin`, `parts`, `animations`, `tags`, `standing`, `warnings`);
 //! - `--convert OUT`: the model in the other format, by OUT's extension. An
 //!   MD2 becomes an MDL on one grid for every frame (the position error
 //!   that costs is printed) with its skins in the palette's colours; an MDL
@@ -48,6 +68,11 @@
 //!   then `GpuModel::set_levels`, or `ModelData::with_levels`) instead of
 //!   building them at start-up; on stdout each level and the build time.
 //!
+//! An MD3 is not yet a `KeyframeModel`, so `--gltf`, `--convert` and
+//! `--levels` are refused for one (and for a player's folder, with
+//! `--obj`: name one of its models), as `--palette` is (an MD3's textures
+//! are images of their own).
+//!
 //! Exits 0 on success, and 1 with one message on stderr for bad arguments or
 //! a file that does not load.
 //!
@@ -59,10 +84,20 @@
 //! faces are counter-clockwise seen from outside, so each `f` line lists its
 //! triangle's corners in reverse (0, 2, 1); the positions keep Quake's axes
 //! (X forward, Y left, Z up: right-handed, like OBJ).
+//!
+//! MD3 triangles wind the same way. Quake III culls as Quake II does: a
+//! shader is front-sided unless it says otherwise, and the renderer's
+//! `GL_Cull` (`tr_backend.c`) culls `GL_FRONT` for it, with OpenGL's
+//! counter-clockwise front faces, so the faces drawn are the clockwise
+//! ones. The shared OpenArena players agree: of major's and penguin's
+//! 2,892 triangles, 2,876 have a right-hand normal pointing against their
+//! vertices' stored normals (`Md3Vertex::normal_vector`). So an MD3's `f`
+//! lines are reversed too (md2info's tests check the shared players).
 
 mod convert;
 mod export;
 mod md2;
+mod md3;
 mod mdl;
 
 use std::ffi::OsString;
@@ -78,7 +113,8 @@ pub use md2::{json, obj, summary};
 const USAGE: &str = "usage: md2info FILE [--json] [--obj FRAME] [--palette PATH] | \
                      md2info FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S] | \
                      md2info FILE --convert OUT.mdl|OUT.md2 [--palette PATH] | \
-                     md2info FILE --levels OUT | md2info --demo OUT.md2|OUT.mdl";
+                     md2info FILE --levels OUT | md2info PLAYER_DIR [--json] [--skin NAME] | \
+                     md2info --demo OUT.md2|OUT.mdl";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -97,6 +133,21 @@ pub enum Output {
     Convert(PathBuf),
     /// The built-in demo model, written (no FILE).
     Demo(PathBuf),
+}
+
+impl Output {
+    /// The option that asks for it (`--obj`); "" for the summary.
+    fn option(&self) -> &'static str {
+        match self {
+            Output::Summary => "",
+            Output::Json => "--json",
+            Output::Obj(_) => "--obj",
+            Output::Gltf(_) => "--gltf",
+            Output::Levels(_) => "--levels",
+            Output::Convert(_) => "--convert",
+            Output::Demo(_) => "--demo",
+        }
+    }
 }
 
 /// What `--gltf` writes.
@@ -123,6 +174,9 @@ pub struct Args {
     pub output: Output,
     /// The palette for an MDL's skins (`--palette`).
     pub palette: Option<PathBuf>,
+    /// The skin set of a Quake III player's folder (`--skin NAME` without
+    /// `--gltf`; `default` where none is given).
+    pub skin: Option<String>,
 }
 
 /// `None` for `--help`.
@@ -139,8 +193,9 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
         *output = new;
         Ok(())
     };
-    // The --gltf options, and the first of them seen (they need --gltf).
-    let mut skin = None;
+    // The --gltf options, and the first of them seen (they need --gltf;
+    // --skin names a player's skin set without it).
+    let mut skin: Option<OsString> = None;
     let mut palette = None;
     let (mut quantize, mut step, mut scale) = (false, false, 1.0f32);
     let mut gltf_option = None;
@@ -177,10 +232,7 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
                 set(Output::Demo(out), &mut output)?;
             }
             Some("--palette") => palette = Some(PathBuf::from(value("a palette.lmp")?)),
-            Some("--skin") => {
-                skin = Some(PathBuf::from(value("an image file")?));
-                gltf_option.get_or_insert("--skin");
-            }
+            Some("--skin") => skin = Some(value("an image file or a skin set's name")?),
             Some("--quantize") => {
                 quantize = true;
                 gltf_option.get_or_insert("--quantize");
@@ -236,12 +288,14 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
             file: PathBuf::new(),
             output,
             palette,
+            skin: None,
         }));
     }
     let file = file.ok_or_else(|| format!("no file given ({USAGE})"))?;
+    let mut skin_set = None;
     match &mut output {
         Output::Gltf(gltf) => {
-            gltf.skin = skin;
+            gltf.skin = skin.map(PathBuf::from);
             gltf.quantize = quantize;
             gltf.step = step;
             gltf.scale = scale;
@@ -250,12 +304,14 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Arg
             if let Some(option) = gltf_option {
                 return Err(format!("{option} goes with --gltf OUT.glb ({USAGE})"));
             }
+            skin_set = skin.map(|s| s.to_string_lossy().into_owned());
         }
     }
     Ok(Some(Args {
         file,
         output,
         palette,
+        skin: skin_set,
     }))
 }
 
@@ -265,46 +321,104 @@ pub fn run(
     args: impl IntoIterator<Item = OsString>,
     out: &mut dyn std::io::Write,
 ) -> Result<(), String> {
-    let Some(args) = parse_args(args)? else {
-        return writeln!(out, "{USAGE}").map_err(|e| format!("cannot write: {e}"));
+    let text = match parse_args(args)? {
+        Some(args) => describe(args)?,
+        None => format!("{USAGE}\n"),
     };
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write: {e}"))
+}
+
+/// What md2info prints for `args`: a model's description by its ident, a
+/// player folder's, or what an option wrote.
+fn describe(args: Args) -> Result<String, String> {
     if let Output::Demo(path) = &args.output {
-        let text = write_demo(path)?;
-        return out
-            .write_all(text.as_bytes())
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("cannot write: {e}"));
+        return write_demo(path);
+    }
+    if args.file.is_dir() {
+        return md3::player(&args);
+    }
+    if args.skin.is_some() {
+        return Err(format!(
+            "--skin goes with --gltf OUT.glb, or names the skin set of a player's folder ({USAGE})"
+        ));
+    }
+    if md3::is_md3(&args.file) {
+        return md3::model(&args);
     }
     // The error names the file.
     let model = QuakeModel::open(&args.file).map_err(|e| e.to_string())?;
     let name = args.file.display().to_string();
     let palette = args.palette.as_deref();
-    let text = match (args.output, &model) {
-        (Output::Summary, QuakeModel::Md2(m)) => summary(m, &name),
+    match (args.output, &model) {
+        (Output::Summary, QuakeModel::Md2(m)) => Ok(summary(m, &name)),
         (Output::Summary, QuakeModel::Mdl(m)) => {
             let (_, from) = palette_for(&args.file, palette)?;
-            mdl::summary(m, &name, &from)
+            Ok(mdl::summary(m, &name, &from))
         }
-        (Output::Json, model) => {
-            let value = match model {
-                QuakeModel::Md2(m) => json(m),
-                QuakeModel::Mdl(m) => mdl::json(m),
-            };
-            let mut s = serde_json::to_string_pretty(&value)
-                .map_err(|e| format!("cannot write JSON: {e}"))?;
-            s.push('\n');
-            s
-        }
-        (Output::Obj(frame), QuakeModel::Md2(m)) => obj(m, frame, &name)?,
-        (Output::Obj(pose), QuakeModel::Mdl(m)) => mdl::obj(m, pose, &name)?,
-        (Output::Gltf(gltf), model) => write_gltf(model, &args.file, &gltf, palette)?,
-        (Output::Levels(out), model) => write_levels(model, &out)?,
-        (Output::Convert(out), model) => convert::convert(model, &args.file, &out, palette)?,
+        (Output::Json, QuakeModel::Md2(m)) => json_text(&json(m)),
+        (Output::Json, QuakeModel::Mdl(m)) => json_text(&mdl::json(m)),
+        (Output::Obj(frame), QuakeModel::Md2(m)) => obj(m, frame, &name),
+        (Output::Obj(pose), QuakeModel::Mdl(m)) => mdl::obj(m, pose, &name),
+        (Output::Gltf(gltf), model) => write_gltf(model, &args.file, &gltf, palette),
+        (Output::Levels(out), model) => write_levels(model, &out),
+        (Output::Convert(out), model) => convert::convert(model, &args.file, &out, palette),
         (Output::Demo(_), _) => unreachable!("written above"),
-    };
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot write: {e}"))
+    }
+}
+
+/// `--json`'s text: `value` pretty-printed, with a final newline.
+fn json_text(value: &serde_json::Value) -> Result<String, String> {
+    let mut s =
+        serde_json::to_string_pretty(value).map_err(|e| format!("cannot write JSON: {e}"))?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// A header's `fields` as a JSON object.
+fn fields_json(
+    fields: Vec<(&'static str, serde_json::Value)>,
+) -> serde_json::Map<String, serde_json::Value> {
+    fields
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+}
+
+/// Writes `fields` one a line under `header:`, each name padded to
+/// `width`, a string's value unquoted.
+fn write_fields(s: &mut String, fields: Vec<(&'static str, serde_json::Value)>, width: usize) {
+    let _ = writeln!(s, "header:");
+    for (field, value) in fields {
+        let value = match value {
+            serde_json::Value::String(v) => v,
+            v => v.to_string(),
+        };
+        let _ = writeln!(s, "  {field:<width$} {value}");
+    }
+}
+
+/// Writes `warnings: N` and each warning on a line of its own.
+fn write_warnings<W: std::fmt::Display>(s: &mut String, warnings: &[W]) {
+    let _ = writeln!(s, "warnings: {}", warnings.len());
+    for w in warnings {
+        let _ = writeln!(s, "  {w}");
+    }
+}
+
+/// A number as words: at most three decimals, no trailing zeros (11 poses
+/// over 1.1000001 s play at 9.999999: say 10).
+fn number(x: f32) -> String {
+    let s = format!("{x:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.into() }
+}
+
+/// A point as words: `(x, y, z)`, each a [`number`].
+fn point(p: [f32; 3]) -> String {
+    let [x, y, z] = p.map(number);
+    format!("({x}, {y}, {z})")
 }
 
 /// Writes the built-in demo model to `path`, an MD2 or an MDL by its
@@ -342,6 +456,30 @@ fn stem(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// The error for a frame (`kind`: "frame" or "pose") past a model's
+/// `count`.
+fn no_such(name: &str, kind: &str, frame: u32, count: usize) -> String {
+    format!(
+        "{name}: no {kind} {frame}: the model has {count} {kind}s (0..={})",
+        count.saturating_sub(1)
+    )
+}
+
+/// An OBJ's first lines: where it comes from and its axes.
+fn obj_comments(name: &str, kind: &str, frame: u32, frame_name: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# md2info: {name}, {kind} {frame} ({frame_name:?})");
+    let _ = writeln!(s, "# Quake axes: X forward, Y left, Z up; model units");
+    s
+}
+
+/// Writes a line `KIND x y z` for each of `vectors` (`v`, `vn`).
+fn write_vectors(s: &mut String, kind: &str, vectors: impl Iterator<Item = [f32; 3]>) {
+    for [x, y, z] in vectors {
+        let _ = writeln!(s, "{kind} {x} {y} {z}");
+    }
+}
+
 /// The start of an OBJ of frame `frame` of `keyframes` (`kind`: "frame",
 /// or "pose" for an MDL's): the comments, the object, and `v` and `vn` per
 /// vertex. The format adds the texture coordinates and the faces.
@@ -352,33 +490,21 @@ fn obj_vertices(
     name: &str,
 ) -> Result<String, String> {
     let Some(f) = keyframes.frames().get(frame as usize) else {
-        return Err(format!(
-            "{name}: no {kind} {frame}: the model has {} {kind}s (0..={})",
-            keyframes.frame_count(),
-            keyframes.frame_count() - 1
-        ));
+        return Err(no_such(name, kind, frame, keyframes.frames().len()));
     };
     let verts = keyframes.frame_vertices(frame);
-    let mut s = String::new();
-    let _ = writeln!(s, "# md2info: {name}, {kind} {frame} ({:?})", f.name());
-    let _ = writeln!(s, "# Quake axes: X forward, Y left, Z up; model units");
-    let _ = writeln!(s, "o {}", sanitize(&f.name()));
-    for v in verts {
-        let [x, y, z] = v.decode_position(f);
-        let _ = writeln!(s, "v {x} {y} {z}");
-    }
-    for v in verts {
-        let [x, y, z] = v.normal();
-        let _ = writeln!(s, "vn {x} {y} {z}");
-    }
+    let mut s = obj_comments(name, kind, frame, &f.name());
+    let _ = writeln!(s, "o {}", sanitize(&f.name(), "frame"));
+    write_vectors(&mut s, "v", verts.iter().map(|v| v.decode_position(f)));
+    write_vectors(&mut s, "vn", verts.iter().map(|v| v.normal()));
     Ok(s)
 }
 
-/// An OBJ object name: one word, printable.
-fn sanitize(name: &str) -> String {
+/// An OBJ object name: one word, printable; `fallback` for an empty name.
+fn sanitize(name: &str, fallback: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| if c.is_ascii_graphic() { c } else { '_' })
         .collect();
-    if s.is_empty() { "frame".into() } else { s }
+    if s.is_empty() { fallback.into() } else { s }
 }

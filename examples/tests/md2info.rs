@@ -10,25 +10,33 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use md2_wgpu::Md2Model;
+use md2_wgpu::format::md3::{Md3Model, PlayerAnimation, PlayerPart};
+
+/// The tests' folder, made where absent.
+fn tmp_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("md2info");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `bytes` written to a file `name` of its own in the tests' folder.
+fn write_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let path = tmp_dir().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
 
 /// A generated model (a closed sphere with a texture seam, five frames)
 /// written to a file of its own.
 fn sphere_file(name: &str) -> (Md2Model, PathBuf) {
     let model = common::sphere(6, 8, 5).model();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("md2info");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, model.to_bytes()).unwrap();
+    let path = write_file(name, &model.to_bytes());
     (model, path)
 }
 
 fn garbage_file() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("md2info");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("garbage.md2");
     let bytes: Vec<u8> = (0..500u32).map(|i| (i * 7919 % 251) as u8).collect();
-    std::fs::write(&path, bytes).unwrap();
-    path
+    write_file("garbage.md2", &bytes)
 }
 
 fn run(args: &[&OsString]) -> Result<String, String> {
@@ -39,6 +47,22 @@ fn run(args: &[&OsString]) -> Result<String, String> {
 
 fn os(s: &str) -> OsString {
     s.into()
+}
+
+/// Asserts `text` says each of `wants`.
+fn says_all(text: &str, wants: &[&str]) {
+    for want in wants {
+        assert!(text.contains(want), "{want:?} missing from\n{text}");
+    }
+}
+
+/// Each case's arguments refused with one line that says its words.
+fn refused_in_one_line(cases: &[(&[&OsString], &str)]) {
+    for (args, want) in cases {
+        let err = run(args).unwrap_err();
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains('\n'), "{args:?}: one line: {err}");
+    }
 }
 
 /// md2info on `file` with an option that writes `out`: `md2info FILE
@@ -104,33 +128,7 @@ fn obj_has_a_line_per_vertex_normal_texcoord_and_triangle() {
         &os(&frame.to_string()),
     ])
     .unwrap();
-    let mut v = Vec::new();
-    let mut vn = Vec::new();
-    let mut vt = Vec::new();
-    let mut faces = Vec::new();
-    for line in text.lines() {
-        let mut words = line.split_whitespace();
-        let kind = words.next().unwrap_or("");
-        let rest: Vec<&str> = words.collect();
-        let nums = || -> Vec<f32> { rest.iter().map(|w| w.parse().unwrap()).collect() };
-        match kind {
-            "v" => v.push(nums()),
-            "vn" => vn.push(nums()),
-            "vt" => vt.push(nums()),
-            "f" => faces.push(
-                rest.iter()
-                    .map(|c| {
-                        let ix: Vec<usize> = c.split('/').map(|i| i.parse().unwrap()).collect();
-                        assert_eq!(ix.len(), 3, "{line}");
-                        assert_eq!(ix[0], ix[2], "vn follows v: {line}");
-                        (ix[0], ix[1])
-                    })
-                    .collect::<Vec<_>>(),
-            ),
-            "#" | "o" => {}
-            other => panic!("unexpected OBJ line kind {other:?}: {line}"),
-        }
-    }
+    let Obj { v, vn, vt, faces } = parse_obj(&text);
     assert_eq!(v.len(), model.keyframes().vertex_count());
     assert_eq!(vn.len(), model.keyframes().vertex_count());
     assert_eq!(vt.len(), model.tex_coords().len());
@@ -159,34 +157,88 @@ fn obj_has_a_line_per_vertex_normal_texcoord_and_triangle() {
         corners.sort();
         want.sort();
         assert_eq!(corners, want);
-        let p: Vec<[f32; 3]> = face
-            .iter()
-            .map(|&(i, _)| [v[i - 1][0], v[i - 1][1], v[i - 1][2]])
-            .collect();
-        let n = common::cross(common::sub(p[1], p[0]), common::sub(p[2], p[0]));
-        let stored: f32 = face
-            .iter()
-            .map(|&(i, _)| common::dot(n, [vn[i - 1][0], vn[i - 1][1], vn[i - 1][2]]))
-            .sum();
-        assert!(stored > 0.0, "face {face:?} faces inwards");
     }
+    let inwards = faces_inwards(&v, &vn, &faces);
+    assert!(inwards.is_empty(), "faces {inwards:?} face inwards");
+}
+
+/// An OBJ's lines, by kind: `v`, `vn` and `vt` as numbers, each face's
+/// corners as (v, vt), 1-based.
+struct Obj {
+    v: Vec<Vec<f32>>,
+    vn: Vec<Vec<f32>>,
+    vt: Vec<Vec<f32>>,
+    faces: Vec<Vec<(usize, usize)>>,
+}
+
+/// Reads md2info's OBJ, checking each corner is `v/vt/vn` with `vn` the
+/// same as `v`.
+fn parse_obj(text: &str) -> Obj {
+    let mut obj = Obj {
+        v: Vec::new(),
+        vn: Vec::new(),
+        vt: Vec::new(),
+        faces: Vec::new(),
+    };
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        let kind = words.next().unwrap_or("");
+        let rest: Vec<&str> = words.collect();
+        let nums = || -> Vec<f32> { rest.iter().map(|w| w.parse().unwrap()).collect() };
+        match kind {
+            "v" => obj.v.push(nums()),
+            "vn" => obj.vn.push(nums()),
+            "vt" => obj.vt.push(nums()),
+            "f" => obj.faces.push(
+                rest.iter()
+                    .map(|c| {
+                        let ix: Vec<usize> = c.split('/').map(|i| i.parse().unwrap()).collect();
+                        assert_eq!(ix.len(), 3, "{line}");
+                        assert_eq!(ix[0], ix[2], "vn follows v: {line}");
+                        (ix[0], ix[1])
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            "#" | "o" | "g" => {}
+            other => panic!("unexpected OBJ line kind {other:?}: {line}"),
+        }
+    }
+    obj
+}
+
+/// The faces (by index) whose right-hand normal points against their
+/// corners' normals: faces not counter-clockwise seen from outside.
+fn faces_inwards(v: &[Vec<f32>], vn: &[Vec<f32>], faces: &[Vec<(usize, usize)>]) -> Vec<usize> {
+    let at = |list: &[Vec<f32>], i: usize| [list[i - 1][0], list[i - 1][1], list[i - 1][2]];
+    (0..faces.len())
+        .filter(|&k| {
+            let p: Vec<[f32; 3]> = faces[k].iter().map(|&(i, _)| at(v, i)).collect();
+            let n = common::cross(common::sub(p[1], p[0]), common::sub(p[2], p[0]));
+            let stored: f32 = faces[k]
+                .iter()
+                .map(|&(i, _)| common::dot(n, at(vn, i)))
+                .sum();
+            stored <= 0.0
+        })
+        .collect()
 }
 
 #[test]
 fn the_summary_lists_header_skins_animations_and_warnings() {
     let (_, path) = sphere_file("summary.md2");
     let text = run(&[&path.into_os_string()]).unwrap();
-    for want in [
-        "ident       IDP2",
-        "num_frames  5",
-        "models/test/skin.pcx",
-        "animations: 1",
-        "stand",
-        "0..4",
-        "warnings: 0",
-    ] {
-        assert!(text.contains(want), "{want:?} missing from\n{text}");
-    }
+    says_all(
+        &text,
+        &[
+            "ident       IDP2",
+            "num_frames  5",
+            "models/test/skin.pcx",
+            "animations: 1",
+            "stand",
+            "0..4",
+            "warnings: 0",
+        ],
+    );
 }
 
 #[test]
@@ -206,11 +258,7 @@ fn bad_arguments_and_bad_files_are_one_line_errors() {
         (&[&garbage], "IDP2"),
         (&[&missing], "/no/such/dir/model.md2"),
     ];
-    for (args, want) in cases {
-        let err = run(args).unwrap_err();
-        assert!(err.contains(want), "{args:?}: {err}");
-        assert!(!err.contains('\n'), "{args:?}: one line: {err}");
-    }
+    refused_in_one_line(&cases);
     assert!(run(&[&file, &os("--json"), &os("--obj"), &os("1")]).is_err());
     assert!(run(&[&os("--help")]).unwrap().contains("usage"));
 }
@@ -420,11 +468,7 @@ fn gltf_refusals_are_one_line_errors() {
         (&[&absurd, &os("--gltf"), &out], "frames"),
         (&[&nan, &os("--gltf"), &out], "not finite"),
     ];
-    for (args, want) in cases {
-        let err = run(args).unwrap_err();
-        assert!(err.contains(want), "{args:?}: {err}");
-        assert!(!err.contains('\n'), "{args:?}: one line: {err}");
-    }
+    refused_in_one_line(&cases);
 }
 
 /// `--levels OUT` writes the levels `GpuModelOptions::WITH_LEVELS` builds,
@@ -452,10 +496,7 @@ fn levels_writes_what_an_upload_would_build() {
 /// file of its own.
 fn mdl_file(name: &str) -> (md2_wgpu::format::mdl::MdlModel, PathBuf) {
     let model = common::seam_mdl();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("md2info");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, model.to_bytes()).unwrap();
+    let path = write_file(name, &model.to_bytes());
     (model, path)
 }
 
@@ -532,4 +573,358 @@ fn an_mdl_exports_to_gltf_with_its_groups_rates() {
     assert!(text.contains("3 animations"), "{text}");
     let glb = std::fs::read(&out).unwrap();
     assert!(glb.starts_with(b"glTF"));
+}
+
+/// The Quake III model built in code (two frames, tags `tag_head` and
+/// `tag_weapon`, surfaces `body` and `cap_1`) written to a file of its
+/// own.
+fn md3_file(name: &str) -> (Md3Model, PathBuf) {
+    let model = common::tiny_md3();
+    let path = write_file(name, &model.to_bytes());
+    (model, path)
+}
+
+#[test]
+fn an_md3_is_summarised_with_its_frames_tags_and_surfaces() {
+    let text = run(&[&md3_file("tiny.md3").1.into_os_string()]).unwrap();
+    says_all(
+        &text,
+        &[
+            "(Quake III MD3)",
+            "ident       IDP3",
+            "name        models/tiny/tiny.md3",
+            "numFrames   2",
+            "numSurfaces 2",
+            // The farthest corners: (4, 4, 6) in frame 0, (4, 4, 7) in 1.
+            "frames: 2 (idle1 .. idle2), bounds radius 8.246 to 9",
+            "tags: 2 a frame, in frame 0:",
+            "tag_head    at (2, 2, 7)",
+            "tag_weapon  at (4, 0, 3)",
+            "surfaces: 2",
+            "body   4 vertices, 2 triangles; shaders: models/tiny/body.tga",
+            "cap_1  3 vertices, 1 triangle; shaders: models/tiny/cap, models/tiny/cap_glow",
+            "warnings: 0",
+        ],
+    );
+}
+
+#[test]
+fn an_md3s_json_has_its_header_frames_tags_surfaces_and_warnings() {
+    let (model, path) = md3_file("tiny-json.md3");
+    let text = run(&[&path.into_os_string(), &os("--json")]).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["format", "frames", "header", "surfaces", "tags", "warnings"]
+    );
+    assert_eq!(v["format"], "MD3");
+    let header = &v["header"];
+    assert_eq!(header.as_object().unwrap().len(), 12);
+    assert_eq!(header["ident"], "IDP3");
+    assert_eq!(header["version"], 15);
+    assert_eq!(header["name"], "models/tiny/tiny.md3");
+    assert_eq!(header["numFrames"], 2);
+    assert_eq!(header["numTags"], 2);
+    assert_eq!(header["ofsEnd"], model.header().ofs_end);
+    assert_eq!(v["frames"], 2);
+    assert_eq!(v["tags"], serde_json::json!(["tag_head", "tag_weapon"]));
+    assert_eq!(
+        v["surfaces"],
+        serde_json::json!([
+            {"name": "body", "vertices": 4, "triangles": 2, "shaders": ["models/tiny/body.tga"]},
+            {"name": "cap_1", "vertices": 3, "triangles": 1,
+             "shaders": ["models/tiny/cap", "models/tiny/cap_glow"]},
+        ])
+    );
+    assert_eq!(v["warnings"], serde_json::json!([]));
+}
+
+#[test]
+fn an_md3s_obj_has_every_surface_of_the_frame() {
+    let (model, path) = md3_file("tiny-obj.md3");
+    let text = run(&[&path.clone().into_os_string(), &os("--obj"), &os("1")]).unwrap();
+    let Obj { v, vn, vt, faces } = parse_obj(&text);
+    let vertices: usize = model.surfaces().iter().map(|s| s.vertex_count()).sum();
+    let triangles: usize = model.surfaces().iter().map(|s| s.triangles().len()).sum();
+    assert_eq!((vertices, triangles), (7, 3));
+    assert_eq!((v.len(), vn.len(), vt.len()), (7, 7, 7));
+    assert_eq!(faces.len(), 3);
+    says_all(
+        &text,
+        &[
+            "o body",
+            "g body",
+            "o cap_1",
+            "g cap_1",
+            "frame 1 (\"idle2\")",
+        ],
+    );
+    // Frame 1's positions in Quake units, its normals and each surface's
+    // st with t flipped, surface after surface.
+    let mut i = 0;
+    for surface in model.surfaces() {
+        let verts = surface.frame_vertices(1);
+        for (vertex, [s, t]) in verts.iter().zip(surface.tex_coords()) {
+            assert_eq!(v[i], vertex.position().to_vec(), "v {i}");
+            assert_eq!(vn[i], vertex.normal_vector().to_vec(), "vn {i}");
+            assert_eq!(vt[i], [*s, 1.0 - t], "vt {i}");
+            i += 1;
+        }
+    }
+    assert_eq!(v[0], [0.0f32, 0.0, 1.0], "frame 1 lifts the body a unit");
+    // Each triangle's corners reversed, as MD2's are; the cap's numbered
+    // after the body's four vertices.
+    assert_eq!(
+        faces,
+        [
+            vec![(1, 1), (3, 3), (2, 2)],
+            vec![(1, 1), (4, 4), (3, 3)],
+            vec![(5, 5), (6, 6), (7, 7)],
+        ]
+    );
+    let err = run(&[&path.into_os_string(), &os("--obj"), &os("2")]).unwrap_err();
+    assert!(
+        err.contains("no frame 2") && err.contains("(0..=1)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn options_an_md3_has_no_answer_for_are_one_line_errors() {
+    let (_, path) = md3_file("tiny-refused.md3");
+    let file = path.clone().into_os_string();
+    let out = path.with_extension("out").into_os_string();
+    let cases: [(&[&OsString], &str); 5] = [
+        (
+            &[&file, &os("--gltf"), &out],
+            "--gltf does not apply to an MD3",
+        ),
+        (&[&file, &os("--convert"), &out], "--convert does not apply"),
+        (&[&file, &os("--levels"), &out], "--levels does not apply"),
+        (&[&file, &os("--palette"), &out], "--palette does not apply"),
+        (
+            &[&file, &os("--skin"), &os("red")],
+            "--skin goes with --gltf",
+        ),
+    ];
+    refused_in_one_line(&cases);
+    // The binary exits 1 with the one message, and writes nothing.
+    let refused = Command::new(md2info_binary())
+        .arg(&path)
+        .arg("--gltf")
+        .arg(path.with_extension("glb"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    assert!(refused.stdout.is_empty());
+    let err = String::from_utf8(refused.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("md2info: --gltf does not apply"), "{err}");
+    assert!(!path.with_extension("glb").exists());
+}
+
+/// The tiny player's files (`md2_wgpu_tests::tiny_player_files`) in the
+/// folder `name` (one a test: they run at once), with `TORSO_STAND` looping only its last frame,
+/// `legs.tga` beside them and `head.tga` for the head's `head.jpg` (the
+/// torso's texture is not there).
+fn tiny_player_dir(name: &str) -> PathBuf {
+    let dir = tmp_dir().join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in common::tiny_player_files() {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let mut lines = vec!["0 2 2 10"; 25];
+    lines[PlayerAnimation::TorsoStand.index()] = "0 2 1 10";
+    std::fs::write(dir.join("animation.cfg"), lines.join("\n")).unwrap();
+    for texture in ["legs.tga", "head.tga"] {
+        std::fs::write(dir.join(texture), b"").unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_players_folder_is_described_part_by_part() {
+    let dir = tiny_player_dir("tiny-player");
+    let text = run(&[&dir.into_os_string()]).unwrap();
+    says_all(
+        &text,
+        &[
+            "(Quake III player, skin set \"default\")",
+            "lower.md3: 2 frames, tags [tag_torso], 1 surface; skin lower_default.skin",
+            "upper.md3: 2 frames, tags [tag_head, tag_weapon], 1 surface",
+            "l_legs    4 vertices, 2 triangles",
+            "texture models/players/tiny/legs.tga: legs.tga is in the folder",
+            "texture models/players/tiny/torso: not in the folder (tried \
+         models/players/tiny/torso.tga, models/players/tiny/torso.jpg",
+            "texture models/players/tiny/head.jpg: head.tga is in the folder",
+            "animations: 31",
+            "lower.md3 tag_torso holds upper.md3",
+            "upper.md3 tag_head holds head.md3",
+            "upper.md3 tag_weapon holds the weapon",
+            "standing (LEGS_IDLE at lower.md3's frame 0, TORSO_STAND at upper.md3's frame 0):",
+            // tag_torso at (0, 0, 10) turned a quarter: the torso's (1, 0, 5)
+            // and (3, -2, 4) land at (0, 1, 15) and (2, 3, 14).
+            "torso  at (0, 0, 10)",
+            "head   at (0, 1, 15)",
+            "weapon at (2, 3, 14)",
+            "warnings: 0",
+        ],
+    );
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+            .to_owned()
+    };
+    let idle = line("LEGS_IDLE");
+    for want in [
+        "legs",
+        "frames   0..1",
+        "10 fps: a frame each 100 ms",
+        "loops",
+    ] {
+        assert!(idle.contains(want), "{want:?}: {idle}");
+    }
+    assert!(line("BOTH_DEATH1").contains(" both "), "{text}");
+    assert!(
+        line("TORSO_STAND")
+            .contains("loops its last 1); the game loops its last 1 frame; the clip plays once"),
+        "{text}"
+    );
+    assert!(
+        line("TORSO_GETFLAG").contains("not in the file: TORSO_GESTURE's"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_players_json_has_its_parts_animations_tags_and_pose() {
+    let dir = tiny_player_dir("tiny-player-json");
+    let text = run(&[&dir.into_os_string(), &os("--json")]).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["format"], "MD3 player");
+    assert_eq!(v["skin"], "default");
+    let parts = v["parts"].as_array().unwrap();
+    let names: Vec<&str> = parts.iter().map(|p| p["part"].as_str().unwrap()).collect();
+    assert_eq!(names, ["lower", "upper", "head"]);
+    assert_eq!(
+        parts[1]["tags"],
+        serde_json::json!(["tag_head", "tag_weapon"])
+    );
+    let surface = |k: usize| &parts[k]["surfaces"][0];
+    assert_eq!(surface(0)["name"], "l_legs");
+    assert_eq!(surface(0)["vertices"], 4);
+    assert_eq!(surface(0)["found"], "legs.tga");
+    assert_eq!(surface(1)["found"], serde_json::Value::Null);
+    assert_eq!(surface(2)["texture"], "models/players/tiny/head.jpg");
+    assert_eq!(surface(2)["found"], "head.tga");
+    let animations = v["animations"].as_array().unwrap();
+    assert_eq!(animations.len(), PlayerAnimation::ALL.len());
+    let animation = |name: &str| {
+        animations
+            .iter()
+            .find(|a| a["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    // The fields the test reads of an animation, as one object.
+    let fields = |name: &str| {
+        let a = animation(name);
+        let keys = [
+            "part", "first", "last", "fps", "frame_ms", "looping", "exact",
+        ];
+        serde_json::Value::Object(keys.iter().map(|&k| (k.into(), a[k].clone())).collect())
+    };
+    assert_eq!(
+        fields("LEGS_IDLE"),
+        serde_json::json!({"part": "legs", "first": 0, "last": 1, "fps": 10.0,
+                           "frame_ms": 100, "looping": true, "exact": true})
+    );
+    assert_eq!(
+        fields("TORSO_STAND"),
+        serde_json::json!({"part": "torso", "first": 0, "last": 1, "fps": 10.0,
+                           "frame_ms": 100, "looping": false, "exact": false})
+    );
+    let stand = animation("TORSO_STAND");
+    assert_eq!(stand["notes"].as_array().unwrap().len(), 1);
+    assert_eq!(animation("BOTH_DEAD2")["part"], "both");
+    assert_eq!(
+        v["tags"][0],
+        serde_json::json!({"part": "lower", "tag": "tag_torso", "holds": "upper.md3", "present": true})
+    );
+    let standing = &v["standing"];
+    assert_eq!(standing["legs_frame"], 0);
+    assert_eq!(standing["torso"], serde_json::json!([0.0, 0.0, 10.0]));
+    assert_eq!(standing["head"], serde_json::json!([0.0, 1.0, 15.0]));
+    assert_eq!(standing["weapon"], serde_json::json!([2.0, 3.0, 14.0]));
+    assert_eq!(v["warnings"], serde_json::json!([]));
+}
+
+#[test]
+fn a_players_folder_refuses_what_it_has_no_answer_for() {
+    let dir = tiny_player_dir("tiny-player-refused").into_os_string();
+    let empty = tmp_dir().join("not-a-player");
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.into_os_string();
+    let cases: [(&[&OsString], &str); 5] = [
+        (&[&dir, &os("--skin"), &os("red")], "lower_red.skin"),
+        (&[&dir, &os("--skin"), &os("../x")], "skin name"),
+        (
+            &[&dir, &os("--obj"), &os("0")],
+            "--obj does not apply to a Quake III player",
+        ),
+        (
+            &[&dir, &os("--gltf"), &os("x.glb")],
+            "--gltf does not apply",
+        ),
+        (&[&empty], "lower.md3: no such file"),
+    ];
+    refused_in_one_line(&cases);
+}
+
+/// The shared OpenArena players (`../shared/md3`), each described as a
+/// folder, as JSON and model by model; their OBJ faces are
+/// counter-clockwise seen from outside, as the module's docs say.
+#[test]
+fn the_shared_players_are_described() {
+    let Some(shared) = common::shared_md3_dir() else {
+        return;
+    };
+    for name in ["major", "penguin"] {
+        let dir = shared.join(name);
+        if !dir.is_dir() {
+            eprintln!("skipping {}: absent", dir.display());
+            continue;
+        }
+        let text = run(&[&dir.clone().into_os_string()]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(text.contains("(Quake III player"), "{text}");
+        assert!(text.contains("standing (LEGS_IDLE"), "{text}");
+        // Every texture is beside the models (penguin's head.jpg as
+        // skin.tga), as tests/md3.rs checks.
+        assert!(!text.contains("not in the folder"), "{text}");
+        let json = run(&[&dir.clone().into_os_string(), &os("--json")]).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["animations"].as_array().unwrap().len(), 31, "{name}");
+        assert!(
+            v["standing"]["head"].is_array(),
+            "{name}: {}",
+            v["standing"]
+        );
+        for part in PlayerPart::ALL {
+            let file = dir.join(part.model_file()).into_os_string();
+            let text = run(&[&file]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(text.contains("(Quake III MD3)"), "{text}");
+            let obj = parse_obj(&run(&[&file, &os("--obj"), &os("0")]).unwrap());
+            let inwards = faces_inwards(&obj.v, &obj.vn, &obj.faces);
+            // 16 of 2,892 triangles (1% of a part at most) point against
+            // their normals.
+            assert!(
+                inwards.len() * 50 < obj.faces.len(),
+                "{name} {part}: {} of {} faces inwards",
+                inwards.len(),
+                obj.faces.len()
+            );
+        }
+    }
 }

@@ -4,7 +4,7 @@
 //! [`MeshTag`] (the entity's slot in the model's pose buffer) and a box
 //! around every frame.
 
-use bevy::asset::{AssetId, Assets, Handle};
+use bevy::asset::{Assets, Handle};
 use bevy::camera::visibility::{NoAutoAabb, Visibility};
 use bevy::ecs::prelude::*;
 use bevy::mesh::{Mesh3d, MeshTag};
