@@ -49,12 +49,12 @@ pub(super) fn keys(model: &KeyframeModel, options: &GltfOptions) -> Result<Vec<K
     };
     clips
         .into_iter()
-        .map(|clip| clip_keys(model, clip))
+        .map(|clip| clip_keys(model.frame_count(), clip))
         .collect()
 }
 
-fn clip_keys(model: &KeyframeModel, clip: Clip) -> Result<Keys, GltfError> {
-    let frame_count = model.frame_count();
+/// `clip`'s keys on a model of `frame_count` frames, checked against them.
+pub(super) fn clip_keys(frame_count: u32, clip: Clip) -> Result<Keys, GltfError> {
     let frames = clip.frames();
     if *frames.end() >= frame_count {
         return Err(GltfError::ClipOutOfRange {
@@ -134,6 +134,14 @@ pub(super) fn check_weight_counts(keys: &[Keys], targets: u32) -> Result<(), Glt
     Ok(())
 }
 
+/// glTF's name for `interpolation`.
+pub(super) fn gltf_interpolation(interpolation: KeyInterpolation) -> Interpolation {
+    match interpolation {
+        KeyInterpolation::Linear => Interpolation::Linear,
+        KeyInterpolation::Step => Interpolation::Step,
+    }
+}
+
 /// One animation per clip, on `node`'s weights, with `targets` morph
 /// targets.
 pub(super) fn write(
@@ -178,10 +186,7 @@ pub(super) fn write(
     // Every non-zero weight is 1: one run of ones that every clip shares.
     let most = keys.iter().map(|k| k.times.len()).max().unwrap_or(0);
     let ones_view = builder.view(None, None, |bin| put_f32s(bin, &vec![1.0; most]));
-    let glb_interpolation = match interpolation {
-        KeyInterpolation::Linear => Interpolation::Linear,
-        KeyInterpolation::Step => Interpolation::Step,
-    };
+    let glb_interpolation = gltf_interpolation(interpolation);
     for (i, k) in keys.iter().enumerate() {
         let n = k.times.len();
         let first = k.times.first().copied().unwrap_or(0.0);

@@ -137,6 +137,35 @@ impl Builder {
         })
     }
 
+    /// A triangle list's indices (`count` of them, 16-bit where `short`),
+    /// each triangle's winding reversed: Quake's triangles (MD2's and
+    /// MD3's) run clockwise seen from outside, glTF's front faces
+    /// counter-clockwise.
+    pub fn reversed_triangles(
+        &mut self,
+        triangles: impl Iterator<Item = [u32; 3]>,
+        count: usize,
+        short: bool,
+    ) -> Index<Accessor> {
+        let view = self.view(None, Some(Target::ElementArrayBuffer), |bin| {
+            for t in triangles {
+                for i in [t[0], t[2], t[1]] {
+                    if short {
+                        bin.extend_from_slice(&(i as u16).to_le_bytes());
+                    } else {
+                        bin.extend_from_slice(&i.to_le_bytes());
+                    }
+                }
+            }
+        });
+        let component = if short {
+            ComponentType::U16
+        } else {
+            ComponentType::U32
+        };
+        self.accessor(AccessorSpec::dense(view, 0, count, component, Type::Scalar))
+    }
+
     /// The one buffer, once every view is in: its length padded to 4 bytes,
     /// as the GLB's BIN chunk will be.
     pub fn finish_buffer(&mut self) {

@@ -81,6 +81,14 @@ pub enum GltfError {
         /// Keys × morph targets.
         count: u64,
     },
+    /// An MD3 model lacks a tag the export needs: a player's `tag_torso`
+    /// (legs), `tag_head` or `tag_weapon` (torso), in some frame.
+    MissingTag {
+        /// The tag's name.
+        tag: String,
+        /// The model's name (from its header).
+        model: String,
+    },
     /// The glTF JSON or the GLB container could not be written (what
     /// serde_json or gltf said: not expected for the values an export
     /// holds).
@@ -133,6 +141,9 @@ impl fmt::Display for GltfError {
                 f,
                 "clip {clip:?} has {count} weights (keys × morph targets), more than a 32-bit sparse index reaches"
             ),
+            GltfError::MissingTag { tag, model } => {
+                write!(f, "MD3 model {model:?} has no tag {tag:?} in some frame")
+            }
             GltfError::Write { reason } => write!(f, "cannot write the GLB: {reason}"),
         }
     }

@@ -87,16 +87,8 @@ pub fn to_glb(
         });
     }
 
-    let asset = json::Asset {
-        copyright: None,
-        extensions: None,
-        extras: None,
-        generator: Some(format!("md2-wgpu {}", env!("CARGO_PKG_VERSION"))),
-        min_version: None,
-        version: "2.0".into(),
-    };
     // Within the limit, which is below 4 GiB: the size fits a usize.
-    let mut b = Builder::new(asset, usize::try_from(bin_size).unwrap_or(0));
+    let mut b = Builder::new(asset(), usize::try_from(bin_size).unwrap_or(0));
     let indices = write_indices(&mut b, &mesh);
     let mut report_q = None;
     let (attributes, targets) = match grid {
@@ -132,6 +124,36 @@ pub fn to_glb(
         b.root.extensions = Some(variants(&skins));
     }
 
+    let bin_bytes = b.bin.len();
+    let (glb, json_padded) = finish_glb(b, limit)?;
+    let report = GltfReport {
+        corners: corners.len(),
+        triangles: mesh.triangle_count(),
+        morph_targets: frame_count,
+        animations: keys.len(),
+        materials: materials.len(),
+        json_bytes: json_padded,
+        bin_bytes,
+        quantization: report_q,
+    };
+    Ok(GltfExport { glb, report })
+}
+
+/// The asset description every export writes.
+pub(super) fn asset() -> json::Asset {
+    json::Asset {
+        copyright: None,
+        extensions: None,
+        extras: None,
+        generator: Some(format!("md2-wgpu {}", env!("CARGO_PKG_VERSION"))),
+        min_version: None,
+        version: "2.0".into(),
+    }
+}
+
+/// The finished document (its buffer in) as GLB bytes, refused where it
+/// is larger than `limit`; with its padded JSON chunk's size.
+pub(super) fn finish_glb(b: Builder, limit: u64) -> Result<(Vec<u8>, usize), GltfError> {
     let json_bytes = json::serialize::to_vec(&b.root).map_err(|e| GltfError::Write {
         reason: e.to_string(),
     })?;
@@ -142,16 +164,6 @@ pub fn to_glb(
     if total > limit {
         return Err(GltfError::TooLarge { size: total, limit });
     }
-    let report = GltfReport {
-        corners: corners.len(),
-        triangles: mesh.triangle_count(),
-        morph_targets: frame_count,
-        animations: keys.len(),
-        materials: materials.len(),
-        json_bytes: json_padded,
-        bin_bytes: b.bin.len(),
-        quantization: report_q,
-    };
     let glb = ::gltf::binary::Glb {
         header: ::gltf::binary::Header {
             magic: *b"glTF",
@@ -166,12 +178,12 @@ pub fn to_glb(
     .map_err(|e| GltfError::Write {
         reason: e.to_string(),
     })?;
-    Ok(GltfExport { glb, report })
+    Ok((glb, json_padded))
 }
 
 /// Refuses a base frame past the model's frames and a scale that is not a
 /// positive number.
-fn check_options(options: &GltfOptions, frame_count: u32) -> Result<(), GltfError> {
+pub(super) fn check_options(options: &GltfOptions, frame_count: u32) -> Result<(), GltfError> {
     if options.base_frame >= frame_count {
         return Err(GltfError::BaseFrameOutOfRange {
             frame: options.base_frame,
@@ -266,7 +278,9 @@ fn variants(skins: &[materials::EncodedSkin]) -> json::extensions::root::Root {
 }
 
 /// Extras as glTF-JSON holds them.
-fn raw(value: &serde_json::Value) -> Result<Box<serde_json::value::RawValue>, GltfError> {
+pub(super) fn raw(
+    value: &serde_json::Value,
+) -> Result<Box<serde_json::value::RawValue>, GltfError> {
     serde_json::value::to_raw_value(value).map_err(|e| GltfError::Write {
         reason: e.to_string(),
     })
@@ -320,30 +334,8 @@ fn bin_size(
 /// The triangle list, each triangle's winding reversed: MD2 triangles run
 /// clockwise seen from outside, glTF's front faces counter-clockwise.
 fn write_indices(b: &mut Builder, mesh: &RenderMesh) -> Index<Accessor> {
-    let short = short_indices(mesh);
-    let view = b.view(None, Some(ViewTarget::ElementArrayBuffer), |bin| {
-        for t in mesh.indices().chunks_exact(3) {
-            for i in [t[0], t[2], t[1]] {
-                if short {
-                    bin.extend_from_slice(&(i as u16).to_le_bytes());
-                } else {
-                    bin.extend_from_slice(&i.to_le_bytes());
-                }
-            }
-        }
-    });
-    let component = if short {
-        ComponentType::U16
-    } else {
-        ComponentType::U32
-    };
-    b.accessor(AccessorSpec::dense(
-        view,
-        0,
-        mesh.indices().len(),
-        component,
-        Type::Scalar,
-    ))
+    let triangles = mesh.indices().chunks_exact(3).map(|t| [t[0], t[1], t[2]]);
+    b.reversed_triangles(triangles, mesh.indices().len(), short_indices(mesh))
 }
 
 type Attributes = BTreeMap<Checked<Semantic>, Index<Accessor>>;

@@ -106,7 +106,7 @@ pub(super) fn write(builder: &mut Builder, skins: &[EncodedSkin]) -> Vec<Index<j
 }
 
 /// A material with no texture: light grey, not metal, fully rough.
-fn plain(builder: &mut Builder, name: String) -> Index<json::Material> {
+pub(super) fn plain(builder: &mut Builder, name: String) -> Index<json::Material> {
     builder.root.push(json::Material {
         name: Some(name),
         pbr_metallic_roughness: PbrMetallicRoughness {

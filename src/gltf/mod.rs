@@ -48,6 +48,35 @@
 //!   the primitive and all of them listed as `KHR_materials_variants`; a
 //!   model without skins gets one plain light-grey material.
 //!
+//! # Quake III's MD3
+//!
+//! [`md3_to_glb`] exports an [`Md3Model`](crate::format::md3::Md3Model)
+//! and [`player_to_glb`] a whole [`Md3Player`](crate::format::md3::Md3Player),
+//! with the axes, units, winding (MD3 triangles run clockwise seen from
+//! outside too) and morph targets above. A model is one node holding one
+//! mesh, a primitive per surface with the surface's own vertices (each
+//! morph target of a primitive is that surface's frame, so every
+//! primitive has one per frame), and a child node per tag: its origin as
+//! the translation, its axes orthonormalised (Gram–Schmidt, forward
+//! first) into the rotation a glTF node needs, their lengths (1 in a
+//! well-made file) as the scale, negative on one axis where the axes are
+//! a mirror. Each animation moves the morph weights as above and each tag
+//! node with a key per frame; glTF blends the keys' rotations by `slerp`
+//! where Quake III lerps the axes and renormalises them (`R_LerpTag`),
+//! the same at the keys and close between them for the small turns
+//! between frames (not checked against three.js yet). A lone model gets one looping animation,
+//! [`ALL_FRAMES_ANIMATION`], over every frame; a player is
+//! `lower` → `tag_torso` → `upper` → `tag_head` → `head` (and
+//! `tag_weapon` → `weapon`), each `PlayerAnimation` with a
+//! [clip](crate::format::md3::AnimationConfig::clip) an animation by its
+//! name at the clip's rate (`LEGS_` ones move the legs and their tags,
+//! `TORSO_` ones the torso and its tags, `BOTH_` ones both). Every
+//! surface gets a plain material named after its texture (the skin's,
+//! else the surface's first shader); no image is embedded.
+//! [`GltfOptions::quantize`], [`GltfOptions::order`] and
+//! [`GltfOptions::skin_names`] are not read: MD3 data is exported as
+//! floats, surfaces' triangles in their file order.
+//!
 //! # Quantization
 //!
 //! [`GltfOptions::quantize`] stores positions as `SHORT` grid coordinates
@@ -92,11 +121,13 @@ mod error;
 mod export;
 mod frames;
 mod materials;
+mod md3;
 mod options;
 mod quantize;
 mod report;
 
 pub use error::GltfError;
 pub use export::to_glb;
+pub use md3::{ALL_FRAMES_ANIMATION, md3_to_glb, player_to_glb};
 pub use options::{GltfOptions, KeyInterpolation, MAX_GLB_BYTES, METRES_PER_QUAKE_UNIT};
 pub use report::{GltfExport, GltfReport, QuantizationReport};

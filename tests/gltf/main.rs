@@ -8,6 +8,7 @@ use md2_wgpu_tests as common;
 
 mod cases;
 mod errors;
+mod md3;
 mod node;
 mod roundtrip;
 mod sizes;

@@ -52,7 +52,7 @@ fn node_tools() -> Option<PathBuf> {
 
 /// [`node_tools`]'s folder and the output folder `what` of a test that
 /// runs node, or `None` where it skips.
-fn node_and_out_dir(what: &str) -> Option<(PathBuf, PathBuf)> {
+pub fn node_and_out_dir(what: &str) -> Option<(PathBuf, PathBuf)> {
     Some((node_tools()?, cases::out_dir(what)))
 }
 
@@ -115,7 +115,18 @@ fn the_khronos_validator_finds_no_error_and_no_warning() {
     std::fs::write(&path, two_skins.glb).unwrap();
     files.push(path);
 
-    let mut args = vec![modules.as_path()];
+    let bad = validator_complaints(&modules, &files);
+    assert!(
+        bad.is_empty(),
+        "the validator complained:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// Runs the Khronos glTF-Validator on `files`, printing a line for each;
+/// the files it found an error or a warning in, with its messages.
+pub fn validator_complaints(modules: &Path, files: &[PathBuf]) -> Vec<String> {
+    let mut args = vec![modules];
     args.extend(files.iter().map(PathBuf::as_path));
     let reports = run_script("validate.mjs", &args);
     assert_eq!(reports.len(), files.len());
@@ -146,11 +157,7 @@ fn the_khronos_validator_finds_no_error_and_no_warning() {
             bad.push(format!("{name}: {}", r["messages"]));
         }
     }
-    assert!(
-        bad.is_empty(),
-        "the validator complained:\n{}",
-        bad.join("\n")
-    );
+    bad
 }
 
 /// When to look at a clip: inside and across keyframes, on a key, across
