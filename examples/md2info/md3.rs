@@ -13,9 +13,11 @@ use md2_wgpu::format::md3::{
 };
 use serde_json::json;
 
+use md2_wgpu::gltf::{GltfError, GltfExport, GltfOptions, KeyInterpolation};
+
 use super::{
-    Args, Output, USAGE, fields_json, json_text, no_such, number, obj_comments, point, sanitize,
-    write_fields, write_vectors, write_warnings,
+    Args, GltfArgs, Output, USAGE, fields_json, json_text, no_such, number, obj_comments, point,
+    sanitize, write_fields, write_vectors, write_warnings,
 };
 
 /// Whether `path` is a file that starts with MD3's ident (`IDP3`).
@@ -56,10 +58,13 @@ pub(super) fn model(args: &Args) -> Result<String, String> {
         Output::Summary => Ok(summary(&model, &name)),
         Output::Json => json_text(&json(&model)),
         Output::Obj(frame) => obj(&model, *frame, &name),
+        Output::Gltf(gltf) => write_gltf(gltf, what, &args.file, |options| {
+            md2_wgpu::gltf::md3_to_glb(&model, options)
+        }),
         other => Err(refused(
             other.option(),
             what,
-            "md2info gives its summary, --json or --obj FRAME",
+            "md2info gives its summary, --json, --obj FRAME or --gltf OUT.glb",
         )),
     }
 }
@@ -76,12 +81,63 @@ pub(super) fn player(args: &Args) -> Result<String, String> {
     match &args.output {
         Output::Summary => Ok(player_summary(&player, dir)),
         Output::Json => json_text(&player_json(&player, dir)),
+        Output::Gltf(gltf) => write_gltf(gltf, what, dir, |options| {
+            md2_wgpu::gltf::player_to_glb(&player, options)
+        }),
         other => Err(refused(
             other.option(),
             what,
-            "md2info gives its summary or --json; name one of its .md3 files for the rest",
+            "md2info gives its summary, --json or --gltf OUT.glb; name one of its .md3 files for the rest",
         )),
     }
+}
+
+/// `--gltf OUT.glb` for an MD3 or a player (`what`, from `file`): the
+/// GLB `export` writes with the options md2info's flags give, and what
+/// was written. The MD3 export names each surface's material after its
+/// texture and embeds no image, and writes float positions, so
+/// `--skin PATH` and `--quantize` are refused.
+fn write_gltf(
+    gltf: &GltfArgs,
+    what: &str,
+    file: &Path,
+    export: impl FnOnce(&GltfOptions) -> Result<GltfExport, GltfError>,
+) -> Result<String, String> {
+    if gltf.skin.is_some() {
+        let instead = "the MD3 export names each material after its texture and embeds no image";
+        return Err(refused("--skin PATH", what, instead));
+    }
+    if gltf.quantize {
+        return Err(refused(
+            "--quantize",
+            what,
+            "the MD3 export writes float positions",
+        ));
+    }
+    let name = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let options = GltfOptions {
+        interpolation: if gltf.step {
+            KeyInterpolation::Step
+        } else {
+            KeyInterpolation::Linear
+        },
+        scale: gltf.scale,
+        name,
+        ..GltfOptions::DEFAULT
+    };
+    let export = export(&options).map_err(|e| format!("{}: {e}", file.display()))?;
+    std::fs::write(&gltf.out, &export.glb)
+        .map_err(|e| format!("cannot write {}: {e}", gltf.out.display()))?;
+    let r = &export.report;
+    Ok(format!(
+        "wrote {}: {} bytes; {} vertices, {} triangles, {} morph targets, {} animations\n",
+        gltf.out.display(),
+        export.glb.len(),
+        r.corners,
+        r.triangles,
+        r.morph_targets,
+        r.animations,
+    ))
 }
 
 /// The header's fields by their names in Quake III's `qfiles.h`, in the

@@ -68,10 +68,14 @@
 //!   then `GpuModel::set_levels`, or `ModelData::with_levels`) instead of
 //!   building them at start-up; on stdout each level and the build time.
 //!
-//! An MD3 is not yet a `KeyframeModel`, so `--gltf`, `--convert` and
-//! `--levels` are refused for one (and for a player's folder, with
-//! `--obj`: name one of its models), as `--palette` is (an MD3's textures
-//! are images of their own).
+//! An MD3 (or a player's folder) exports with `--gltf` through
+//! `md2_wgpu::gltf::md3_to_glb` (`player_to_glb`: the parts as a node tree
+//! joined at their tags, every animation by its name), with `--step` and
+//! `--scale`; it embeds no image and writes floats, so `--skin PATH` and
+//! `--quantize` are refused for it. An MD3 is not yet a `KeyframeModel`,
+//! so `--convert` and `--levels` are refused for one (and for a player's
+//! folder, with `--obj`: name one of its models), as `--palette` is (an
+//! MD3's textures are images of their own).
 //!
 //! Exits 0 on success, and 1 with one message on stderr for bad arguments or
 //! a file that does not load.

@@ -698,8 +698,8 @@ fn options_an_md3_has_no_answer_for_are_one_line_errors() {
     let out = path.with_extension("out").into_os_string();
     let cases: [(&[&OsString], &str); 5] = [
         (
-            &[&file, &os("--gltf"), &out],
-            "--gltf does not apply to an MD3",
+            &[&file, &os("--gltf"), &out, &os("--quantize")],
+            "--quantize does not apply to an MD3",
         ),
         (&[&file, &os("--convert"), &out], "--convert does not apply"),
         (&[&file, &os("--levels"), &out], "--levels does not apply"),
@@ -713,16 +713,50 @@ fn options_an_md3_has_no_answer_for_are_one_line_errors() {
     // The binary exits 1 with the one message, and writes nothing.
     let refused = Command::new(md2info_binary())
         .arg(&path)
-        .arg("--gltf")
-        .arg(path.with_extension("glb"))
+        .arg("--convert")
+        .arg(path.with_extension("mdl"))
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");
     assert!(refused.stdout.is_empty());
     let err = String::from_utf8(refused.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("md2info: --gltf does not apply"), "{err}");
-    assert!(!path.with_extension("glb").exists());
+    assert!(
+        err.starts_with("md2info: --convert does not apply"),
+        "{err}"
+    );
+    assert!(!path.with_extension("mdl").exists());
+}
+
+#[test]
+fn an_md3_and_a_players_folder_export_to_gltf() {
+    let (model, path) = md3_file("tiny-gltf.md3");
+    let out = path.with_extension("glb");
+    let text = run_to(&path, "--gltf", &out).unwrap();
+    assert!(text.starts_with("wrote "), "{text}");
+    let glb = std::fs::read(&out).unwrap();
+    let g = gltf::Gltf::from_slice(&glb).expect("a valid glTF");
+    let mesh = g.meshes().next().expect("a mesh");
+    let targets = mesh.primitives().next().unwrap().morph_targets().count();
+    assert_eq!(targets, model.frames().len());
+
+    // A player: its parts joined at their tags, its animations by name.
+    let dir = tiny_player_dir("tiny-player-gltf");
+    let out = dir.with_extension("glb");
+    let text = run_to(&dir, "--gltf", &out).unwrap();
+    assert!(text.starts_with("wrote "), "{text}");
+    let g = gltf::Gltf::from_slice(&std::fs::read(&out).unwrap()).expect("a valid glTF");
+    let names: Vec<_> = g
+        .nodes()
+        .filter_map(|n| n.name().map(str::to_owned))
+        .collect();
+    for node in ["tag_torso", "tag_head", "tag_weapon"] {
+        assert!(names.iter().any(|n| n == node), "{node} in {names:?}");
+    }
+    assert!(
+        g.animations().any(|a| a.name() == Some("TORSO_STAND")),
+        "the animations are named"
+    );
 }
 
 /// The tiny player's files (`md2_wgpu_tests::tiny_player_files`) in the
@@ -875,8 +909,8 @@ fn a_players_folder_refuses_what_it_has_no_answer_for() {
             "--obj does not apply to a Quake III player",
         ),
         (
-            &[&dir, &os("--gltf"), &os("x.glb")],
-            "--gltf does not apply",
+            &[&dir, &os("--convert"), &os("x.mdl")],
+            "--convert does not apply",
         ),
         (&[&empty], "lower.md3: no such file"),
     ];
