@@ -564,14 +564,20 @@ fn convert_writes_the_other_format_and_says_what_it_lost() {
     assert!(error.contains("an MDL becomes .md2"), "{error}");
 }
 
+/// md2info's `--gltf` of `path` into `path` with `.glb`: what it
+/// printed, and the GLB.
+fn gltf_of(path: &Path) -> (String, Vec<u8>) {
+    let out = path.with_extension("glb");
+    let text = run_to(path, "--gltf", &out).unwrap();
+    (text, std::fs::read(&out).unwrap())
+}
+
 #[test]
 fn an_mdl_exports_to_gltf_with_its_groups_rates() {
     let (_, path) = mdl_file("seam-gltf.mdl");
-    let out = path.with_extension("glb");
-    let text = run_to(&path, "--gltf", &out).unwrap();
+    let (text, glb) = gltf_of(&path);
     assert!(text.contains("the MDL file"), "{text}");
     assert!(text.contains("3 animations"), "{text}");
-    let glb = std::fs::read(&out).unwrap();
     assert!(glb.starts_with(b"glTF"));
 }
 
@@ -731,21 +737,17 @@ fn options_an_md3_has_no_answer_for_are_one_line_errors() {
 #[test]
 fn an_md3_and_a_players_folder_export_to_gltf() {
     let (model, path) = md3_file("tiny-gltf.md3");
-    let out = path.with_extension("glb");
-    let text = run_to(&path, "--gltf", &out).unwrap();
+    let (text, glb) = gltf_of(&path);
     assert!(text.starts_with("wrote "), "{text}");
-    let glb = std::fs::read(&out).unwrap();
     let g = gltf::Gltf::from_slice(&glb).expect("a valid glTF");
     let mesh = g.meshes().next().expect("a mesh");
     let targets = mesh.primitives().next().unwrap().morph_targets().count();
     assert_eq!(targets, model.frames().len());
 
     // A player: its parts joined at their tags, its animations by name.
-    let dir = tiny_player_dir("tiny-player-gltf");
-    let out = dir.with_extension("glb");
-    let text = run_to(&dir, "--gltf", &out).unwrap();
+    let (text, glb) = gltf_of(&tiny_player_dir("tiny-player-gltf"));
     assert!(text.starts_with("wrote "), "{text}");
-    let g = gltf::Gltf::from_slice(&std::fs::read(&out).unwrap()).expect("a valid glTF");
+    let g = gltf::Gltf::from_slice(&glb).expect("a valid glTF");
     let names: Vec<_> = g
         .nodes()
         .filter_map(|n| n.name().map(str::to_owned))
