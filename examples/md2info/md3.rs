@@ -9,8 +9,9 @@ use std::path::Path;
 use md2_wgpu::anim::FrameLerp;
 use md2_wgpu::format::md3::{
     AnimationConfig, Md3Header, Md3Model, Md3Player, Md3Surface, Md3SurfaceTexture, Md3Vertex,
-    PlayerAnimation, PlayerPart, PlayerTransforms,
+    PlayerAnimation, PlayerPart, PlayerTransforms, texture_candidates,
 };
+use md2_wgpu::skins;
 use serde_json::json;
 
 use md2_wgpu::gltf::{GltfError, GltfExport, GltfOptions, KeyInterpolation};
@@ -58,9 +59,12 @@ pub(super) fn model(args: &Args) -> Result<String, String> {
         Output::Summary => Ok(summary(&model, &name)),
         Output::Json => json_text(&json(&model)),
         Output::Obj(frame) => obj(&model, *frame, &name),
-        Output::Gltf(gltf) => write_gltf(gltf, what, &args.file, |options| {
-            md2_wgpu::gltf::md3_to_glb(&model, options)
-        }),
+        Output::Gltf(gltf) => {
+            let found = model_textures(&model, &args.file);
+            write_gltf(gltf, what, &args.file, &found, |options| {
+                md2_wgpu::gltf::md3_to_glb(&model, &found.images, options)
+            })
+        }
         other => Err(refused(
             other.option(),
             what,
@@ -81,9 +85,12 @@ pub(super) fn player(args: &Args) -> Result<String, String> {
     match &args.output {
         Output::Summary => Ok(player_summary(&player, dir)),
         Output::Json => json_text(&player_json(&player, dir)),
-        Output::Gltf(gltf) => write_gltf(gltf, what, dir, |options| {
-            md2_wgpu::gltf::player_to_glb(&player, options)
-        }),
+        Output::Gltf(gltf) => {
+            let found = player_textures(&player, dir);
+            write_gltf(gltf, what, dir, &found, |options| {
+                md2_wgpu::gltf::player_to_glb(&player, &found.images, options)
+            })
+        }
         other => Err(refused(
             other.option(),
             what,
@@ -92,19 +99,94 @@ pub(super) fn player(args: &Args) -> Result<String, String> {
     }
 }
 
+/// The textures `--gltf` embeds: the images by texture path, and a line
+/// per texture saying where it was found or that it was not.
+#[derive(Default)]
+struct FoundTextures {
+    images: Vec<(String, md2_wgpu::image::RgbaImage)>,
+    lines: Vec<String>,
+    /// The paths looked for so far, each once.
+    looked_for: Vec<String>,
+}
+
+impl FoundTextures {
+    /// Looks for the texture `path` as the files `candidates` (by their
+    /// last parts) in `dir`, once per path, decoding the first there.
+    fn look_for(&mut self, dir: &Path, path: &str, candidates: &[String]) {
+        if self.looked_for.iter().any(|p| p == path) {
+            return;
+        }
+        self.looked_for.push(path.to_owned());
+        let line = match file_in(dir, candidates) {
+            Some(file) => match skins::load_skin(dir.join(&file)) {
+                Ok(image) => {
+                    let line = format!(
+                        "embedded texture {path} from {file} ({}x{})",
+                        image.width(),
+                        image.height()
+                    );
+                    self.images.push((path.to_owned(), image));
+                    line
+                }
+                Err(e) => format!("did not embed texture {path}: {e}"),
+            },
+            None => format!(
+                "did not embed texture {path}: not found in {} (tried {})",
+                dir.display(),
+                candidates.join(", ")
+            ),
+        };
+        self.lines.push(line);
+    }
+}
+
+/// The textures of a lone MD3 at `file`: each surface's first shader
+/// looked for beside it by the names Quake III tries.
+fn model_textures(model: &Md3Model, file: &Path) -> FoundTextures {
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut found = FoundTextures::default();
+    for surface in model.surfaces() {
+        let shader = surface.shaders().first().map(|s| s.name());
+        if let Some(path) = shader.filter(|n| !n.is_empty()) {
+            found.look_for(dir, &path, &texture_candidates(&path));
+        }
+    }
+    found
+}
+
+/// The textures of a player in `dir`: each surface's texture (as its
+/// skin names it) looked for in the folder, as the summary reports it.
+fn player_textures(player: &Md3Player, dir: &Path) -> FoundTextures {
+    let mut found = FoundTextures::default();
+    for part in PlayerPart::ALL {
+        for texture in player.textures(part) {
+            if let Some(path) = &texture.texture {
+                found.look_for(dir, path, &texture.candidates);
+            }
+        }
+    }
+    found
+}
+
 /// `--gltf OUT.glb` for an MD3 or a player (`what`, from `file`): the
 /// GLB `export` writes with the options md2info's flags give, and what
-/// was written. The MD3 export names each surface's material after its
-/// texture and embeds no image, and writes float positions, so
-/// `--skin PATH` and `--quantize` are refused.
+/// was written, with which of the `found` textures were embedded. The
+/// MD3 export takes its textures by their paths, found beside the model,
+/// and writes float positions, so `--skin PATH` and `--quantize` are
+/// refused.
 fn write_gltf(
     gltf: &GltfArgs,
     what: &str,
     file: &Path,
+    found: &FoundTextures,
     export: impl FnOnce(&GltfOptions) -> Result<GltfExport, GltfError>,
 ) -> Result<String, String> {
     if gltf.skin.is_some() {
-        let instead = "the MD3 export names each material after its texture and embeds no image";
+        let instead =
+            "the MD3 export embeds the textures its skins and shaders name, found beside the model";
         return Err(refused("--skin PATH", what, instead));
     }
     if gltf.quantize {
@@ -129,7 +211,7 @@ fn write_gltf(
     std::fs::write(&gltf.out, &export.glb)
         .map_err(|e| format!("cannot write {}: {e}", gltf.out.display()))?;
     let r = &export.report;
-    Ok(format!(
+    let mut s = format!(
         "wrote {}: {} bytes; {} vertices, {} triangles, {} morph targets, {} animations\n",
         gltf.out.display(),
         export.glb.len(),
@@ -137,7 +219,11 @@ fn write_gltf(
         r.triangles,
         r.morph_targets,
         r.animations,
-    ))
+    );
+    for line in &found.lines {
+        let _ = writeln!(s, "{line}");
+    }
+    Ok(s)
 }
 
 /// The header's fields by their names in Quake III's `qfiles.h`, in the
@@ -305,8 +391,13 @@ pub fn obj(model: &Md3Model, frame: u32, name: &str) -> Result<String, String> {
 /// III tries whose last part is a file in `dir` (a texture elsewhere
 /// under the game's root is not looked for).
 fn found_in(dir: &Path, texture: &Md3SurfaceTexture) -> Option<String> {
-    texture
-        .candidates
+    file_in(dir, &texture.candidates)
+}
+
+/// The last part of the first of `candidates` (game paths) that is a file
+/// in `dir`.
+fn file_in(dir: &Path, candidates: &[String]) -> Option<String> {
+    candidates
         .iter()
         .map(|c| c.rsplit(['/', '\\']).next().unwrap_or(c))
         .find(|file| dir.join(file).is_file())

@@ -71,7 +71,10 @@
 //! An MD3 (or a player's folder) exports with `--gltf` through
 //! `md2_wgpu::gltf::md3_to_glb` (`player_to_glb`: the parts as a node tree
 //! joined at their tags, every animation by its name), with `--step` and
-//! `--scale`; it embeds no image and writes floats, so `--skin PATH` and
+//! `--scale`; it embeds each surface's texture it finds (a player's in
+//! its folder, by the names Quake III tries; a lone MD3's first shaders
+//! beside it), decoded by `skins::load_skin`, says which it embedded and
+//! which it did not find, and writes floats, so `--skin PATH` and
 //! `--quantize` are refused for it. An MD3 is not yet a `KeyframeModel`,
 //! so `--convert` and `--levels` are refused for one (and for a player's
 //! folder, with `--obj`: name one of its models), as `--palette` is (an

@@ -747,7 +747,29 @@ fn an_md3_and_a_players_folder_export_to_gltf() {
     // A player: its parts joined at their tags, its animations by name.
     let (text, glb) = gltf_of(&tiny_player_dir("tiny-player-gltf"));
     assert!(text.starts_with("wrote "), "{text}");
+    says_all(
+        &text,
+        &[
+            "embedded texture models/players/tiny/legs.tga from legs.tga (1x1)",
+            "embedded texture models/players/tiny/head.jpg from head.tga (1x1)",
+            "did not embed texture models/players/tiny/torso: not found in",
+            "(tried models/players/tiny/torso.tga, models/players/tiny/torso.jpg)",
+        ],
+    );
     let g = gltf::Gltf::from_slice(&glb).expect("a valid glTF");
+    assert_eq!(g.images().count(), 2);
+    let textured: Vec<_> = g
+        .materials()
+        .filter(|m| m.pbr_metallic_roughness().base_color_texture().is_some())
+        .filter_map(|m| m.name().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        textured,
+        [
+            "models/players/tiny/legs.tga",
+            "models/players/tiny/head.jpg"
+        ]
+    );
     let names: Vec<_> = g
         .nodes()
         .filter_map(|n| n.name().map(str::to_owned))
@@ -763,8 +785,8 @@ fn an_md3_and_a_players_folder_export_to_gltf() {
 
 /// The tiny player's files (`md2_wgpu_tests::tiny_player_files`) in the
 /// folder `name` (one a test: they run at once), with `TORSO_STAND` looping only its last frame,
-/// `legs.tga` beside them and `head.tga` for the head's `head.jpg` (the
-/// torso's texture is not there).
+/// `legs.tga` beside them and `head.tga` for the head's `head.jpg` (1 × 1
+/// images; the torso's texture is not there).
 fn tiny_player_dir(name: &str) -> PathBuf {
     let dir = tmp_dir().join(name);
     std::fs::create_dir_all(&dir).unwrap();
@@ -775,10 +797,16 @@ fn tiny_player_dir(name: &str) -> PathBuf {
     lines[PlayerAnimation::TorsoStand.index()] = "0 2 1 10";
     std::fs::write(dir.join("animation.cfg"), lines.join("\n")).unwrap();
     for texture in ["legs.tga", "head.tga"] {
-        std::fs::write(dir.join(texture), b"").unwrap();
+        std::fs::write(dir.join(texture), TINY_TGA).unwrap();
     }
     dir
 }
+
+/// A 1 × 1 uncompressed 32-bit TGA (top-left origin) of one red texel.
+const TINY_TGA: &[u8] = &[
+    0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 32, 0x28, // header
+    0, 0, 255, 255, // BGRA
+];
 
 #[test]
 fn a_players_folder_is_described_part_by_part() {

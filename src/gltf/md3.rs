@@ -16,9 +16,11 @@ use super::buffer::{AccessorSpec, Builder, float_bounds, put_f32s};
 use super::error::GltfError;
 use super::export::{asset, check_options, finish_glb, raw};
 use super::frames::to_gltf_axes;
-use super::materials;
+use super::materials::{self, EncodedSkin};
 use super::options::{GltfOptions, MAX_GLB_BYTES};
 use super::report::{GltfExport, GltfReport};
+use image::RgbaImage;
+
 use crate::anim::Clip;
 use crate::format::md3::{Md3Model, Md3Player, Md3Tag, PlayerAnimation, PlayerPart};
 use crate::model::Bounds;
@@ -30,10 +32,21 @@ pub const ALL_FRAMES_ANIMATION: &str = "frames";
 /// every frame a morph target), a child node per tag placed frame by
 /// frame, and one animation, [`ALL_FRAMES_ANIMATION`], stepping through
 /// every frame at [`GltfOptions::fps`] (or one per [`GltfOptions::clips`]
-/// where given). Each surface's material is a plain one named after its
-/// first shader (the surface's name where it has none). See the
+/// where given). Each surface's material is named after its first shader
+/// (the surface's name where it has none): textured with the image of
+/// that name in `textures` where there is one, else plain. See the
 /// [module docs](super#quake-iiis-md3) for what maps to what.
-pub fn md3_to_glb(model: &Md3Model, options: &GltfOptions) -> Result<GltfExport, GltfError> {
+///
+/// `textures` are images by texture path (`models/tiny/body.tga`, matched
+/// ignoring ASCII case, as Quake III does), decoded as
+/// [`skins::load_skin`](crate::skins::load_skin) decodes them; each one a
+/// surface uses is embedded once, as a PNG. An empty image (0 × 0) gets
+/// the plain material, as a skin that did not load does in [`to_glb`](super::to_glb).
+pub fn md3_to_glb(
+    model: &Md3Model,
+    textures: &[(String, RgbaImage)],
+    options: &GltfOptions,
+) -> Result<GltfExport, GltfError> {
     let frame_count = frame_count(model);
     check_options(options, frame_count)?;
     let clips = match &options.clips {
@@ -50,10 +63,10 @@ pub fn md3_to_glb(model: &Md3Model, options: &GltfOptions) -> Result<GltfExport,
         .into_iter()
         .map(|clip| animation::clip_keys(frame_count, clip))
         .collect::<Result<Vec<_>, _>>()?;
-    let textures: Vec<String> = model.surfaces().iter().map(shader_name).collect();
+    let names: Vec<String> = model.surfaces().iter().map(shader_name).collect();
     let name = options.name.clone().unwrap_or_else(|| "md3".into());
-    let mut w = Writer::new(options);
-    let part = w.part(model, &name, &textures)?;
+    let mut w = Writer::new(options, textures)?;
+    let part = w.part(model, &name, &names)?;
     w.animate(&part, &keys)?;
     w.finish(vec![part.node], name)
 }
@@ -68,15 +81,21 @@ pub fn md3_to_glb(model: &Md3Model, options: &GltfOptions) -> Result<GltfExport,
 /// ones the torso's weights and its tags, `BOTH_` ones both.
 /// [`GltfOptions::clips`] and [`GltfOptions::fps`] are not read.
 ///
-/// Each surface gets a plain material named after the texture its skin
-/// gives it (the surface's first shader where the skin gives none); no
-/// image is embedded.
+/// Each surface gets a material named after the texture its skin gives
+/// it (the surface's first shader where the skin gives none), textured
+/// with the image of that name in `textures` where there is one, else
+/// plain; `textures` are as [`md3_to_glb`] reads them (the weapon's
+/// surfaces look up their first shaders there too).
 ///
 /// The report's counts are over every part: the surfaces' vertices and
 /// triangles, the morph targets of each part's mesh summed, a material per
 /// surface; its `quantization` is `None`.
-pub fn player_to_glb(player: &Md3Player, options: &GltfOptions) -> Result<GltfExport, GltfError> {
-    let mut w = Writer::new(options);
+pub fn player_to_glb(
+    player: &Md3Player,
+    textures: &[(String, RgbaImage)],
+    options: &GltfOptions,
+) -> Result<GltfExport, GltfError> {
+    let mut w = Writer::new(options, textures)?;
     let lower_model = player.part(PlayerPart::Lower);
     check_options(options, frame_count(lower_model))?;
     let textures = |part: PlayerPart| -> Vec<String> {
@@ -159,13 +178,24 @@ struct Writer<'o> {
     b: Builder,
     options: &'o GltfOptions,
     report: GltfReport,
+    /// The textures given, encoded, each with its texture once written.
+    textures: Vec<(EncodedSkin, Option<Index<json::Texture>>)>,
+    /// The sampler every texture shares, once one is written.
+    sampler: Option<Index<json::texture::Sampler>>,
 }
 
 impl<'o> Writer<'o> {
-    fn new(options: &'o GltfOptions) -> Self {
-        Writer {
+    fn new(options: &'o GltfOptions, textures: &[(String, RgbaImage)]) -> Result<Self, GltfError> {
+        let textures = textures
+            .iter()
+            .enumerate()
+            .map(|(i, (name, image))| Ok((materials::encode_one(i, name.clone(), image)?, None)))
+            .collect::<Result<Vec<_>, GltfError>>()?;
+        Ok(Writer {
             b: Builder::new(asset(), 0),
             options,
+            textures,
+            sampler: None,
             report: GltfReport {
                 corners: 0,
                 triangles: 0,
@@ -176,7 +206,50 @@ impl<'o> Writer<'o> {
                 bin_bytes: 0,
                 quantization: None,
             },
-        }
+        })
+    }
+
+    /// The material of a surface whose texture is `name`: textured where
+    /// `textures` has a non-empty image of that name (its image written
+    /// the first time), else plain.
+    fn material(&mut self, name: String) -> Index<json::Material> {
+        let Some(i) = self
+            .textures
+            .iter()
+            .position(|(t, _)| t.png.is_some() && t.name.eq_ignore_ascii_case(&name))
+        else {
+            return materials::plain(&mut self.b, name);
+        };
+        // Two paths may name one picture (the penguin's skins name
+        // `skin.tga` and `skin.jpg`, both found as `skin.tga`): the same
+        // PNG is written once, its texture shared.
+        let png = self.textures.get(i).and_then(|t| t.0.png.as_ref());
+        let same = self
+            .textures
+            .iter()
+            .find(|(t, written)| written.is_some() && t.png.as_ref() == png)
+            .and_then(|t| t.1);
+        let texture = match self.textures.get(i).and_then(|t| t.1).or(same) {
+            Some(texture) => {
+                if let Some(t) = self.textures.get_mut(i) {
+                    t.1 = Some(texture);
+                }
+                texture
+            }
+            None => {
+                let sampler = *self
+                    .sampler
+                    .get_or_insert_with(|| materials::sampler(&mut self.b));
+                let Some((skin, written)) = self.textures.get_mut(i) else {
+                    return materials::plain(&mut self.b, name);
+                };
+                let png = skin.png.as_deref().unwrap_or_default();
+                let texture = materials::texture(&mut self.b, sampler, &skin.name, png);
+                *written = Some(texture);
+                texture
+            }
+        };
+        materials::textured(&mut self.b, name, texture)
     }
 
     /// `model`'s node (named `name`) with its mesh and a child per tag.
@@ -252,7 +325,7 @@ impl<'o> Writer<'o> {
 
             let indices = self.indices(surface.triangles(), n);
             let texture = textures.get(s).cloned().unwrap_or_else(|| surface.name());
-            let material = materials::plain(&mut self.b, texture);
+            let material = self.material(texture);
             self.report.materials += 1;
             self.report.corners += n;
             self.report.triangles += surface.triangles().len();

@@ -71,8 +71,12 @@
 //! [clip](crate::format::md3::AnimationConfig::clip) an animation by its
 //! name at the clip's rate (`LEGS_` ones move the legs and their tags,
 //! `TORSO_` ones the torso and its tags, `BOTH_` ones both). Every
-//! surface gets a plain material named after its texture (the skin's,
-//! else the surface's first shader); no image is embedded.
+//! surface gets a material named after its texture (the skin's, else the
+//! surface's first shader): where the caller gives an image of that name
+//! (decoded by [`skins::load_skin`](crate::skins::load_skin), say), it is
+//! embedded once as a PNG and the material samples it as an MD2 skin's
+//! does; the others are plain light grey (`md2info --gltf` finds the
+//! images beside the model or in the player's folder).
 //! [`GltfOptions::quantize`], [`GltfOptions::order`] and
 //! [`GltfOptions::skin_names`] are not read: MD3 data is exported as
 //! floats, surfaces' triangles in their file order.

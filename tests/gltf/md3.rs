@@ -2,13 +2,15 @@
 //! player built in code and the shared OpenArena players (skipped, with
 //! the reason, where absent) read back with the gltf crate (node tree,
 //! tags at frame 0, morph targets, clips, winding) and checked by the
-//! Khronos glTF-Validator.
+//! Khronos glTF-Validator, with textures embedded (a tiny image on the
+//! tiny player's legs; the shared players' own `.tga`s).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec3, Vec4};
 use md2_wgpu::format::md3::{Md3Model, Md3Player, PlayerAnimation, PlayerPart};
 use md2_wgpu::gltf::{ALL_FRAMES_ANIMATION, GltfOptions, md3_to_glb, player_to_glb};
+use md2_wgpu::image::{Rgba, RgbaImage};
 
 use crate::cases::Read;
 use crate::common;
@@ -40,6 +42,79 @@ fn players() -> Vec<(String, Md3Player)> {
         }
     }
     players
+}
+
+/// Images by the texture paths that name them, as the exports take them.
+type Textures = Vec<(String, RgbaImage)>;
+
+/// The texture path the tiny player's skin gives its legs.
+const TINY_LEGS: &str = "models/players/tiny/legs.tga";
+
+/// A 2 × 2 image for the tiny player's legs, by the path its skin names.
+fn tiny_textures() -> Textures {
+    let image = RgbaImage::from_pixel(2, 2, Rgba([200, 40, 40, 255]));
+    vec![(TINY_LEGS.to_owned(), image)]
+}
+
+/// The textures of `player` in its folder `dir`: each surface's texture
+/// (as its skin names it) found by the last parts of the names Quake III
+/// tries, decoded with the crate's skin decoder.
+fn folder_textures(player: &Md3Player, dir: &Path) -> Textures {
+    let mut textures: Textures = Vec::new();
+    for part in PlayerPart::ALL {
+        for t in player.textures(part) {
+            let Some(path) = t.texture else { continue };
+            if textures.iter().any(|(p, _)| *p == path) {
+                continue;
+            }
+            let file = t
+                .candidates
+                .iter()
+                .map(|c| dir.join(c.rsplit(['/', '\\']).next().unwrap_or(c)))
+                .find(|f| f.is_file());
+            if let Some(file) = file {
+                let image = md2_wgpu::skins::load_skin(&file)
+                    .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+                textures.push((path, image));
+            }
+        }
+    }
+    textures
+}
+
+/// The shared players present, each with its folder's textures.
+fn textured_shared_players() -> Vec<(String, Md3Player, Textures)> {
+    let Some(dir) = common::shared_md3_dir() else {
+        return Vec::new();
+    };
+    let mut players = Vec::new();
+    for name in ["major", "penguin"] {
+        let path = dir.join(name);
+        if !path.is_dir() {
+            eprintln!("skipping the MD3 player {}: absent", path.display());
+            continue;
+        }
+        let player =
+            Md3Player::open(&path, "default").unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let textures = folder_textures(&player, &path);
+        players.push((name.to_owned(), player, textures));
+    }
+    players
+}
+
+/// The names of `read`'s materials with a base colour texture, and of
+/// those without.
+fn textured_and_plain(read: &Read) -> (Vec<String>, Vec<String>) {
+    let (mut textured, mut plain) = (Vec::new(), Vec::new());
+    for m in read.doc.materials() {
+        let name = m.name().unwrap_or_default().to_owned();
+        if m.pbr_metallic_roughness().base_color_texture().is_some() {
+            textured.push(name);
+        } else {
+            plain.push(name);
+        }
+    }
+    (textured, plain)
 }
 
 /// The node named `name` among `node`'s children.
@@ -108,7 +183,7 @@ fn outward_share(read: &Read) -> f64 {
 #[test]
 fn a_lone_md3_has_every_frame_and_its_tags() {
     let model = common::tiny_md3();
-    let export = md3_to_glb(&model, &GltfOptions::DEFAULT).unwrap();
+    let export = md3_to_glb(&model, &[], &GltfOptions::DEFAULT).unwrap();
     let read = Read::new(&export.glb);
     let root = read.doc.default_scene().unwrap().nodes().next().unwrap();
     assert_morph_targets(&root, &model);
@@ -135,8 +210,8 @@ fn a_lone_md3_has_every_frame_and_its_tags() {
 #[test]
 fn a_player_is_its_parts_on_their_tags_with_every_clip() {
     for (name, player) in players() {
-        let export =
-            player_to_glb(&player, &GltfOptions::DEFAULT).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let export = player_to_glb(&player, &[], &GltfOptions::DEFAULT)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let read = Read::new(&export.glb);
         let roots: Vec<_> = read.doc.default_scene().unwrap().nodes().collect();
         assert_eq!(roots.len(), 1, "{name}");
@@ -221,22 +296,93 @@ fn a_player_is_its_parts_on_their_tags_with_every_clip() {
 }
 
 #[test]
+fn a_given_texture_is_embedded_for_its_surface() {
+    let player = common::tiny_player();
+    let export = player_to_glb(&player, &tiny_textures(), &GltfOptions::DEFAULT).unwrap();
+    let read = Read::new(&export.glb);
+    let (textured, plain) = textured_and_plain(&read);
+    assert_eq!(textured, [TINY_LEGS]);
+    assert_eq!(textured.len() + plain.len(), export.report.materials);
+    assert_eq!(read.doc.images().count(), 1);
+    let image = read.doc.images().next().unwrap();
+    assert_eq!(image.name(), Some(TINY_LEGS));
+
+    // A lone model's surfaces look up their first shaders.
+    let model = common::tiny_md3();
+    let body = vec![(
+        "MODELS/TINY/BODY.TGA".to_owned(),
+        RgbaImage::from_pixel(1, 1, Rgba([1, 2, 3, 255])),
+    )];
+    let export = md3_to_glb(&model, &body, &GltfOptions::DEFAULT).unwrap();
+    let (textured, plain) = textured_and_plain(&Read::new(&export.glb));
+    assert_eq!(textured, ["models/tiny/body.tga"]);
+    assert_eq!(plain, ["models/tiny/cap"]);
+
+    // One picture under two paths, for two surfaces: embedded once.
+    let pixel = RgbaImage::from_pixel(1, 1, Rgba([9, 8, 7, 255]));
+    let both = vec![
+        ("models/tiny/body.tga".to_owned(), pixel.clone()),
+        ("models/tiny/cap".to_owned(), pixel),
+    ];
+    let export = md3_to_glb(&model, &both, &GltfOptions::DEFAULT).unwrap();
+    let read = Read::new(&export.glb);
+    assert_eq!(textured_and_plain(&read).0.len(), 2);
+    assert_eq!(read.doc.images().count(), 1);
+    assert_eq!(read.doc.textures().count(), 1);
+}
+
+#[test]
+fn the_shared_players_embed_their_folders_textures() {
+    for (name, player, textures) in textured_shared_players() {
+        assert!(!textures.is_empty(), "{name}: no texture in the folder");
+        let export = player_to_glb(&player, &textures, &GltfOptions::DEFAULT)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let read = Read::new(&export.glb);
+        let (textured, plain) = textured_and_plain(&read);
+        assert!(plain.is_empty(), "{name}: plain materials {plain:?}");
+        assert_eq!(textured.len(), export.report.materials, "{name}");
+        // One image a picture: two paths to one file embed it once.
+        let mut pictures: Vec<&[u8]> = textures
+            .iter()
+            .map(|(_, i)| i.as_raw().as_slice())
+            .collect();
+        pictures.sort();
+        pictures.dedup();
+        assert_eq!(read.doc.images().count(), pictures.len(), "{name}");
+    }
+}
+
+#[test]
 fn the_khronos_validator_accepts_the_md3_exports() {
     let Some((modules, dir)) = crate::node::node_and_out_dir("md3") else {
         return;
     };
     let mut files: Vec<PathBuf> = Vec::new();
-    let lone = md3_to_glb(&common::tiny_md3(), &GltfOptions::DEFAULT).unwrap();
+    let lone = md3_to_glb(&common::tiny_md3(), &[], &GltfOptions::DEFAULT).unwrap();
     let path = dir.join("tiny-md3.glb");
     std::fs::write(&path, lone.glb).unwrap();
     files.push(path);
     for (name, player) in players() {
-        let part = md3_to_glb(player.part(PlayerPart::Upper), &GltfOptions::DEFAULT).unwrap();
+        let part = md3_to_glb(player.part(PlayerPart::Upper), &[], &GltfOptions::DEFAULT).unwrap();
         let path = dir.join(format!("{name}-upper.glb"));
         std::fs::write(&path, part.glb).unwrap();
         files.push(path);
-        let export = player_to_glb(&player, &GltfOptions::DEFAULT).unwrap();
+        let export = player_to_glb(&player, &[], &GltfOptions::DEFAULT).unwrap();
         let path = dir.join(format!("{name}-player.glb"));
+        std::fs::write(&path, export.glb).unwrap();
+        files.push(path);
+    }
+    let textured = player_to_glb(
+        &common::tiny_player(),
+        &tiny_textures(),
+        &GltfOptions::DEFAULT,
+    );
+    let path = dir.join("tiny-textured-player.glb");
+    std::fs::write(&path, textured.unwrap().glb).unwrap();
+    files.push(path);
+    for (name, player, textures) in textured_shared_players() {
+        let export = player_to_glb(&player, &textures, &GltfOptions::DEFAULT).unwrap();
+        let path = dir.join(format!("{name}-textured-player.glb"));
         std::fs::write(&path, export.glb).unwrap();
         files.push(path);
     }
