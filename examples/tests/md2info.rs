@@ -796,8 +796,12 @@ fn tiny_player_dir(name: &str) -> PathBuf {
     let mut lines = vec!["0 2 2 10"; 25];
     lines[PlayerAnimation::TorsoStand.index()] = "0 2 1 10";
     std::fs::write(dir.join("animation.cfg"), lines.join("\n")).unwrap();
-    for texture in ["legs.tga", "head.tga"] {
-        std::fs::write(dir.join(texture), TINY_TGA).unwrap();
+    // Two pictures, red legs and a magenta head: alike ones would be
+    // embedded as one image.
+    for (texture, blue) in [("legs.tga", 0), ("head.tga", 255)] {
+        let mut tga = TINY_TGA.to_vec();
+        tga[18] = blue;
+        std::fs::write(dir.join(texture), tga).unwrap();
     }
     dir
 }
