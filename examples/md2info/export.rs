@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use md2_wgpu::format::mdl::{Palette, SkinImages};
-use md2_wgpu::gltf::{GltfOptions, KeyInterpolation, to_glb};
+use md2_wgpu::gltf::{GltfOptions, to_glb};
 use md2_wgpu::model::KeyframeModel;
 use md2_wgpu::{
     QuakeModel,
@@ -79,16 +79,8 @@ pub fn write_gltf(
     let options = GltfOptions {
         // An MDL's frame groups play at their intervals' rate.
         clips: Some(model.clips()),
-        quantize: args.quantize,
-        interpolation: if args.step {
-            KeyInterpolation::Step
-        } else {
-            KeyInterpolation::Linear
-        },
-        scale: args.scale,
-        name: Some(stem(file)),
         skin_names: skin_names.clone(),
-        ..GltfOptions::DEFAULT
+        ..args.options(file)
     };
     let export = to_glb(model, &skins, &options).map_err(|e| format!("{}: {e}", file.display()))?;
     std::fs::write(&args.out, &export.glb)

@@ -14,7 +14,7 @@ use md2_wgpu::format::md3::{
 use md2_wgpu::skins;
 use serde_json::json;
 
-use md2_wgpu::gltf::{GltfError, GltfExport, GltfOptions, KeyInterpolation};
+use md2_wgpu::gltf::{GltfError, GltfExport, GltfOptions};
 
 use super::{
     Args, GltfArgs, Output, USAGE, fields_json, json_text, no_such, number, obj_comments, point,
@@ -196,18 +196,7 @@ fn write_gltf(
             "the MD3 export writes float positions",
         ));
     }
-    let name = file.file_stem().map(|s| s.to_string_lossy().into_owned());
-    let options = GltfOptions {
-        interpolation: if gltf.step {
-            KeyInterpolation::Step
-        } else {
-            KeyInterpolation::Linear
-        },
-        scale: gltf.scale,
-        name,
-        ..GltfOptions::DEFAULT
-    };
-    let export = export(&options).map_err(|e| format!("{}: {e}", file.display()))?;
+    let export = export(&gltf.options(file)).map_err(|e| format!("{}: {e}", file.display()))?;
     std::fs::write(&gltf.out, &export.glb)
         .map_err(|e| format!("cannot write {}: {e}", gltf.out.display()))?;
     let r = &export.report;

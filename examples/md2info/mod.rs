@@ -112,6 +112,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use md2_wgpu::QuakeModel;
+use md2_wgpu::gltf::{GltfOptions, KeyInterpolation};
 use md2_wgpu::model::KeyframeModel;
 
 pub use export::{palette_for, write_gltf, write_levels};
@@ -170,6 +171,24 @@ pub struct GltfArgs {
     pub step: bool,
     /// Output units per model unit.
     pub scale: f32,
+}
+
+impl GltfArgs {
+    /// The export options the flags give (`--quantize`, `--step`,
+    /// `--scale`) for the model `file`, named after it; the rest default.
+    fn options(&self, file: &Path) -> GltfOptions {
+        GltfOptions {
+            quantize: self.quantize,
+            interpolation: if self.step {
+                KeyInterpolation::Step
+            } else {
+                KeyInterpolation::Linear
+            },
+            scale: self.scale,
+            name: Some(stem(file)),
+            ..GltfOptions::DEFAULT
+        }
+    }
 }
 
 /// The parsed command line.
