@@ -34,6 +34,10 @@ const MD2_MEMBER_FADING: u32 = 0x80000000u;
 // the skin array's second half holds a fullbright mask for each layer of
 // its first half (Quake I's glowing texels, drawn unlit).
 const MD2_MODEL_FULLBRIGHT_MASKS: u32 = 1u;
+// The model's vertices are 8-byte words (Quake III's: i16 x, y, z, then
+// two angle bytes) and its normal table holds (cos, sin) per angle byte
+// (md2_wgpu::contract::MODEL_WIDE_WORD).
+const MD2_MODEL_WIDE_WORD: u32 = 2u;
 
 // Md2Fragment.phase: which phase of md2_wgpu::Md2Phase calls the fragment
 // stage.

@@ -8,12 +8,17 @@
 //   binding 0: md2_model, the model's counts (Md2ModelInfo)
 //   binding 1: md2_verts, every frame's packed vertices, the file's 4 bytes
 //              {x, y, z, normal index} as one little-endian u32, at
-//              md2_verts[frame * num_xyz + i]
+//              md2_verts[frame * num_xyz + i]; for a model flagged
+//              MD2_MODEL_WIDE_WORD, the file's 8 bytes {i16 x, y, z, u16
+//              angles} as two, x | y << 16 at md2_verts[2 * (frame *
+//              num_xyz + i)] and z | angles << 16 after it
 //   binding 2: md2_frame_params, Quake II's 162 normals (md2_wgpu::ANORMS)
 //              padded with the fallback normal to MD2_NORMAL_TABLE_LEN
 //              entries, one per value of the index byte
 //              (md2_wgpu::contract::normal_table), then per frame (scale,
-//              0) and (translate, 0) from MD2_NORMAL_TABLE_LEN on
+//              0) and (translate, 0) from MD2_NORMAL_TABLE_LEN on; for a
+//              wide model the table holds (cos a, sin a, 0, 0) for a = k *
+//              2pi/256 instead (md2_wgpu::contract::lat_long_normal_table)
 //
 // Every table a vertex indexes by its own data is in storage, never in a
 // uniform: a uniform read whose index differs between the invocations of a
@@ -24,7 +29,8 @@
 //
 // The arithmetic follows the contract with the CPU reference
 // (src/anim/reference.rs): position = xyz * scale + translate; normal =
-// table[index] (index past the table reads MD2_FALLBACK_NORMAL_INDEX); each
+// table[index] (index past the table reads MD2_FALLBACK_NORMAL_INDEX), or
+// for a wide word (cos lat * sin lng, sin lat * sin lng, cos lng); each
 // pair lerped as a + (b - a) * t; the crossfade lerps the two pairs by the
 // weight; the normal is divided by its length unless that is ~0, where the
 // primary frame a's table normal stands in; a shell pushes the position out
@@ -52,8 +58,15 @@ struct Md2Posed {
     normal: vec3<f32>,
 };
 
-// One vertex of one frame (`frame` and `i` in range).
+// One vertex of one frame (`frame` and `i` in range), in the model's word.
+//
+// Which word is the model's, a uniform the same for every invocation of a
+// draw: the branch never diverges (shaders/README.md, rule 3), and one pose
+// text draws every model, so no host needs a pipeline per format.
 fn md2_decode(frame: u32, i: u32) -> Md2Posed {
+    if (md2_model.flags & MD2_MODEL_WIDE_WORD) != 0u {
+        return md2_decode_wide(frame, i);
+    }
     let word = md2_verts[frame * md2_model.num_xyz + i];
     let q = vec3<f32>(
         f32(word & 0xffu),
@@ -66,6 +79,33 @@ fn md2_decode(frame: u32, i: u32) -> Md2Posed {
     // The index byte is < MD2_NORMAL_TABLE_LEN: always within the padded
     // table, whose entries past Quake II's 162 hold the fallback normal.
     let n = md2_frame_params[word >> 24u].xyz;
+    return Md2Posed(q * scale + translate, n);
+}
+
+// One vertex of one frame of 8-byte words: 16-bit integers unpacked from
+// u32s with shifts (no 16-bit types: nothing optional, WebGPU-legal), the
+// normal from two table entries, (cos, sin) of each angle byte. The
+// unpacking is exact and each of the normal's products rounds once, so
+// the decoded normal is the CPU reference's to the bit; the position is
+// too wherever xyz * scale is exact (an MD3's scale of 1/64, translate 0),
+// else within a fused or unfused multiply-add.
+fn md2_decode_wide(frame: u32, i: u32) -> Md2Posed {
+    let at = 2u * (frame * md2_model.num_xyz + i);
+    let xy = md2_verts[at];
+    let zn = md2_verts[at + 1u];
+    // An arithmetic right shift of the i32 sign-extends each half.
+    let q = vec3<f32>(
+        f32(bitcast<i32>(xy << 16u) >> 16u),
+        f32(bitcast<i32>(xy) >> 16u),
+        f32(bitcast<i32>(zn << 16u) >> 16u),
+    );
+    let params = MD2_NORMAL_TABLE_LEN + 2u * frame;
+    let scale = md2_frame_params[params].xyz;
+    let translate = md2_frame_params[params + 1u].xyz;
+    // The angles' bytes are < MD2_NORMAL_TABLE_LEN: always in the table.
+    let lat = md2_frame_params[zn >> 24u].xy;
+    let lng = md2_frame_params[(zn >> 16u) & 0xffu].xy;
+    let n = vec3<f32>(lat.x * lng.y, lat.y * lng.y, lng.x);
     return Md2Posed(q * scale + translate, n);
 }
 

@@ -600,16 +600,16 @@ fn normal_index_past_the_table_warns_and_reads_as_up() {
             first: (0, 2, 200)
         }]
     );
-    let v = model.keyframes().frame_vertices(1)[7];
+    let v = model.keyframes().frame_data(1).packed()[7];
     assert_eq!(v.normal_index, 255, "kept as stored");
     assert_eq!(v.normal(), [0.0, 0.0, 1.0]);
     assert_eq!(
-        model.keyframes().frame_vertices(0)[2].normal(),
+        model.keyframes().frame_data(0).packed()[2].normal(),
         [0.0, 0.0, 1.0]
     );
     assert_eq!(
-        model.keyframes().frame_vertices(0)[3],
-        base_model.keyframes().frame_vertices(0)[3]
+        model.keyframes().frame_data(0).packed()[3],
+        base_model.keyframes().frame_data(0).packed()[3]
     );
     // The data is the file's: a rewrite keeps the bytes.
     assert_eq!(model.to_bytes(), b);

@@ -18,6 +18,7 @@ fn parts() -> KeyframeParts {
         indices: model.indices().to_vec(),
         skin_size: model.skin_size(),
         animations: Some(model.animations().to_vec()),
+        wide_vertices: Vec::new(),
     }
 }
 
@@ -213,4 +214,53 @@ fn animations_must_cover_every_frame_once_in_order_with_one_name_each() {
     p.animations = Some(vec![animation("walk", 0, 1), animation("die", 2, 2)]);
     let model = KeyframeModel::from_parts(p).unwrap();
     assert_eq!(model.animation("die").map(|a| a.first), Some(2));
+}
+
+#[test]
+fn a_model_has_one_word_and_a_wide_one_decodes_as_the_file_says() {
+    use md2_wgpu::model::{FrameData, FrameWord, WideVertex};
+    let p = parts();
+    let n = p.vertices.len();
+    let wide: Vec<WideVertex> = (0..n)
+        .map(|i| WideVertex {
+            position: [i as i16 * 64, -(i as i16), i16::MIN + i as i16],
+            normal: (i * 1_000) as u16,
+        })
+        .collect();
+    // Both words at once: refused, naming how many of each.
+    let both = KeyframeParts {
+        wide_vertices: wide.clone(),
+        ..parts()
+    };
+    assert_eq!(
+        refused(both),
+        KeyframeError::TwoWords { packed: n, wide: n }
+    );
+    // The 8-byte word alone: every frame decodes as the vertex says.
+    let model = KeyframeModel::from_parts(KeyframeParts {
+        vertices: Vec::new(),
+        wide_vertices: wide.clone(),
+        ..parts()
+    })
+    .unwrap();
+    assert_eq!(model.frame_word(), FrameWord::Wide8);
+    assert!(model.vertices().is_empty());
+    for f in 0..model.frame_count() {
+        let data = model.frame_data(f);
+        assert!(matches!(data, FrameData::Wide8(..)));
+        assert!(data.packed().is_empty());
+        let frame = &model.frames()[f as usize];
+        let per_frame = model.vertex_count();
+        for (i, v) in data.wide().iter().enumerate() {
+            assert_eq!(*v, wide[f as usize * per_frame + i]);
+            assert_eq!(data.position(i), Some(v.decode_position(frame)));
+            assert_eq!(data.normal(i), Some(v.normal()));
+        }
+        let mut words = Vec::new();
+        data.push_words(&mut words);
+        assert_eq!(words.len(), 2 * per_frame);
+        let v = data.wide()[1];
+        assert_eq!(words[2] & 0xffff, v.position[0] as u16 as u32);
+        assert_eq!(words[3] >> 16, u32::from(v.normal));
+    }
 }

@@ -536,7 +536,13 @@ fn decoding_is_position_times_scale_plus_translate() {
     for frame in [0, 45, 197] {
         decode_frame(&model, frame, &mut p, &mut n).unwrap();
         let f = &model.keyframes().frames()[frame as usize];
-        for (i, v) in model.keyframes().frame_vertices(frame).iter().enumerate() {
+        for (i, v) in model
+            .keyframes()
+            .frame_data(frame)
+            .packed()
+            .iter()
+            .enumerate()
+        {
             let expected = [0, 1, 2].map(|k| v.position[k] as f32 * f.scale[k] + f.translate[k]);
             assert_eq!(p[i], expected);
             assert_eq!(n[i], ANORMS[v.normal_index as usize]);

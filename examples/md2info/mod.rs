@@ -518,7 +518,7 @@ fn obj_vertices(
     let Some(f) = keyframes.frames().get(frame as usize) else {
         return Err(no_such(name, kind, frame, keyframes.frames().len()));
     };
-    let verts = keyframes.frame_vertices(frame);
+    let verts = keyframes.frame_data(frame).packed();
     let mut s = obj_comments(name, kind, frame, &f.name());
     let _ = writeln!(s, "o {}", sanitize(&f.name(), "frame"));
     write_vectors(&mut s, "v", verts.iter().map(|v| v.decode_position(f)));

@@ -135,7 +135,13 @@ fn obj_has_a_line_per_vertex_normal_texcoord_and_triangle() {
     assert_eq!(faces.len(), model.triangles().len());
 
     let f = &model.keyframes().frames()[frame as usize];
-    for (i, p) in model.keyframes().frame_vertices(frame).iter().enumerate() {
+    for (i, p) in model
+        .keyframes()
+        .frame_data(frame)
+        .packed()
+        .iter()
+        .enumerate()
+    {
         assert_eq!(v[i], p.decode_position(f).to_vec(), "v {i}");
         assert_eq!(vn[i], p.normal().to_vec(), "vn {i}");
     }

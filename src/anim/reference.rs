@@ -6,11 +6,16 @@
 //! frame, as Quake II, Yamagi and vkQuake2 do). The arithmetic is fixed:
 //!
 //! - position of vertex `i` in frame `f`: `p = xyz · scale_f + translate_f`
-//!   per component (the packed bytes as `f32`; multiply, then add);
-//! - normal: [`ANORMS`](crate::model::ANORMS)`[index]`, an index ≥ 162 read as
+//!   per component (the packed bytes, or a wide vertex's 16-bit integers,
+//!   as `f32`; multiply, then add);
+//! - normal of a packed vertex: [`ANORMS`](crate::model::ANORMS)`[index]`,
+//!   an index ≥ 162 read as
 //!   [`FALLBACK_NORMAL_INDEX`](crate::model::FALLBACK_NORMAL_INDEX) (`[0, 0, 1]`):
 //!   the padded [`normal_table`](crate::contract::normal_table) the GPU
-//!   reads too;
+//!   reads too; of a wide vertex: `(cos lat · sin lng, sin lat · sin lng,
+//!   cos lng)`, each factor from
+//!   [`lat_long_table`](crate::model::lat_long_table), which the GPU reads
+//!   too ([`normal_from_lat_long`]);
 //! - a [`FrameLerp`]: `p = pa + (pb − pa) · t`, `n = na + (nb − na) · t`;
 //! - a [`Pose`]: `p = p1 + (p2 − p1) · w`, `n = n1 + (n2 − n1) · w`, with
 //!   (p1, n1) from `primary` and (p2, n2) from `secondary`;
@@ -26,7 +31,9 @@ use std::fmt;
 
 use super::playback::{FrameLerp, POSE_FRAME_FIELDS, Pose};
 use crate::contract::NORMALS;
-use crate::model::{KeyframeModel, PackedVertex};
+use crate::model::{
+    FrameData, FrameWord, KeyframeModel, PackedVertex, WideVertex, normal_from_lat_long,
+};
 
 /// Below this squared length a blended normal is replaced by the table
 /// normal (the shader uses the same threshold).
@@ -82,30 +89,68 @@ impl fmt::Display for ReferenceError {
 
 impl std::error::Error for ReferenceError {}
 
+/// A vertex word the reference decodes: its grid coordinates as `f32` and
+/// its table normal.
+trait Word: Copy {
+    fn grid(&self) -> [f32; 3];
+    fn table_normal(&self) -> [f32; 3];
+    /// A frame's vertices in this word.
+    fn of(data: FrameData<'_>) -> &[Self];
+}
+
+impl Word for PackedVertex {
+    #[inline(always)]
+    fn grid(&self) -> [f32; 3] {
+        self.position.map(f32::from)
+    }
+
+    #[inline(always)]
+    fn table_normal(&self) -> [f32; 3] {
+        NORMALS[self.normal_index as usize]
+    }
+
+    fn of(data: FrameData<'_>) -> &[Self] {
+        data.packed()
+    }
+}
+
+impl Word for WideVertex {
+    #[inline(always)]
+    fn grid(&self) -> [f32; 3] {
+        self.position.map(f32::from)
+    }
+
+    #[inline(always)]
+    fn table_normal(&self) -> [f32; 3] {
+        normal_from_lat_long(self.normal)
+    }
+
+    fn of(data: FrameData<'_>) -> &[Self] {
+        data.wide()
+    }
+}
+
 /// One frame's vertices with its decode parameters.
-struct FrameRef<'a> {
-    vertices: &'a [PackedVertex],
+struct FrameRef<'a, V> {
+    vertices: &'a [V],
     scale: [f32; 3],
     translate: [f32; 3],
 }
 
-impl FrameRef<'_> {
+impl<V: Word> FrameRef<'_, V> {
     #[inline(always)]
-    fn position(&self, v: &PackedVertex) -> [f32; 3] {
-        let (s, t, p) = (self.scale, self.translate, v.position);
-        [
-            f32::from(p[0]) * s[0] + t[0],
-            f32::from(p[1]) * s[1] + t[1],
-            f32::from(p[2]) * s[2] + t[2],
-        ]
+    fn position(&self, v: &V) -> [f32; 3] {
+        let (s, t, p) = (self.scale, self.translate, v.grid());
+        [p[0] * s[0] + t[0], p[1] * s[1] + t[1], p[2] * s[2] + t[2]]
     }
 }
 
-fn frame<'a>(
+/// Frame `frame` of `model`, whose word is `V`.
+fn frame<'a, V: Word>(
     model: &'a KeyframeModel,
     field: &'static str,
     frame: u32,
-) -> Result<FrameRef<'a>, ReferenceError> {
+) -> Result<FrameRef<'a, V>, ReferenceError> {
     let f = model
         .frames()
         .get(frame as usize)
@@ -115,10 +160,20 @@ fn frame<'a>(
             frame_count: model.frame_count(),
         })?;
     Ok(FrameRef {
-        vertices: model.frame_vertices(frame),
+        vertices: V::of(model.frame_data(frame)),
         scale: f.scale,
         translate: f.translate,
     })
+}
+
+/// Calls the generic function `$f` with the model's word as its type.
+macro_rules! in_word {
+    ($model:expr, $f:ident($($arg:expr),*)) => {
+        match $model.frame_word() {
+            FrameWord::Packed4 => $f::<PackedVertex>($($arg),*),
+            FrameWord::Wide8 => $f::<WideVertex>($($arg),*),
+        }
+    };
 }
 
 fn check_outputs(
@@ -173,11 +228,20 @@ pub fn decode_frame(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), ReferenceError> {
-    let f = frame(model, "frame", frame_index)?;
+    in_word!(model, decode_in(model, frame_index, positions, normals))
+}
+
+fn decode_in<V: Word>(
+    model: &KeyframeModel,
+    frame_index: u32,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) -> Result<(), ReferenceError> {
+    let f = frame::<V>(model, "frame", frame_index)?;
     check_outputs(model, positions, normals)?;
     for ((v, p), n) in f.vertices.iter().zip(positions).zip(normals) {
         *p = f.position(v);
-        *n = NORMALS[v.normal_index as usize];
+        *n = v.table_normal();
     }
     Ok(())
 }
@@ -192,24 +256,33 @@ pub fn interpolate(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), ReferenceError> {
-    let a = frame(model, "frame_a", lerp.frame_a)?;
-    let b = frame(model, "frame_b", lerp.frame_b)?;
+    in_word!(model, interpolate_in(model, lerp, positions, normals))
+}
+
+fn interpolate_in<V: Word>(
+    model: &KeyframeModel,
+    lerp: FrameLerp,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) -> Result<(), ReferenceError> {
+    let a = frame::<V>(model, "frame_a", lerp.frame_a)?;
+    let b = frame::<V>(model, "frame_b", lerp.frame_b)?;
     check_outputs(model, positions, normals)?;
     lerp_frames(&a, &b, unit(lerp.t), positions, normals);
     Ok(())
 }
 
-fn lerp_frames(
-    a: &FrameRef<'_>,
-    b: &FrameRef<'_>,
+fn lerp_frames<V: Word>(
+    a: &FrameRef<'_, V>,
+    b: &FrameRef<'_, V>,
     t: f32,
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) {
     let vertices = a.vertices.iter().zip(b.vertices);
     for (((va, vb), p), n) in vertices.zip(positions).zip(normals) {
-        let na = NORMALS[va.normal_index as usize];
-        let nb = NORMALS[vb.normal_index as usize];
+        let na = va.table_normal();
+        let nb = vb.table_normal();
         *p = lerp3(a.position(va), b.position(vb), t);
         *n = normalize_or(lerp3(na, nb, t), na);
     }
@@ -224,11 +297,20 @@ pub fn blend(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), ReferenceError> {
+    in_word!(model, blend_in(model, pose, positions, normals))
+}
+
+fn blend_in<V: Word>(
+    model: &KeyframeModel,
+    pose: &Pose,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) -> Result<(), ReferenceError> {
     let [fa1, fb1, fa2, fb2] = POSE_FRAME_FIELDS;
-    let a1 = frame(model, fa1, pose.primary.frame_a)?;
-    let b1 = frame(model, fb1, pose.primary.frame_b)?;
-    let a2 = frame(model, fa2, pose.secondary.frame_a)?;
-    let b2 = frame(model, fb2, pose.secondary.frame_b)?;
+    let a1 = frame::<V>(model, fa1, pose.primary.frame_a)?;
+    let b1 = frame::<V>(model, fb1, pose.primary.frame_b)?;
+    let a2 = frame::<V>(model, fa2, pose.secondary.frame_a)?;
+    let b2 = frame::<V>(model, fb2, pose.secondary.frame_b)?;
     check_outputs(model, positions, normals)?;
     let (t1, t2, w) = (
         unit(pose.primary.t),
@@ -244,15 +326,11 @@ pub fn blend(
     let primary = a1.vertices.iter().zip(b1.vertices);
     let secondary = a2.vertices.iter().zip(b2.vertices);
     for ((((va1, vb1), (va2, vb2)), p), n) in primary.zip(secondary).zip(positions).zip(normals) {
-        let na1 = NORMALS[va1.normal_index as usize];
+        let na1 = va1.table_normal();
         let p1 = lerp3(a1.position(va1), b1.position(vb1), t1);
-        let n1 = lerp3(na1, NORMALS[vb1.normal_index as usize], t1);
+        let n1 = lerp3(na1, vb1.table_normal(), t1);
         let p2 = lerp3(a2.position(va2), b2.position(vb2), t2);
-        let n2 = lerp3(
-            NORMALS[va2.normal_index as usize],
-            NORMALS[vb2.normal_index as usize],
-            t2,
-        );
+        let n2 = lerp3(va2.table_normal(), vb2.table_normal(), t2);
         *p = lerp3(p1, p2, w);
         *n = normalize_or(lerp3(n1, n2, w), na1);
     }

@@ -30,6 +30,14 @@ pub const MEMBER_FADING: u32 = 0x8000_0000;
 /// asks (`MD2_MODEL_FULLBRIGHT_MASKS`).
 pub const MODEL_FULLBRIGHT_MASKS: u32 = 1;
 
+/// [`ModelInfo::flags`](super::ModelInfo::flags): the model's vertices are
+/// [`FrameWord::Wide8`](crate::model::FrameWord::Wide8), two `u32`s each,
+/// and its frame parameters begin with
+/// [`lat_long_normal_table`](super::lat_long_normal_table)
+/// (`MD2_MODEL_WIDE_WORD`). The flag is the same for every vertex of a
+/// draw, so the pose's branch on it never diverges.
+pub const MODEL_WIDE_WORD: u32 = 2;
+
 /// The values of `Md2Fragment::phase` (`MD2_PHASE_*`): which
 /// [`Md2Phase`](crate::gpu::Md2Phase) calls the fragment stage.
 pub mod phase {

@@ -276,6 +276,7 @@ fn shader_constants_match_the_crate() {
             ("MD2_MEMBER_MIRRORED", MEMBER_MIRRORED),
             ("MD2_MEMBER_FADING", MEMBER_FADING),
             ("MD2_MODEL_FULLBRIGHT_MASKS", super::MODEL_FULLBRIGHT_MASKS),
+            ("MD2_MODEL_WIDE_WORD", super::MODEL_WIDE_WORD),
             ("MD2_PHASE_OPAQUE", phase::OPAQUE),
             ("MD2_PHASE_TRANSLUCENT", phase::TRANSLUCENT),
             ("MD2_PHASE_SHELLS", phase::SHELLS),

@@ -4,14 +4,17 @@
 //!
 //! # What a host uploads and binds
 //!
-//! Once per model, [`ModelData`] (built from an [`Md2Model`](crate::Md2Model)):
+//! Once per model, [`ModelData`] (built from a
+//! [`KeyframeModel`](crate::model::KeyframeModel)):
 //!
 //! - the pose's bind group ([`PoseBindings`]; [`PoseBindings::CRATE`] is
-//!   group 1, bindings 0 to 2): the model's counts (a 16-byte uniform), its
-//!   frames' packed vertices (the file's 4 bytes per vertex per frame,
-//!   verbatim), and Quake II's normal table ([`normal_table`]:
-//!   [`ANORMS`](crate::model::ANORMS) padded to 256 entries, the same for every
-//!   model) followed by its frames' scale and translate, both storage;
+//!   group 1, bindings 0 to 2): the model's counts and flags (a 16-byte
+//!   uniform), its frames' vertices (the file's 4 bytes per vertex per
+//!   frame, verbatim; 8 for Quake III's, flagged [`MODEL_WIDE_WORD`]), and
+//!   the normal table of its word ([`normal_table`]:
+//!   [`ANORMS`](crate::model::ANORMS) padded to 256 entries, or
+//!   [`lat_long_normal_table`] for 8-byte words; the same for every model of
+//!   one word) followed by its frames' scale and translate, both storage;
 //! - a vertex buffer of welded corners ([`Corner`](crate::model::Corner): the
 //!   vertex's xyz index, `u32` at location 0, and its uv, `vec2<f32>` at
 //!   location 1, 12 bytes a corner) and an index buffer (and a mirrored one,
@@ -74,12 +77,13 @@ pub(crate) mod mirrors;
 
 pub use bits::{
     EFFECT_FULLBRIGHT, EFFECT_MINLIGHT, EFFECT_NO_SHADOW, EFFECT_SHELL_RGB, MEMBER_FADING,
-    MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT, MODEL_FULLBRIGHT_MASKS, phase,
+    MEMBER_MIRRORED, MEMBER_SHELL, MEMBER_TRANSLUCENT, MODEL_FULLBRIGHT_MASKS, MODEL_WIDE_WORD,
+    phase,
 };
 pub use buckets::MAX_LEVELS;
 pub use clock::TICKS_PER_SECOND;
 pub use model_data::{GpuModelOptions, IndexFormat, ModelData, ModelDataError};
-pub use normals::{NORMAL_TABLE_LEN, normal_table, normal_table_bytes};
+pub use normals::{NORMAL_TABLE_LEN, lat_long_normal_table, normal_table, normal_table_bytes};
 pub use pack::{PoseWords, transform_rows};
 pub use records::{ExtraRecord, InstanceRecord, ModelInfo, ViewUniform};
 pub use skin_array::{SkinArray, default_skin};

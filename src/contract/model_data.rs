@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use super::buckets::MAX_LEVELS;
 use super::level::ModelLevels;
-use super::normals::normal_table;
+use super::normals::{lat_long_normal_table, normal_table};
 use super::records::ModelInfo;
 use super::wgsl::MAX_GPU_FRAMES;
 use crate::mesh::{Level, LevelOptions, Levels, MeshError, RenderMesh, TriangleOrder};
-use crate::model::{Bounds, Corner, KeyframeModel};
+use crate::model::{Bounds, Corner, FrameWord, KeyframeModel};
 
 /// How a model's GPU data is made: the triangle order and the levels of
 /// detail to build.
@@ -160,15 +160,15 @@ impl std::error::Error for ModelDataError {
     }
 }
 
-/// A model's GPU data as plain bytes, built on the CPU from an
-/// [`Md2Model`](crate::Md2Model): everything the pose WGSL and a draw of the model read,
+/// A model's GPU data as plain bytes, built on the CPU from a
+/// [`KeyframeModel`] (an MD2, an MDL, an MD3's surface): everything the pose WGSL and a draw of the model read,
 /// uploaded once and never written again while the model animates.
 ///
 /// | data | where it goes | bytes |
 /// |---|---|---|
 /// | [`info_bytes`](Self::info_bytes) | uniform, [`PoseBindings::model`](super::PoseBindings::model) | 16 |
-/// | [`vertex_bytes`](Self::vertex_bytes) | storage, [`PoseBindings::vertices`](super::PoseBindings::vertices) | 4 × vertices × frames: the file's records verbatim |
-/// | [`frame_param_bytes`](Self::frame_param_bytes) | storage, [`PoseBindings::frame_params`](super::PoseBindings::frame_params) | 4,096 (the normal table) + 32 a frame: (scale, 0), (translate, 0) |
+/// | [`vertex_bytes`](Self::vertex_bytes) | storage, [`PoseBindings::vertices`](super::PoseBindings::vertices) | 4 (or 8: [`FrameWord::Wide8`]) × vertices × frames: the file's records verbatim |
+/// | [`frame_param_bytes`](Self::frame_param_bytes) | storage, [`PoseBindings::frame_params`](super::PoseBindings::frame_params) | 4,096 (the normal table of the model's word) + 32 a frame: (scale, 0), (translate, 0) |
 /// | [`corner_bytes`](Self::corner_bytes) | vertex buffer: `u32` xyz index at location 0, `vec2<f32>` uv at location 1, 12-byte stride | 12 a corner |
 /// | [`index_bytes`](Self::index_bytes) | index buffer, [`index_format`](Self::index_format); every level after full detail | 2 or 4 an index |
 /// | [`mirrored_index_bytes`](Self::mirrored_index_bytes) | index buffer for mirrored instances: the same ranges, the other winding | as the indices |
@@ -176,8 +176,10 @@ impl std::error::Error for ModelDataError {
 /// A draw of level `l` (see [`levels`](Self::levels)) draws the index range
 /// `first_index..first_index + index_count` of either index buffer over the
 /// corners, one instance per record. The normal table at the start of the
-/// frame parameters ([`normal_table`](super::normal_table)) is the same for
-/// every model.
+/// frame parameters is the same for every model of one word:
+/// [`normal_table`](super::normal_table) for 4-byte words,
+/// [`lat_long_normal_table`](super::lat_long_normal_table) for 8-byte ones
+/// (whose info's flags carry [`MODEL_WIDE_WORD`](super::MODEL_WIDE_WORD)).
 ///
 /// ```
 /// use md2_wgpu::{ModelData, demo, contract::GpuModelOptions};
@@ -231,14 +233,10 @@ impl ModelData {
             info: ModelInfo {
                 num_xyz: model.vertex_count() as u32,
                 num_frames: frames,
-                flags: if options.fullbright_masks {
-                    super::MODEL_FULLBRIGHT_MASKS
-                } else {
-                    0
-                },
+                flags: model_flags(model, options),
                 padding_b: 0,
             },
-            vertices: bytemuck::cast_slice(model.vertices()).to_vec(),
+            vertices: words(model),
             frame_params: frame_params(model),
             mirrored: reversed(levels.indices()),
             mesh,
@@ -271,15 +269,19 @@ impl ModelData {
         bytemuck::bytes_of(&self.info)
     }
 
-    /// Every frame's packed vertices, the file's 4 bytes each, frame after
-    /// frame: `md2_verts[frame * num_xyz + i]`.
+    /// Every frame's vertices, the file's 4 bytes each, frame after frame:
+    /// `md2_verts[frame * num_xyz + i]`; for a model of
+    /// [`FrameWord::Wide8`], 8 bytes each, `md2_verts[2 * (frame * num_xyz +
+    /// i)]` and the `u32` after it ([`WideVertex::words`](crate::model::WideVertex::words)).
     pub fn vertex_bytes(&self) -> &[u8] {
         bytemuck::cast_slice(&self.vertices)
     }
 
-    /// `md2_frame_params`, as `vec4<f32>`s: the normal table
-    /// ([`normal_table`](super::normal_table), [`NORMAL_TABLE_LEN`](super::NORMAL_TABLE_LEN)
-    /// entries), then per frame `(scale, 0)` and `(translate, 0)`.
+    /// `md2_frame_params`, as `vec4<f32>`s: the normal table of the model's
+    /// word ([`normal_table`](super::normal_table) or
+    /// [`lat_long_normal_table`](super::lat_long_normal_table),
+    /// [`NORMAL_TABLE_LEN`](super::NORMAL_TABLE_LEN) entries), then per
+    /// frame `(scale, 0)` and `(translate, 0)`.
     pub fn frame_param_bytes(&self) -> &[u8] {
         bytemuck::cast_slice(&self.frame_params)
     }
@@ -402,7 +404,32 @@ fn bounding_sphere(frame_bounds: &[Bounds]) -> [f32; 4] {
     [center[0], center[1], center[2], radius]
 }
 
-/// The normal table, then two vec4 per frame: (scale, 0), (translate, 0).
+/// Every frame's vertices as the GPU reads them, frame after frame.
+fn words(model: &KeyframeModel) -> Vec<u32> {
+    let mut words = Vec::with_capacity(model.frame_count() as usize * model.vertex_count());
+    for f in 0..model.frame_count() {
+        model.frame_data(f).push_words(&mut words);
+    }
+    words
+}
+
+/// `Md2ModelInfo::flags`: the word the pose decodes, and whether the skins
+/// have fullbright masks.
+fn model_flags(model: &KeyframeModel, options: GpuModelOptions) -> u32 {
+    let word = match model.frame_word() {
+        FrameWord::Packed4 => 0,
+        FrameWord::Wide8 => super::MODEL_WIDE_WORD,
+    };
+    let masks = if options.fullbright_masks {
+        super::MODEL_FULLBRIGHT_MASKS
+    } else {
+        0
+    };
+    word | masks
+}
+
+/// The normal table of the model's word, then two vec4 per frame:
+/// (scale, 0), (translate, 0).
 fn frame_params(model: &KeyframeModel) -> Vec<[f32; 4]> {
     let frames = model.frames().iter().flat_map(|f| {
         [
@@ -410,7 +437,11 @@ fn frame_params(model: &KeyframeModel) -> Vec<[f32; 4]> {
             [f.translate[0], f.translate[1], f.translate[2], 0.0],
         ]
     });
-    normal_table().into_iter().chain(frames).collect()
+    let table = match model.frame_word() {
+        FrameWord::Packed4 => normal_table(),
+        FrameWord::Wide8 => lat_long_normal_table(),
+    };
+    table.into_iter().chain(frames).collect()
 }
 
 /// The index list as bytes of `format`.

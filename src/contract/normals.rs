@@ -5,7 +5,10 @@
 //! storage buffer (never a uniform: a uniform indexed by each vertex's own
 //! normal byte is serialised on NVIDIA; `shaders/README.md`).
 
-use crate::model::{ANORMS, FALLBACK_NORMAL_INDEX};
+use crate::model::{ANORMS, FALLBACK_NORMAL_INDEX, LAT_LONG_STEPS, lat_long_table};
+
+// One table entry per value of a byte, for either word.
+const _: () = assert!(LAT_LONG_STEPS == NORMAL_TABLE_LEN);
 
 /// Entries of the table: one per value of a `u8` normal index.
 pub const NORMAL_TABLE_LEN: usize = 256;
@@ -30,6 +33,17 @@ pub(crate) const NORMALS: [[f32; 3]; NORMAL_TABLE_LEN] = {
 /// the same for every model.
 pub fn normal_table() -> [[f32; 4]; NORMAL_TABLE_LEN] {
     NORMALS.map(|[x, y, z]| [x, y, z, 0.0])
+}
+
+/// The table the pose reads a wide vertex's normal through
+/// ([`FrameWord::Wide8`](crate::model::FrameWord::Wide8), flagged
+/// [`MODEL_WIDE_WORD`](super::MODEL_WIDE_WORD)), in the place of
+/// [`normal_table`]: entry `k` is `(cos a, sin a, 0, 0)` for `a = k ×
+/// 2π/256` ([`lat_long_table`]), one per value of an angle's byte. The
+/// pose reads it at the latitude byte and at the longitude byte and
+/// multiplies, as [`normal_from_lat_long`](crate::model::normal_from_lat_long) does.
+pub fn lat_long_normal_table() -> [[f32; 4]; NORMAL_TABLE_LEN] {
+    lat_long_table().map(|[cos, sin]| [cos, sin, 0.0, 0.0])
 }
 
 /// [`normal_table`] as the bytes to upload.

@@ -110,8 +110,15 @@ pub(crate) const CAPTURE_WGSL: &str = concat!(
 /// | binding | WGSL | type | bytes |
 /// |---|---|---|---|
 /// | `model` | `md2_model` | `var<uniform> Md2ModelInfo` | [`ModelData::info_bytes`](super::ModelData::info_bytes), 16 |
-/// | `vertices` | `md2_verts` | `var<storage, read> array<u32>` | [`ModelData::vertex_bytes`](super::ModelData::vertex_bytes): 4 per vertex per frame |
+/// | `vertices` | `md2_verts` | `var<storage, read> array<u32>` | [`ModelData::vertex_bytes`](super::ModelData::vertex_bytes): 4 per vertex per frame (8 for [`FrameWord::Wide8`](crate::model::FrameWord::Wide8)) |
 /// | `frame_params` | `md2_frame_params` | `var<storage, read> array<vec4<f32>>` | [`ModelData::frame_param_bytes`](super::ModelData::frame_param_bytes): the normal table (4,096), then 32 per frame |
+///
+/// Which decode a model needs is in its bytes, not in the bindings or the
+/// WGSL: [`ModelInfo::flags`](super::ModelInfo::flags) carries
+/// [`MODEL_WIDE_WORD`](super::MODEL_WIDE_WORD) for a model of 8-byte words
+/// (Quake III's), whose frame parameters begin with
+/// [`lat_long_normal_table`](super::lat_long_normal_table). One pose text
+/// draws every model; a host's pipeline needs no variant per format.
 ///
 /// Every binding is read by the vertex (or compute) stage only. The two
 /// storage buffers are all the pose adds to a stage's storage-buffer

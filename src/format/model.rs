@@ -254,10 +254,10 @@ impl Md2Model {
     /// One frame's packed vertices. Panics if `frame` is out of range, like
     /// slice indexing; see [`Md2Model::frame_count`].
     #[deprecated(
-        note = "use `model.keyframes().frame_vertices(frame)`, the model seam's; this method goes in the next release"
+        note = "use `model.keyframes().frame_data(frame).packed()`, the model seam's; this method goes in the next release"
     )]
     pub fn frame_vertices(&self, frame: u32) -> &[PackedVertex] {
-        self.keyframes.frame_vertices(frame)
+        self.keyframes.frame_data(frame).packed()
     }
 
     /// The GL commands (strips and fans) as stored; empty where the file had

@@ -152,7 +152,9 @@ impl Md2Model {
                 out.extend_from_slice(&x.to_le_bytes());
             }
             out.extend_from_slice(&frame.name_bytes);
-            out.extend_from_slice(bytemuck::cast_slice(self.keyframes().frame_vertices(i)));
+            out.extend_from_slice(bytemuck::cast_slice(
+                self.keyframes().frame_data(i).packed(),
+            ));
         }
         for cmd in self.glcmds_to_write().iter() {
             let n = cmd.vertices.len() as i32;

@@ -42,13 +42,16 @@ impl<'a> CornerFrames<'a> {
     /// (`xyz · scale + translate` in `f32`), then scaled and turned into
     /// glTF's axes.
     pub fn decode(&self, frame: u32, out: &mut CornerFrame) -> Result<(), GltfError> {
-        let header = &self.model.frames()[frame as usize];
-        let vertices = self.model.frame_vertices(frame);
+        let data = self.model.frame_data(frame);
         out.positions.clear();
         out.normals.clear();
         for corner in self.corners {
-            let v = &vertices[corner.xyz as usize];
-            let p = v.decode_position(header).map(|x| x * self.scale);
+            let i = corner.xyz as usize;
+            // Every corner names a vertex of every frame (the seam checks).
+            let (Some(p), Some(n)) = (data.position(i), data.normal(i)) else {
+                continue;
+            };
+            let p = p.map(|x| x * self.scale);
             let p = to_gltf_axes(p);
             if !p.iter().all(|x| x.is_finite()) {
                 return Err(GltfError::NonFinitePosition {
@@ -58,7 +61,7 @@ impl<'a> CornerFrames<'a> {
                 });
             }
             out.positions.push(p);
-            out.normals.push(to_gltf_axes(v.normal()));
+            out.normals.push(to_gltf_axes(n));
         }
         Ok(())
     }

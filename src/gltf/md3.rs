@@ -63,7 +63,11 @@ pub fn md3_to_glb(
         .into_iter()
         .map(|clip| animation::clip_keys(frame_count, clip))
         .collect::<Result<Vec<_>, _>>()?;
-    let names: Vec<String> = model.surfaces().iter().map(shader_name).collect();
+    let names: Vec<String> = model
+        .surfaces()
+        .iter()
+        .map(|s| s.default_texture())
+        .collect();
     let name = options.name.clone().unwrap_or_else(|| "md3".into());
     let mut w = Writer::new(options, textures)?;
     let part = w.part(model, &name, &names)?;
@@ -98,15 +102,7 @@ pub fn player_to_glb(
     let mut w = Writer::new(options, textures)?;
     let lower_model = player.part(PlayerPart::Lower);
     check_options(options, frame_count(lower_model))?;
-    let textures = |part: PlayerPart| -> Vec<String> {
-        let model = player.part(part);
-        player
-            .textures(part)
-            .into_iter()
-            .zip(model.surfaces())
-            .map(|(t, s)| t.texture.unwrap_or_else(|| shader_name(s)))
-            .collect()
-    };
+    let textures = |part: PlayerPart| player.texture_keys(part);
     let lower = w.part(lower_model, "lower", &textures(PlayerPart::Lower))?;
     let upper = w.part(
         player.part(PlayerPart::Upper),
@@ -121,7 +117,11 @@ pub fn player_to_glb(
     w.attach(&lower, "tag_torso", upper.node)?;
     w.attach(&upper, "tag_head", head.node)?;
     if let Some(weapon) = player.weapon() {
-        let weapon_textures: Vec<String> = weapon.surfaces().iter().map(shader_name).collect();
+        let weapon_textures: Vec<String> = weapon
+            .surfaces()
+            .iter()
+            .map(|s| s.default_texture())
+            .collect();
         let weapon = w.part(weapon, "weapon", &weapon_textures)?;
         w.attach(&upper, "tag_weapon", weapon.node)?;
     }
@@ -150,16 +150,6 @@ pub fn player_to_glb(
 /// The frames of a model, as the exports count them.
 fn frame_count(model: &Md3Model) -> u32 {
     u32::try_from(model.frames().len()).unwrap_or(u32::MAX)
-}
-
-/// A surface's first shader's name, or its own name where it has none.
-fn shader_name(surface: &crate::format::md3::Md3Surface) -> String {
-    surface
-        .shaders()
-        .first()
-        .map(|s| s.name())
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| surface.name())
 }
 
 /// A model written into the document: its node, its tags' nodes.

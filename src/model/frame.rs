@@ -1,8 +1,10 @@
 //! A keyframe's parts, whatever file they came from: the packed 4-byte
-//! vertex (Quake I's and Quake II's), a frame's header (how its packed
+//! vertex (Quake I's and Quake II's), the wide 8-byte one (Quake III's), a
+//! frame's header (how its packed
 //! vertices map to model units, and its name), a welded corner, and bounds.
 
 use super::anorms::normal_from_index;
+use super::lat_long::normal_from_lat_long;
 
 /// One vertex of one frame, exactly the file's 4 bytes: a position quantised
 /// to a byte per axis and an index into [`ANORMS`](crate::model::ANORMS).
@@ -34,9 +36,50 @@ impl PackedVertex {
     }
 }
 
+/// One vertex of one frame, Quake III's 8 bytes: a position of three
+/// signed 16-bit integers (an MD3's are sixty-fourths of a unit: its
+/// frames' scale is 1/64) and the normal as two angles of a byte each (low
+/// byte the longitude, high byte the latitude; [`normal_from_lat_long`]).
+/// On the GPU it is two little-endian `u32`s, `x | y << 16` and
+/// `z | normal << 16`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct WideVertex {
+    /// x, y, z in the frame's grid.
+    pub position: [i16; 3],
+    /// The normal's longitude (low byte) and latitude (high byte).
+    pub normal: u16,
+}
+
+impl WideVertex {
+    /// The vertex in model units: position × scale + translate.
+    #[inline]
+    pub fn decode_position(&self, frame: &Frame) -> [f32; 3] {
+        let p = self.position;
+        [
+            f32::from(p[0]) * frame.scale[0] + frame.translate[0],
+            f32::from(p[1]) * frame.scale[1] + frame.translate[1],
+            f32::from(p[2]) * frame.scale[2] + frame.translate[2],
+        ]
+    }
+
+    /// The unit normal the two angles give.
+    #[inline]
+    pub fn normal(&self) -> [f32; 3] {
+        normal_from_lat_long(self.normal)
+    }
+
+    /// The two `u32`s the GPU reads: `x | y << 16`, `z | normal << 16`.
+    #[inline]
+    pub fn words(&self) -> [u32; 2] {
+        let [x, y, z] = self.position.map(|c| u32::from(c as u16));
+        [x | y << 16, z | u32::from(self.normal) << 16]
+    }
+}
+
 /// A keyframe's header: how its packed vertices map to model units, and its
 /// name. The vertices themselves are in
-/// [`KeyframeModel::frame_vertices`](super::KeyframeModel::frame_vertices).
+/// [`KeyframeModel::frame_data`](super::KeyframeModel::frame_data).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Frame {
     /// Multiplies each packed coordinate.

@@ -4,17 +4,19 @@
 use std::fmt;
 
 use super::animations::{Animation, group};
-use super::frame::{Bounds, Corner, Frame, PackedVertex};
+use super::frame::{Bounds, Corner, Frame, PackedVertex, WideVertex};
 
 /// What a vertex of a frame is on the GPU: the word the contract uploads
 /// verbatim and the pose decodes. Quake I's and Quake II's models both have
-/// the 4-byte word; a wider one (Quake III's 16-bit positions and
-/// latitude-longitude normals) is another variant when a format needs it.
+/// the 4-byte word; Quake III's 16-bit positions and two-angle normals
+/// have the 8-byte one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FrameWord {
     /// `{u8 x, y, z, normal index}`: [`PackedVertex`], 4 bytes.
     Packed4,
+    /// `{i16 x, y, z, u16 angles}`: [`WideVertex`], 8 bytes.
+    Wide8,
 }
 
 impl FrameWord {
@@ -22,6 +24,126 @@ impl FrameWord {
     pub const fn bytes(self) -> usize {
         match self {
             FrameWord::Packed4 => 4,
+            FrameWord::Wide8 => 8,
+        }
+    }
+}
+
+/// Every frame's vertices, frame-major, in the model's one word.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Words {
+    Packed4(Vec<PackedVertex>),
+    Wide8(Vec<WideVertex>),
+}
+
+impl Words {
+    fn len(&self) -> usize {
+        match self {
+            Words::Packed4(v) => v.len(),
+            Words::Wide8(v) => v.len(),
+        }
+    }
+}
+
+/// One frame's vertices in the model's word, with the frame's header: what
+/// decoding a frame reads ([`KeyframeModel::frame_data`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum FrameData<'a> {
+    /// A frame of [`FrameWord::Packed4`] vertices.
+    Packed4(&'a Frame, &'a [PackedVertex]),
+    /// A frame of [`FrameWord::Wide8`] vertices.
+    Wide8(&'a Frame, &'a [WideVertex]),
+}
+
+impl<'a> FrameData<'a> {
+    /// The word the vertices are in.
+    pub fn word(&self) -> FrameWord {
+        match self {
+            FrameData::Packed4(..) => FrameWord::Packed4,
+            FrameData::Wide8(..) => FrameWord::Wide8,
+        }
+    }
+
+    /// The frame's header (scale, translate, name).
+    pub fn frame(&self) -> &'a Frame {
+        match self {
+            FrameData::Packed4(f, _) | FrameData::Wide8(f, _) => f,
+        }
+    }
+
+    /// The 4-byte vertices, as the file stores them; empty for a frame of
+    /// [`FrameWord::Wide8`] vertices.
+    pub fn packed(&self) -> &'a [PackedVertex] {
+        match self {
+            FrameData::Packed4(_, v) => v,
+            FrameData::Wide8(..) => &[],
+        }
+    }
+
+    /// The 8-byte vertices, as the file stores them; empty for a frame of
+    /// [`FrameWord::Packed4`] vertices.
+    pub fn wide(&self) -> &'a [WideVertex] {
+        match self {
+            FrameData::Wide8(_, v) => v,
+            FrameData::Packed4(..) => &[],
+        }
+    }
+
+    /// Appends the frame's vertices as the GPU reads them to `out`:
+    /// one little-endian `u32` a vertex for 4-byte words, two for 8-byte
+    /// ones ([`WideVertex::words`]).
+    pub fn push_words(&self, out: &mut Vec<u32>) {
+        match self {
+            FrameData::Packed4(_, v) => {
+                out.extend(v.iter().map(|v| u32::from_le_bytes(bytemuck::cast(*v))))
+            }
+            FrameData::Wide8(_, v) => out.extend(v.iter().flat_map(WideVertex::words)),
+        }
+    }
+
+    /// How many vertices.
+    pub fn len(&self) -> usize {
+        match self {
+            FrameData::Packed4(_, v) => v.len(),
+            FrameData::Wide8(_, v) => v.len(),
+        }
+    }
+
+    /// Whether there are none (never, in a [`KeyframeModel`]).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Vertex `i` in model units (`None` past the frame's vertices).
+    pub fn position(&self, i: usize) -> Option<[f32; 3]> {
+        match self {
+            FrameData::Packed4(f, v) => v.get(i).map(|v| v.decode_position(f)),
+            FrameData::Wide8(f, v) => v.get(i).map(|v| v.decode_position(f)),
+        }
+    }
+
+    /// Vertex `i`'s unit normal (`None` past the frame's vertices).
+    pub fn normal(&self, i: usize) -> Option<[f32; 3]> {
+        match self {
+            FrameData::Packed4(_, v) => v.get(i).map(PackedVertex::normal),
+            FrameData::Wide8(_, v) => v.get(i).map(WideVertex::normal),
+        }
+    }
+
+    /// Every vertex in model units, in order.
+    pub fn positions(&self) -> Vec<[f32; 3]> {
+        match self {
+            FrameData::Packed4(f, v) => v.iter().map(|v| v.decode_position(f)).collect(),
+            FrameData::Wide8(f, v) => v.iter().map(|v| v.decode_position(f)).collect(),
+        }
+    }
+
+    /// Every vertex's unit normal, in order.
+    pub fn normals(&self) -> Vec<[f32; 3]> {
+        match self {
+            FrameData::Packed4(_, v) => v.iter().map(PackedVertex::normal).collect(),
+            FrameData::Wide8(_, v) => v.iter().map(WideVertex::normal).collect(),
         }
     }
 }
@@ -34,8 +156,9 @@ impl FrameWord {
 /// works unchanged.
 ///
 /// - every frame: a [`Frame`] (scale, translate, name) and its
-///   [`vertex_count`](Self::vertex_count) packed vertices
-///   ([`FrameWord::Packed4`]), frame-major;
+///   [`vertex_count`](Self::vertex_count) vertices, frame-major, all of one
+///   [`FrameWord`]: packed 4-byte ones ([`from_parts`](Self::from_parts))
+///   or wide 8-byte ones ([`KeyframeParts::wide_vertices`]);
 /// - the welded corners (vertex and texture coordinate) and the triangles
 ///   over them, three corner indices each, wound as Quake's files wind them:
 ///   clockwise seen from outside;
@@ -65,6 +188,7 @@ impl FrameWord {
 ///     indices: vec![0, 2, 1],
 ///     skin_size: (8, 8),
 ///     animations: None,
+///     ..KeyframeParts::default()
 /// })?;
 /// assert_eq!(model.frame_count(), 2);
 /// assert_eq!(model.animations()[0].name, "grow");
@@ -75,8 +199,8 @@ impl FrameWord {
 pub struct KeyframeModel {
     pub(crate) vertex_count: usize,
     pub(crate) frames: Vec<Frame>,
-    /// All frames' vertices, frame-major: `vertices[frame * vertex_count + i]`.
-    pub(crate) vertices: Vec<PackedVertex>,
+    /// All frames' vertices, frame-major: `[frame * vertex_count + i]`.
+    pub(crate) words: Words,
     pub(crate) corners: Vec<Corner>,
     pub(crate) indices: Vec<u32>,
     pub(crate) skin_size: (u32, u32),
@@ -97,6 +221,10 @@ pub struct KeyframeParts {
     pub frames: Vec<Frame>,
     /// Every frame's vertices, frame-major: as many per frame.
     pub vertices: Vec<PackedVertex>,
+    /// Every frame's 8-byte vertices, frame-major, in place of
+    /// [`vertices`](Self::vertices) for a model of [`FrameWord::Wide8`]
+    /// (Quake III's): give one or the other.
+    pub wide_vertices: Vec<WideVertex>,
     /// The welded corners the triangles use.
     pub corners: Vec<Corner>,
     /// The triangles: three indices into `corners` each, clockwise seen
@@ -168,6 +296,14 @@ pub enum KeyframeError {
         /// What is wrong.
         reason: String,
     },
+    /// Both words were given: a model's vertices are
+    /// [`KeyframeParts::vertices`] or [`KeyframeParts::wide_vertices`].
+    TwoWords {
+        /// The 4-byte vertices given.
+        packed: usize,
+        /// The 8-byte vertices given.
+        wide: usize,
+    },
     /// More than the GPU contract addresses: frames, vertices or corners
     /// past `u32` (frames past [`MAX_GPU_FRAMES`](crate::contract::MAX_GPU_FRAMES)
     /// are refused where the model is uploaded).
@@ -211,6 +347,10 @@ impl fmt::Display for KeyframeError {
             KeyframeError::SkinSize { size } => write!(f, "skin size {size:?} has a side of 0"),
             KeyframeError::Animations { reason } => write!(f, "animations: {reason}"),
             KeyframeError::TooLarge { what, count } => write!(f, "{count} {what} are too many"),
+            KeyframeError::TwoWords { packed, wide } => write!(
+                f,
+                "{packed} 4-byte and {wide} 8-byte vertices were given: a model has one word"
+            ),
         }
     }
 }
@@ -219,26 +359,28 @@ impl std::error::Error for KeyframeError {}
 
 impl KeyframeParts {
     /// Every index in range, every frame complete, every value finite, every
-    /// count within a GPU index (the animations are checked apart).
-    fn check(&self) -> Result<(), KeyframeError> {
+    /// count within a GPU index (the animations are checked apart), for
+    /// `vertices` vertices in all (the parts' own, or wide ones given
+    /// beside them).
+    fn check(&self, vertices: usize) -> Result<(), KeyframeError> {
         for (what, empty) in [
             ("frames", self.frames.is_empty()),
-            ("vertices", self.vertices.is_empty()),
+            ("vertices", vertices == 0),
             ("triangles", self.indices.is_empty()),
         ] {
             if empty {
                 return Err(KeyframeError::Empty { what });
             }
         }
-        if !self.vertices.len().is_multiple_of(self.frames.len()) {
+        if !vertices.is_multiple_of(self.frames.len()) {
             return Err(KeyframeError::VerticesPerFrame {
-                vertices: self.vertices.len(),
+                vertices,
                 frames: self.frames.len(),
             });
         }
         for (what, count) in [
             ("frames", self.frames.len()),
-            ("vertices", self.vertices.len()),
+            ("vertices", vertices),
             ("corners", self.corners.len()),
             ("indices", self.indices.len()),
         ] {
@@ -246,7 +388,7 @@ impl KeyframeParts {
                 return Err(KeyframeError::TooLarge { what, count });
             }
         }
-        let vertex_count = self.vertices.len() / self.frames.len();
+        let vertex_count = vertices / self.frames.len();
         if !self.indices.len().is_multiple_of(3) {
             return Err(KeyframeError::PartialTriangle {
                 indices: self.indices.len(),
@@ -300,8 +442,45 @@ impl KeyframeParts {
 impl KeyframeModel {
     /// A model from its parts, every index and value checked. Nothing is
     /// allocated past the parts themselves.
-    pub fn from_parts(parts: KeyframeParts) -> Result<KeyframeModel, KeyframeError> {
-        parts.check()?;
+    ///
+    /// The vertices are `parts.vertices` (4-byte words) or
+    /// `parts.wide_vertices` (8-byte words), whichever is given.
+    ///
+    /// ```
+    /// use md2_wgpu::model::{Corner, Frame, FrameWord, KeyframeModel, KeyframeParts, WideVertex};
+    ///
+    /// // A triangle in sixty-fourths of a unit, its normals straight up.
+    /// let at = |x: i16, y: i16| WideVertex { position: [x, y, -64], normal: 0 };
+    /// let model = KeyframeModel::from_parts(KeyframeParts {
+    ///     frames: vec![Frame::new("still", [1.0 / 64.0; 3], [0.0; 3])],
+    ///     wide_vertices: vec![at(0, 0), at(640, 0), at(0, 640)],
+    ///     corners: (0..3).map(|xyz| Corner { xyz, uv: [0.0, 0.0] }).collect(),
+    ///     indices: vec![0, 2, 1],
+    ///     skin_size: (1, 1),
+    ///     ..KeyframeParts::default()
+    /// })?;
+    /// assert_eq!(model.frame_word(), FrameWord::Wide8);
+    /// assert_eq!(model.frame_bounds(0).max, [10.0, 10.0, -1.0]);
+    /// # Ok::<(), md2_wgpu::model::KeyframeError>(())
+    /// ```
+    pub fn from_parts(mut parts: KeyframeParts) -> Result<KeyframeModel, KeyframeError> {
+        let packed = std::mem::take(&mut parts.vertices);
+        let wide = std::mem::take(&mut parts.wide_vertices);
+        let words = match (packed.is_empty(), wide.is_empty()) {
+            (false, false) => {
+                return Err(KeyframeError::TwoWords {
+                    packed: packed.len(),
+                    wide: wide.len(),
+                });
+            }
+            (true, false) => Words::Wide8(wide),
+            _ => Words::Packed4(packed),
+        };
+        KeyframeModel::checked(parts, words)
+    }
+
+    fn checked(parts: KeyframeParts, words: Words) -> Result<KeyframeModel, KeyframeError> {
+        parts.check(words.len())?;
         let animations = match parts.animations {
             Some(given) => {
                 check_animations(&given, parts.frames.len())?;
@@ -309,9 +488,9 @@ impl KeyframeModel {
             }
             None => group(parts.frames.iter().map(Frame::name)).0,
         };
-        Ok(KeyframeModel::checked_by_caller(
+        Ok(KeyframeModel::put_together(
             parts.frames,
-            parts.vertices,
+            words,
             parts.corners,
             parts.indices,
             parts.skin_size,
@@ -320,8 +499,7 @@ impl KeyframeModel {
     }
 
     /// A model from parts a parser has already checked (every index in
-    /// range, every frame complete, every scale finite): the one place the
-    /// fields are put together.
+    /// range, every frame complete, every scale finite).
     pub(crate) fn checked_by_caller(
         frames: Vec<Frame>,
         vertices: Vec<PackedVertex>,
@@ -330,10 +508,23 @@ impl KeyframeModel {
         skin_size: (u32, u32),
         animations: Vec<Animation>,
     ) -> KeyframeModel {
+        let words = Words::Packed4(vertices);
+        KeyframeModel::put_together(frames, words, corners, indices, skin_size, animations)
+    }
+
+    /// The one place the fields are put together.
+    fn put_together(
+        frames: Vec<Frame>,
+        words: Words,
+        corners: Vec<Corner>,
+        indices: Vec<u32>,
+        skin_size: (u32, u32),
+        animations: Vec<Animation>,
+    ) -> KeyframeModel {
         KeyframeModel {
-            vertex_count: vertices.len() / frames.len().max(1),
+            vertex_count: words.len() / frames.len().max(1),
             frames,
-            vertices,
+            words,
             corners,
             indices,
             skin_size,
@@ -359,21 +550,33 @@ impl KeyframeModel {
 
     /// What each vertex of a frame is on the GPU.
     pub fn frame_word(&self) -> FrameWord {
-        FrameWord::Packed4
+        match self.words {
+            Words::Packed4(_) => FrameWord::Packed4,
+            Words::Wide8(_) => FrameWord::Wide8,
+        }
     }
 
     /// Every frame's packed vertices, frame-major: the bytes the GPU
-    /// receives unchanged.
+    /// receives unchanged. Empty for a model of [`FrameWord::Wide8`]
+    /// vertices ([`frame_data`](Self::frame_data) reads either word).
     pub fn vertices(&self) -> &[PackedVertex] {
-        &self.vertices
+        match &self.words {
+            Words::Packed4(v) => v,
+            Words::Wide8(_) => &[],
+        }
     }
 
-    /// One frame's packed vertices. Panics if `frame` is out of range, like
-    /// slice indexing; see [`frame_count`](Self::frame_count).
-    pub fn frame_vertices(&self, frame: u32) -> &[PackedVertex] {
+    /// One frame's header and vertices, whatever the word. Panics if
+    /// `frame` is out of range, like slice indexing; see
+    /// [`frame_count`](Self::frame_count).
+    pub fn frame_data(&self, frame: u32) -> FrameData<'_> {
         let n = self.vertex_count;
-        let frame = frame as usize;
-        &self.vertices[frame * n..(frame + 1) * n]
+        let f = frame as usize;
+        let header = &self.frames[f];
+        match &self.words {
+            Words::Packed4(v) => FrameData::Packed4(header, &v[f * n..(f + 1) * n]),
+            Words::Wide8(v) => FrameData::Wide8(header, &v[f * n..(f + 1) * n]),
+        }
     }
 
     /// The welded corners, in order of first use by the triangles.
@@ -408,12 +611,16 @@ impl KeyframeModel {
     }
 
     /// The box one frame's vertices occupy, in model units. Panics if
-    /// `frame` is out of range, like [`frame_vertices`](Self::frame_vertices).
+    /// `frame` is out of range, like [`frame_data`](Self::frame_data).
     pub fn frame_bounds(&self, frame: u32) -> Bounds {
-        let f = &self.frames[frame as usize];
-        self.frame_vertices(frame)
-            .iter()
-            .fold(Bounds::EMPTY, |b, v| b.with_point(v.decode_position(f)))
+        match self.frame_data(frame) {
+            FrameData::Packed4(f, v) => v
+                .iter()
+                .fold(Bounds::EMPTY, |b, v| b.with_point(v.decode_position(f))),
+            FrameData::Wide8(f, v) => v
+                .iter()
+                .fold(Bounds::EMPTY, |b, v| b.with_point(v.decode_position(f))),
+        }
     }
 
     /// The box around every frame: what a camera frames to show the model

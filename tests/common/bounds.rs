@@ -18,7 +18,8 @@
 //! evaluations (the GPU's and the CPU reference's, which is one of the
 //! conforming ones) differ by at most twice the bound.
 
-use md2_wgpu::{Md2Model, anim::Pose};
+use md2_wgpu::anim::Pose;
+use md2_wgpu::model::{FrameData, KeyframeModel};
 
 /// Half an `f32` ULP, relative: the rounding of a correctly rounded result.
 pub const U: f64 = 1.0 / 16_777_216.0;
@@ -154,18 +155,32 @@ pub struct VertexBound {
 
 /// `md2_pose_vertex`'s arithmetic for vertex `i` of `model` in `pose`,
 /// pushed `push` along the normal, with its bound (the model's frame
-/// parameters and the padded normal table as the GPU reads them).
-pub fn pose_bound(model: &Md2Model, pose: &Pose, push: f32, i: usize) -> VertexBound {
+/// parameters and the normal table of its word as the GPU reads them: the
+/// padded table's entry, or a wide vertex's two products of table
+/// entries, each rounded once).
+pub fn pose_bound(model: &KeyframeModel, pose: &Pose, push: f32, i: usize) -> VertexBound {
     let table = md2_wgpu::contract::normal_table();
+    let angles = md2_wgpu::model::lat_long_table();
     let decode = |frame: u32| -> (Vec3, Vec3) {
-        let f = &model.keyframes().frames()[frame as usize];
-        let v = model.keyframes().frame_vertices(frame)[i];
+        let (f, grid, normal) = match model.frame_data(frame) {
+            FrameData::Packed4(f, v) => {
+                let n = table[usize::from(v[i].normal_index)];
+                let normal = [0, 1, 2].map(|k| Approx::exact(n[k]));
+                (f, v[i].position.map(f32::from), normal)
+            }
+            FrameData::Wide8(f, v) => {
+                let [lng, lat] = v[i].normal.to_le_bytes();
+                let [cos_lat, sin_lat] = angles[usize::from(lat)].map(Approx::exact);
+                let [cos_lng, sin_lng] = angles[usize::from(lng)].map(Approx::exact);
+                let normal = [cos_lat * sin_lng, sin_lat * sin_lng, cos_lng];
+                (f, v[i].position.map(f32::from), normal)
+            }
+            other => panic!("a word the bounds do not know: {other:?}"),
+        };
         let position = [0, 1, 2].map(|k| {
-            Approx::exact(f32::from(v.position[k])) * Approx::exact(f.scale[k])
-                + Approx::exact(f.translate[k])
+            Approx::exact(grid[k]) * Approx::exact(f.scale[k]) + Approx::exact(f.translate[k])
         });
-        let n = table[usize::from(v.normal_index)];
-        (position, [0, 1, 2].map(|k| Approx::exact(n[k])))
+        (position, normal)
     };
     let (t, t2, w) = (
         Approx::exact(unit(pose.primary.t)),
@@ -217,8 +232,8 @@ pub fn pose_bound(model: &Md2Model, pose: &Pose, push: f32, i: usize) -> VertexB
 }
 
 /// [`pose_bound`] for every vertex.
-pub fn pose_bounds(model: &Md2Model, pose: &Pose, push: f32) -> Vec<VertexBound> {
-    (0..model.keyframes().vertex_count())
+pub fn pose_bounds(model: &KeyframeModel, pose: &Pose, push: f32) -> Vec<VertexBound> {
+    (0..model.vertex_count())
         .map(|i| pose_bound(model, pose, push, i))
         .collect()
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use md2_wgpu::format::md3::{
     Md3Model, Md3Parts, Md3Player, Md3PlayerError, Md3PlayerLoader, Md3Shader, Md3SurfaceParts,
-    Md3Tag, Md3Vertex,
+    Md3SurfaceTexture, Md3Tag, Md3Vertex,
 };
 
 /// A tag's axes that turn nothing: forward +X, left +Y, up +Z.
@@ -25,6 +25,23 @@ pub fn shared_md3_dir() -> Option<PathBuf> {
     let beside = md2_wgpu::support::shared_models_dir().join("..");
     let hint = "set MD2_SHARED_MODELS to point beside it";
     crate::shared::present_dir(beside.join("md3"), "the shared Quake III players", hint)
+}
+
+/// A surface's texture as Quake III finds it for a player in `dir`: the
+/// first of the files it tries (`.tga`, then `.jpg`) whose last part is a
+/// file in the folder, decoded; `None` where the skin names none or no
+/// such file is there.
+pub fn texture_in(dir: &Path, texture: &Md3SurfaceTexture) -> Option<image::RgbaImage> {
+    texture
+        .candidates
+        .iter()
+        .map(|c| dir.join(c.rsplit(['/', '\\']).next().unwrap_or(c)))
+        .find(|file| file.is_file())
+        .map(|file| {
+            image::open(&file)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+                .to_rgba8()
+        })
 }
 
 /// A vertex at whole units (stored in 1/64ths) with a packed normal.

@@ -294,6 +294,7 @@ impl Mesh {
             indices,
             skin_size: self.skin,
             animations,
+            ..KeyframeParts::default()
         })
         .expect("a generated mesh is valid")
     }

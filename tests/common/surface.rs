@@ -124,6 +124,27 @@ pub fn cpu_coverage(
     }
 }
 
+/// `picture` (drawn from `camera`) against [`cpu_coverage`] of `triangles`
+/// at every pixel: (pixels the reference decides, pixels of those where
+/// the picture is drawn or empty otherwise than it says).
+pub fn coverage_against(
+    picture: &image::RgbaImage,
+    camera: &Camera,
+    triangles: &[[(Vec3, Vec3); 3]],
+) -> (usize, usize) {
+    let size = picture.dimensions();
+    let (mut decided, mut wrong) = (0, 0);
+    for y in 0..size.1 {
+        for x in 0..size.0 {
+            if let Some(covered) = cpu_coverage(camera, size, triangles, x, y) {
+                decided += 1;
+                wrong += usize::from(covered != (picture.get_pixel(x, y).0[3] > 0));
+            }
+        }
+    }
+    (decided, wrong)
+}
+
 /// The front faces (clockwise on screen) the ray from `near` along `dir`
 /// meets with a smallest barycentric of at least `margin`: (distance along
 /// the ray, corners, smallest barycentric).

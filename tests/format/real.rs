@@ -466,7 +466,7 @@ fn real_files_agree_with_an_independent_decode() {
             let end = name.iter().position(|&c| c == 0).unwrap_or(16);
             assert_eq!(frame.name().as_bytes(), &name[..end], "{path}: frame {f}");
 
-            let verts = model.keyframes().frame_vertices(f as u32);
+            let verts = model.keyframes().frame_data(f as u32).packed();
             assert_eq!(verts.len(), num_xyz);
             assert_eq!(
                 verts,
@@ -571,7 +571,7 @@ fn real_triangles_are_clockwise_seen_from_outside() {
         }
         let model = Md2Model::from_bytes(&bytes).unwrap();
         let frame = &model.keyframes().frames()[0];
-        let verts = model.keyframes().frame_vertices(0);
+        let verts = model.keyframes().frame_data(0).packed();
         let (mut cw, mut ccw) = (0, 0);
         for tri in model.triangles() {
             let p = tri.xyz.map(|i| verts[i as usize].decode_position(frame));

@@ -170,7 +170,7 @@ fn exported_faces_agree_with_their_normals() {
         // winding.
         let model = &case.model;
         let f = &model.frames()[0];
-        let verts = model.frame_vertices(0);
+        let verts = model.frame_data(0).packed();
         let corners = model.corners();
         let clockwise = model
             .indices()
@@ -220,7 +220,7 @@ fn the_axes_are_the_renderers() {
     let mesh = RenderMesh::new(&case.model, TriangleOrder::VertexCache);
     let f = &case.model.frames()[0];
     for (c, corner) in mesh.corners().iter().enumerate() {
-        let q = case.model.frame_vertices(0)[corner.xyz as usize].decode_position(f);
+        let q = case.model.frame_data(0).packed()[corner.xyz as usize].decode_position(f);
         let want = QUAKE_TO_Y_UP.transform_point3(md2_wgpu::glam::Vec3::from_array(q));
         assert_eq!(positions[0][c].map(|x| x as f32), want.to_array());
     }
@@ -378,7 +378,7 @@ fn the_base_frame_and_the_scale_are_options() {
     let mesh = RenderMesh::new(&case.model, TriangleOrder::VertexCache);
     let f = &case.model.frames()[base as usize];
     for (g, corner) in got.iter().zip(mesh.corners()) {
-        let q = case.model.frame_vertices(base)[corner.xyz as usize].decode_position(f);
+        let q = case.model.frame_data(base).packed()[corner.xyz as usize].decode_position(f);
         // 1/32 is a power of two: scaling is exact.
         assert_eq!(g.map(|x| x as f32), exported(q, 1.0 / 32.0));
     }

@@ -13,7 +13,7 @@ use md2_wgpu::{
     anim::{FrameLerp, Pose},
     format::{Md2Parts, TexCoord, Triangle},
     gpu::PrepareError,
-    model::{Frame, PackedVertex, nearest_normal_index},
+    model::{Frame, KeyframeModel, PackedVertex, nearest_normal_index},
     scene::{InstanceError, SHELL_OFFSET},
 };
 
@@ -111,12 +111,21 @@ fn poses_for(frame_count: u32) -> Vec<Pose> {
     poses
 }
 
-fn compare(gpu: &Gpu, capture: &PoseCapture, renderer: &Md2Renderer, name: &str, model: &Md2Model) {
+/// `model`'s every pose of [`poses_for`], plain and pushed out as a shell,
+/// captured from the GPU and held to the CPU reference within each
+/// vertex's derived bound; the largest shares of the bounds printed.
+pub(crate) fn compare(
+    gpu: &Gpu,
+    capture: &PoseCapture,
+    renderer: &Md2Renderer,
+    name: &str,
+    model: &KeyframeModel,
+) {
     let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, renderer, model, &[]).unwrap();
-    let n = model.keyframes().vertex_count();
+    let n = model.vertex_count();
     let mut positions = vec![[0.0f32; 3]; n];
     let mut normals = vec![[0.0f32; 3]; n];
-    let poses = poses_for(model.keyframes().frame_count());
+    let poses = poses_for(model.frame_count());
     let (mut worst_p, mut worst_n) = (0.0f32, 0.0f32);
     let (mut exact, mut widest) = (0usize, 0.0f32);
     // Every pose plain, and pushed out as a powerup shell.
@@ -147,7 +156,7 @@ fn compare(gpu: &Gpu, capture: &PoseCapture, renderer: &Md2Renderer, name: &str,
     );
 }
 
-fn setup(gpu: &Gpu) -> (PoseCapture, Md2Renderer) {
+pub(crate) fn setup(gpu: &Gpu) -> (PoseCapture, Md2Renderer) {
     let renderer = Md2Renderer::new(
         &gpu.device,
         wgpu::TextureFormat::Rgba8UnormSrgb,

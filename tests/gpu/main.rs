@@ -11,6 +11,7 @@ mod effects;
 mod hostile;
 mod levels;
 mod materials;
+mod md3;
 mod mdl;
 mod motion;
 mod order;

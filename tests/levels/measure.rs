@@ -35,7 +35,8 @@ pub fn positions(model: &Md2Model, frame: u32) -> Vec<P> {
     let f = model.keyframes().frames()[frame as usize];
     model
         .keyframes()
-        .frame_vertices(frame)
+        .frame_data(frame)
+        .packed()
         .iter()
         .map(|v| {
             std::array::from_fn(|k| {

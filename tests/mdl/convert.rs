@@ -21,7 +21,7 @@ fn same_drawing(
     for f in 0..a.frame_count() {
         let corner = |m: &md2_wgpu::model::KeyframeModel, i: u32| {
             let c = m.corners()[m.indices()[i as usize] as usize];
-            let v = m.frame_vertices(f)[c.xyz as usize];
+            let v = m.frame_data(f).packed()[c.xyz as usize];
             (
                 v.decode_position(&m.frames()[f as usize]),
                 c.uv,

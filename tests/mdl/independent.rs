@@ -110,7 +110,7 @@ pub fn agrees(bytes: &[u8], model: &md2_wgpu::format::mdl::MdlModel) {
     for (f, (name, positions)) in d.poses.iter().enumerate() {
         assert_eq!(&model.frames()[f].name(), name, "pose {f}'s name");
         let frame = &model.frames()[f];
-        for (i, v) in model.frame_vertices(f as u32).iter().enumerate() {
+        for (i, v) in model.frame_data(f as u32).packed().iter().enumerate() {
             assert_eq!(
                 v.decode_position(frame),
                 positions[i],

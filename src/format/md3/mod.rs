@@ -3,10 +3,11 @@
 //! `animation.cfg`), tags lerped and attached as the game does, and a
 //! whole player as one thing. CPU only: nothing here knows about wgpu.
 //!
-//! So far this is the file and what the game computes from it on the CPU:
-//! an [`Md3Model`] is every part of the file, not yet a
-//! [`KeyframeModel`](crate::model::KeyframeModel) (its conversion into the
-//! model seam, and so drawing it, comes later).
+//! An [`Md3Model`] is every part of the file; each of its surfaces is a
+//! [`KeyframeModel`](crate::model::KeyframeModel) of 8-byte words
+//! ([`Md3Model::surface_model`]), which every path past the parser takes
+//! as it takes an MD2: the GPU decodes the file's bytes as they are.
+//!
 //! What an MD3 is, against MD2:
 //!
 //! - **Surfaces**: a model is up to 32 meshes, each with its own vertices,
@@ -70,6 +71,7 @@
 mod animation_config;
 mod clip;
 mod error;
+mod keyframes;
 mod layout;
 mod model;
 mod parse;
@@ -86,6 +88,7 @@ pub use animation_config::{
     Gender,
 };
 pub use error::{Md3Error, Md3Name, Md3Part, Md3Warning};
+pub use keyframes::{MD3_SKIN_SIZE, Md3SurfaceError};
 pub use model::{Md3Frame, Md3Header, Md3Model, Md3Shader, Md3Surface, Md3SurfaceHeader, Md3Tag};
 pub use player::{
     Md3Player, Md3PlayerError, Md3PlayerLoader, Md3SurfaceTexture, PlayerPart, PlayerTagError,

@@ -224,6 +224,18 @@ impl Md3Surface {
         &self.shaders
     }
 
+    /// What the surface wears where no skin names a texture for it (a
+    /// lone model, a weapon): its first shader's name, or its own name
+    /// where it has none. The key the glTF export and
+    /// [`GpuPlayer`](crate::gpu::GpuPlayer) find its picture by.
+    pub fn default_texture(&self) -> String {
+        self.shaders
+            .first()
+            .map(|s| s.name())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| self.name())
+    }
+
     /// The triangles: three vertex indices each, every one below
     /// [`Md3Surface::vertex_count`].
     pub fn triangles(&self) -> &[[i32; 3]] {

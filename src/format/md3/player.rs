@@ -314,6 +314,19 @@ impl Md3Player {
             .collect()
     }
 
+    /// The key each surface of a part finds its picture by, in the
+    /// model's order: the texture its skin names, else
+    /// [`Md3Surface::default_texture`](super::Md3Surface::default_texture).
+    /// What the glTF export and [`GpuPlayer`](crate::gpu::GpuPlayer) take
+    /// textures by.
+    pub fn texture_keys(&self, part: PlayerPart) -> Vec<String> {
+        self.textures(part)
+            .into_iter()
+            .zip(self.part(part).surfaces())
+            .map(|(t, s)| t.texture.unwrap_or_else(|| s.default_texture()))
+            .collect()
+    }
+
     /// Where each part goes for the legs at `legs` (a pose of
     /// `lower.md3`) and the torso at `torso` (a pose of `upper.md3`), as
     /// Quake III's `CG_Player` places them: the legs at the identity, the

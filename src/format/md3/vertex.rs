@@ -2,7 +2,7 @@
 //! position in 1/64 units and the normal from two angles. The CPU
 //! reference decodes with these, and the GPU's decode is held to them.
 
-use std::f32::consts::TAU;
+use crate::model::{WideVertex, normal_from_lat_long};
 
 /// A vertex of one frame, as stored: `i16 x, y, z` in units of 1/64, then
 /// the normal packed into two angles.
@@ -27,18 +27,22 @@ impl Md3Vertex {
     /// The unit normal, as Quake III's renderer decodes it
     /// (`LerpMeshVertexes`): latitude = high byte × 2π/256, longitude =
     /// low byte × 2π/256, normal = (cos lat · sin lng, sin lat · sin lng,
-    /// cos lng).
-    ///
-    /// The step is 2π/256 because the renderer reads both angles from its
-    /// 1,024-entry sine table at byte × 4. The format's public description
-    /// says 2π/255 (and the tools' encoder, `NormalToLatLong`, scales by
-    /// 255/360 a degree); the game's decode is what players saw, so this
-    /// follows it.
+    /// cos lng), each factor from the seam's
+    /// [`lat_long_table`](crate::model::lat_long_table) (which says why the
+    /// step is 2π/256, not the 2π/255 of the format's description): the
+    /// numbers the CPU reference and the GPU compute for the vertex.
     pub fn normal_vector(&self) -> [f32; 3] {
-        let [lng, lat] = self.normal.to_le_bytes();
-        let step = TAU / 256.0;
-        let (lat, lng) = (f32::from(lat) * step, f32::from(lng) * step);
-        [lat.cos() * lng.sin(), lat.sin() * lng.sin(), lng.cos()]
+        normal_from_lat_long(self.normal)
+    }
+
+    /// The vertex as the model seam holds it, the same 8 bytes: with a
+    /// frame scale of [`Md3Vertex::SCALE`] it decodes to
+    /// [`position`](Self::position).
+    pub fn wide(&self) -> WideVertex {
+        WideVertex {
+            position: self.xyz,
+            normal: self.normal,
+        }
     }
 }
 

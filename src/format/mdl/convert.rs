@@ -132,7 +132,7 @@ fn one_grid(model: &KeyframeModel) -> OneGrid {
     let decoded: Vec<Vec<([f32; 3], u8)>> = (0..model.frame_count())
         .map(|f| {
             let frame = &model.frames()[f as usize];
-            let vertices = model.frame_vertices(f);
+            let vertices = model.frame_data(f).packed();
             corners
                 .iter()
                 .map(|c| {

@@ -129,7 +129,7 @@ impl MdlTriangle {
 /// cycles through by their intervals. The poses themselves are frames of
 /// the model seam, `first..first + count`
 /// ([`KeyframeModel::frames`](crate::model::KeyframeModel::frames): their
-/// names; [`frame_vertices`](crate::model::KeyframeModel::frame_vertices):
+/// names; [`frame_data`](crate::model::KeyframeModel::frame_data):
 /// their vertices).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MdlFrame {

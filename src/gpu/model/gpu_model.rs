@@ -76,10 +76,12 @@ pub struct GpuModelBuffers<'a> {
     pub index_format: wgpu::IndexFormat,
 }
 
-/// An [`Md2Model`](crate::Md2Model) on the GPU, ready to draw any number of instances of.
+/// A [`KeyframeModel`] (an MD2, an MDL, an MD3's surface, one built in
+/// code) on the GPU, ready to draw any number of instances of.
 ///
 /// Everything is uploaded once and never written again while the model
-/// animates: the frames stay in the file's packed 4-byte form and the vertex
+/// animates: the frames stay in the file's packed 4-byte form (8-byte for
+/// Quake III's) and the vertex
 /// shader decodes them. The bytes are a [`ModelData`]'s; another host that
 /// wants the same data with its own wgpu uploads a `ModelData` itself.
 #[derive(Debug)]

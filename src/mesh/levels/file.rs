@@ -168,14 +168,18 @@ impl Levels {
     pub const FILE_VERSION: u32 = 1;
 
     /// What levels are built over, as 64 bits: the model's frames (their
-    /// packed vertices, scales and translates: the errors are measured in
+    /// vertices' words, scales and translates: the errors are measured in
     /// them) and the mesh's corners and full-detail triangles (the indices
     /// name them). Saved levels load only for the same fingerprint.
     pub fn fingerprint(model: &KeyframeModel, mesh: &RenderMesh) -> u64 {
+        let mut words = Vec::new();
+        for f in 0..model.frame_count() {
+            model.frame_data(f).push_words(&mut words);
+        }
         let mut h = Fnv::new();
         h.u32(model.vertex_count() as u32)
             .u32(model.frame_count())
-            .bytes(bytemuck::cast_slice(model.vertices()));
+            .bytes(bytemuck::cast_slice(&words));
         for frame in model.frames() {
             for x in frame.scale.iter().chain(&frame.translate) {
                 h.u32(x.to_bits());

@@ -16,9 +16,12 @@ impl Poses {
     pub(super) fn new(model: &KeyframeModel) -> Poses {
         let vertex_count = model.vertex_count();
         let mut positions = Vec::with_capacity(vertex_count * model.frames().len());
-        for (f, frame) in model.frames().iter().enumerate() {
-            for v in model.frame_vertices(f as u32) {
-                positions.push(v.decode_position(frame).map(f64::from));
+        for f in 0..model.frame_count() {
+            let frame = model.frame_data(f);
+            for i in 0..vertex_count {
+                if let Some(p) = frame.position(i) {
+                    positions.push(p.map(f64::from));
+                }
             }
         }
         Poses {

@@ -1,0 +1,316 @@
+//! Quake III's MD3 on the GPU: each surface a model of 8-byte words
+//! (`FrameWord::Wide8`), unpacked and decoded by the pose as the CPU
+//! reference decodes it, and a player's parts drawn at their tags with
+//! their skins by the crate's unchanged paths.
+
+use glam::{Mat4, Vec3};
+use md2_wgpu::anim::{FrameLerp, Pose};
+use md2_wgpu::format::md3::{
+    Md3Model, Md3Parts, Md3Player, Md3Shader, Md3SurfaceParts, Md3Vertex, PlayerAnimation,
+    PlayerPart,
+};
+use md2_wgpu::gpu::{GpuPlayer, PlacedPlayers, PlayerInstance, PlayerPiece};
+use md2_wgpu::model::{FrameWord, KeyframeModel};
+use md2_wgpu::scene::QUAKE_TO_Y_UP;
+use md2_wgpu::{Camera, GpuModel, Light, Md2Instance, Md2RendererOptions};
+
+use super::capture::{compare, setup};
+use crate::common::*;
+
+/// One surface over three frames whose vertices reach every edge of the
+/// word: the 16-bit extremes (sign extension on the GPU), −1 and 1, and
+/// normals at every corner of both angle bytes.
+fn edge_md3() -> Md3Model {
+    let coords: [[i16; 3]; 4] = [
+        [i16::MIN, i16::MAX, -1],
+        [1, -1, 0],
+        [i16::MAX, i16::MIN, 256],
+        [-640, 0, 640],
+    ];
+    let normals: [[u16; 4]; 3] = [
+        [0x0000, 0xffff, 0x00ff, 0xff00],
+        [0x8080, 0x4040, 0x7f81, 0x0180],
+        [0x1234, 0xfedc, 0x80ff, 0x0001],
+    ];
+    let vertices = normals
+        .iter()
+        .enumerate()
+        .flat_map(|(frame, n)| {
+            coords.iter().zip(n).map(move |(&xyz, &normal)| Md3Vertex {
+                xyz: xyz.map(|c| c.saturating_add(frame as i16 * 3)),
+                normal,
+            })
+        })
+        .collect();
+    Md3Model::from_parts(Md3Parts {
+        name: "edges".into(),
+        frame_names: vec!["e1".into(), "e2".into(), "e3".into()],
+        tags: vec![],
+        flags: 0,
+        surfaces: vec![Md3SurfaceParts {
+            name: "edges".into(),
+            flags: 0,
+            shaders: vec![Md3Shader::new("edges.tga")],
+            triangles: vec![[0, 1, 2], [0, 2, 3]],
+            tex_coords: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [-3.5, 7.25]],
+            vertices,
+        }],
+    })
+    .unwrap()
+}
+
+#[test]
+fn gpu_decodes_md3_surfaces_as_the_cpu_reference_does() {
+    let Some(gpu) = gpu() else { return };
+    let (capture, renderer) = setup(&gpu);
+    let mut models: Vec<(String, KeyframeModel)> = Vec::new();
+    for (name, md3) in [("edges", edge_md3()), ("tiny", tiny_md3())] {
+        for (i, surface) in md3.surface_models().unwrap().into_iter().enumerate() {
+            models.push((format!("{name} surface {i}"), surface));
+        }
+    }
+    if let Some(dir) = shared_md3_dir() {
+        for player in ["major", "penguin"] {
+            for part in ["lower", "upper", "head"] {
+                let file = dir.join(player).join(format!("{part}.md3"));
+                let md3 = Md3Model::open(&file).unwrap();
+                for (i, surface) in md3.surface_models().unwrap().into_iter().enumerate() {
+                    models.push((format!("{player}/{part}.md3 surface {i}"), surface));
+                }
+            }
+        }
+    }
+    for (name, model) in &models {
+        assert_eq!(model.frame_word(), FrameWord::Wide8);
+        compare(&gpu, &capture, &renderer, name, model);
+    }
+    eprintln!("{} MD3 surfaces compared", models.len());
+}
+
+/// Every texture `player`'s skins name, found in `dir` as Quake III finds
+/// it (`.tga` for a `.jpg` name), by the key the player gives each
+/// surface.
+fn player_textures(player: &Md3Player, dir: &std::path::Path) -> Vec<(String, image::RgbaImage)> {
+    let mut found = Vec::new();
+    for part in PlayerPart::ALL {
+        for (texture, key) in player.textures(part).iter().zip(player.texture_keys(part)) {
+            let image = texture_in(dir, texture)
+                .unwrap_or_else(|| panic!("{}'s texture is in {}", texture.surface, dir.display()));
+            found.push((key, image));
+        }
+    }
+    found
+}
+
+/// A part's Quake-axes transform as an instance transform: the renderer
+/// turns model space to Y-up before the instance's transform.
+fn in_y_up(part: Mat4) -> Mat4 {
+    QUAKE_TO_Y_UP * part * QUAKE_TO_Y_UP.inverse()
+}
+
+#[test]
+fn the_shared_players_draw_at_their_tags_with_their_skins() {
+    let Some(gpu) = gpu() else { return };
+    let Some(dir) = shared_md3_dir() else { return };
+    const SIZE: u32 = 160;
+    let mut renderer = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
+    let mut camera = square_camera(
+        Vec3::new(30.0, 12.0, 95.0),
+        Vec3::new(0.0, 2.0, 0.0),
+        0.75,
+        1.0,
+        400.0,
+    );
+    camera.light = Light::ambient_only(1.0);
+    for name in ["major", "penguin"] {
+        let player_dir = dir.join(name);
+        let player = Md3Player::open(&player_dir, "default").unwrap();
+        let textures = player_textures(&player, &player_dir);
+        let gpu_player =
+            GpuPlayer::new(&gpu.device, &gpu.queue, &renderer, &player, &textures).unwrap();
+        let cfg = player.animations();
+        let instance = PlayerInstance {
+            transform: Mat4::IDENTITY,
+            legs: FrameLerp::still(cfg.clip(PlayerAnimation::LegsIdle).unwrap().first),
+            torso: FrameLerp::still(cfg.clip(PlayerAnimation::TorsoStand).unwrap().first),
+        };
+        let mut placed = PlacedPlayers::new();
+        gpu_player.place(&instance, &mut placed).unwrap();
+        let batches = gpu_player.batches(&placed);
+        assert_eq!(batches.len(), gpu_player.surface_count());
+        let picture = render_square(&gpu, &mut renderer, &camera, &batches, SIZE);
+        save_picture(&picture, &format!("md3-{name}.png"));
+
+        // Every pixel the CPU reference decides (covered by some part's
+        // posed triangles, or by none, whatever a conforming rasteriser
+        // does at the edges) is drawn or empty as it says.
+        // The CPU's own tree: each part's surfaces posed by the reference
+        // at the part's tag, as Md3Player::parts_at places it.
+        let at = player.parts_at(instance.legs, instance.torso).unwrap();
+        let mut triangles = Vec::new();
+        for (part, matrix, lerp) in [
+            (PlayerPart::Lower, at.lower, instance.legs),
+            (PlayerPart::Upper, at.upper, instance.torso),
+            (PlayerPart::Head, at.head, FrameLerp::still(0)),
+        ] {
+            for model in player.part(part).surface_models().unwrap() {
+                triangles.extend(cpu_triangles(&model, &Pose::from(lerp), in_y_up(matrix)));
+            }
+        }
+        let (decided, wrong) = coverage_against(&picture, &camera, &triangles);
+        let drawn = coverage(&picture);
+        eprintln!(
+            "{name}: {} surfaces, {drawn} pixels drawn, {decided} decided, {wrong} disagree",
+            gpu_player.surface_count()
+        );
+        assert!(drawn > 1500, "{name} draws: {drawn} pixels");
+        assert!(decided > (SIZE * SIZE) as usize / 2);
+        assert_eq!(
+            wrong, 0,
+            "{name}: pixels where the CPU reference says otherwise"
+        );
+        // Its skins are on it: more than a handful of colours, none of them
+        // the renderer's fallback grey alone.
+        let colours: std::collections::HashSet<[u8; 3]> = picture
+            .pixels()
+            .filter(|p| p.0[3] > 0)
+            .map(|p| [p.0[0], p.0[1], p.0[2]])
+            .collect();
+        assert!(colours.len() > 50, "{name}: {} colours", colours.len());
+    }
+}
+
+#[test]
+fn a_pose_between_frames_moves_a_wide_model_as_the_reference_does() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
+    let model = tiny_md3().surface_model(0).unwrap().unwrap();
+    let skin = solid_skin(2, 2, [90, 200, 120, 255]);
+    let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[skin]).unwrap();
+    // From below: Quake's winding shows the quad's outside there.
+    let mut camera: Camera = square_camera(
+        Vec3::new(6.0, -8.0, 7.0),
+        Vec3::new(2.0, 0.5, 2.0),
+        0.9,
+        0.5,
+        100.0,
+    );
+    camera.light = Light::ambient_only(1.0);
+    let pose = Pose::from(FrameLerp {
+        frame_a: 0,
+        frame_b: 1,
+        t: 0.5,
+    });
+    let instance = Md2Instance::new(Mat4::IDENTITY, pose);
+    let picture = render_instances(&gpu, &mut renderer, &camera, &gpu_model, &[instance], 96);
+    let triangles = cpu_triangles(&model, &pose, Mat4::IDENTITY);
+    let (_, wrong) = coverage_against(&picture, &camera, &triangles);
+    assert!(coverage(&picture) > 200);
+    assert_eq!(wrong, 0);
+}
+
+#[test]
+fn a_player_with_a_weapon_places_every_piece_at_its_tag_and_draws_it_there() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
+    // The tiny player holding the tiny model (two surfaces) as its weapon,
+    // with one picture for its legs and the checker elsewhere.
+    let player = tiny_player().with_weapon(tiny_md3());
+    let legs_picture = solid_skin(2, 2, [200, 60, 60, 255]);
+    let key = player.texture_keys(PlayerPart::Lower)[0].clone();
+    assert_eq!(key, "models/players/tiny/legs.tga");
+    let gpu_player = GpuPlayer::new(
+        &gpu.device,
+        &gpu.queue,
+        &renderer,
+        &player,
+        &[(key, legs_picture)],
+    )
+    .unwrap();
+    // legs, torso, head, and the weapon's two surfaces.
+    assert_eq!(gpu_player.surface_count(), 5);
+    assert_eq!(gpu_player.surface(4).unwrap().0, PlayerPiece::Weapon);
+
+    // Two players: one standing where its legs' first frame turns the
+    // torso a quarter, one moved and halfway to the legs' second frame.
+    let instances = [
+        PlayerInstance {
+            transform: Mat4::IDENTITY,
+            legs: FrameLerp::still(0),
+            torso: FrameLerp::still(1),
+        },
+        PlayerInstance {
+            transform: Mat4::from_translation(Vec3::new(12.0, 0.0, -4.0)),
+            legs: FrameLerp {
+                frame_a: 0,
+                frame_b: 1,
+                t: 0.5,
+            },
+            torso: FrameLerp::still(0),
+        },
+    ];
+    let mut placed = PlacedPlayers::new();
+    for instance in &instances {
+        gpu_player.place(instance, &mut placed).unwrap();
+    }
+    let mut triangles = Vec::new();
+    for (n, instance) in instances.iter().enumerate() {
+        let at = player.parts_at(instance.legs, instance.torso).unwrap();
+        for s in 0..gpu_player.surface_count() {
+            let (piece, _, _) = gpu_player.surface(s).unwrap();
+            let (matrix, lerp) = match piece {
+                PlayerPiece::Part(PlayerPart::Lower) => (at.lower, instance.legs),
+                PlayerPiece::Part(PlayerPart::Upper) => (at.upper, instance.torso),
+                PlayerPiece::Part(PlayerPart::Head) => (at.head, FrameLerp::still(0)),
+                _ => (at.weapon, FrameLerp::still(0)),
+            };
+            let placed_instance = placed.instances(s)[n];
+            let expected = instance.transform * in_y_up(matrix);
+            assert!(
+                placed_instance.transform.abs_diff_eq(expected, 1e-5),
+                "player {n}, surface {s} ({piece:?})"
+            );
+            assert_eq!(placed_instance.pose, Pose::from(lerp));
+        }
+        for (model, matrix, lerp) in [
+            (player.part(PlayerPart::Lower), at.lower, instance.legs),
+            (player.part(PlayerPart::Upper), at.upper, instance.torso),
+            (player.part(PlayerPart::Head), at.head, FrameLerp::still(0)),
+            (player.weapon().unwrap(), at.weapon, FrameLerp::still(0)),
+        ] {
+            for surface in model.surface_models().unwrap() {
+                let pose = Pose::from(lerp);
+                let transform = instance.transform * in_y_up(matrix);
+                triangles.extend(cpu_triangles(&surface, &pose, transform));
+            }
+        }
+    }
+    // A wrong tag or pose would not place a triangle where the reference
+    // does: every pixel it decides agrees.
+    // From below, where Quake's winding shows the tiny parts' outsides.
+    let mut camera = square_camera(
+        Vec3::new(26.0, -22.0, 24.0),
+        Vec3::new(6.0, 8.0, 0.0),
+        0.9,
+        1.0,
+        200.0,
+    );
+    camera.light = Light::ambient_only(1.0);
+    let picture = render_square(
+        &gpu,
+        &mut renderer,
+        &camera,
+        &gpu_player.batches(&placed),
+        128,
+    );
+    save_picture(&picture, "md3-tiny-players.png");
+    let (decided, wrong) = coverage_against(&picture, &camera, &triangles);
+    eprintln!(
+        "tiny players: {} pixels drawn, {decided} decided, {wrong} disagree",
+        coverage(&picture)
+    );
+    assert!(coverage(&picture) > 100);
+    assert_eq!(wrong, 0);
+    // The legs wear their picture.
+    assert!(picture.pixels().any(|p| p.0 == [200, 60, 60, 255]));
+}
