@@ -14,6 +14,7 @@ use md2_wgpu::skins::{SkinFinder, SkinQuestion, SkinSource, decode_skin};
 use md2_wgpu::{Md2Model, QuakeModel};
 
 use super::model::{ModelFile, SkinSlot};
+use super::quake3::PlayerFile;
 
 /// The image extensions taken as skins: the formats `md2_wgpu::skins`
 /// decodes.
@@ -39,11 +40,18 @@ pub struct Opened {
     pub skins: Option<Vec<SkinSlot>>,
     /// Files that are neither models nor images, and models left out.
     pub errors: Vec<String>,
+    /// A Quake III player (its three models among the files), or why it
+    /// does not load: shown in place of the model.
+    pub player: Option<Result<PlayerFile, String>>,
 }
 
 /// Sorts `files` into a model, a weapon and their skins.
 ///
-/// A file is a model when its name ends in `.md2` or `.mdl` (any case) or
+/// A Quake III player's files (`lower.md3`, `upper.md3` and `head.md3`
+/// among them, with its `animation.cfg`, `default` skins and textures) are
+/// the player, whatever else comes.
+///
+/// Otherwise a file is a model when its name ends in `.md2` or `.mdl` (any case) or
 /// its bytes start with `IDP2` or `IDPO`, a palette when it ends in `.lmp`,
 /// and an image when its extension is one of [`IMAGE_EXTENSIONS`]. With `weapon` every model is a weapon for the
 /// model shown. Otherwise the first model is shown, unless another model
@@ -51,6 +59,14 @@ pub struct Opened {
 /// with one that is not: then that one is the weapon. Images without a
 /// model become the shown model's skins.
 pub fn sort(files: &[NamedFile], weapon: bool) -> Opened {
+    // A player's files come together: its models, animation.cfg, skins
+    // and textures are all its own.
+    if let Some(player) = PlayerFile::from_files(files) {
+        return Opened {
+            player: Some(player),
+            ..Opened::default()
+        };
+    }
     let mut opened = Opened::default();
     let mut models = Vec::new();
     let mut images = Vec::new();

@@ -25,6 +25,7 @@ pub mod model;
 pub mod orbit;
 mod panels;
 pub mod player;
+pub mod quake3;
 pub mod scene;
 #[cfg(not(target_arch = "wasm32"))]
 mod window;
@@ -38,9 +39,9 @@ use md2_wgpu::scene::quake_flags::{
     RF_SHELL_BLUE, RF_SHELL_DOUBLE, RF_SHELL_GREEN, RF_SHELL_HALF_DAM, RF_SHELL_RED,
 };
 use md2_wgpu::{
-    Light, Md2Instance, Md2Renderer,
+    GpuModel, Light, Md2Instance, Md2Renderer,
     anim::{FrameLerp, Pose},
-    gpu::Md2Cache,
+    gpu::{GpuPlayer, Md2Cache, PlayerInstance},
     scene::{Effects, PlanarShadow},
     wgpu,
 };
@@ -50,6 +51,7 @@ use files::{NamedFile, Opened};
 use model::{LoadedModel, ModelFile};
 use orbit::Orbit;
 use player::Player;
+use quake3::{LoadedPlayer, PlayerFile};
 use scene::{SceneFrame, SceneResources, SceneStats, SceneTarget};
 
 /// Quake II's powerup shells, as the interface and the Q key offer them.
@@ -85,7 +87,8 @@ pub const KEYS: &str = concat!(
     shared_keys!(),
     "
   mouse        drag the view to orbit, wheel to zoom, double-click to reset
-  files        drop an .md2 or .mdl file on the window, or type its path and press Open
+  files        drop an .md2 or .mdl file on the window, or type its path (or a Quake III
+               player's folder's) and press Open
   Esc          quit"
 );
 
@@ -95,7 +98,8 @@ pub const WEB_KEYS: &str = concat!(
     shared_keys!(),
     " (where the pass has a stencil)
   mouse        drag the view to orbit, wheel to zoom, double-click to reset
-  files        drop an .md2 with its skin images (and a weapon), or an .mdl (and a palette.lmp), on the page, or Open files"
+  files        drop an .md2 with its skin images (and a weapon), an .mdl (and a palette.lmp),
+               or a Quake III player's files, on the page, or Open files"
 );
 
 /// Where the inspector runs, which decides how files come and go.
@@ -222,6 +226,8 @@ pub struct Inspector {
     counts_vertices: bool,
     body: LoadedModel,
     weapon: Option<LoadedModel>,
+    /// A Quake III player, shown in place of the body while it is set.
+    quake3: Option<LoadedPlayer>,
     /// Whether the weapon is drawn.
     pub show_weapon: bool,
     player: Player,
@@ -290,6 +296,7 @@ impl Inspector {
             body,
             show_weapon: weapon.is_some(),
             weapon,
+            quake3: None,
             player,
             skin: 0,
             clock: 0.0,
@@ -377,11 +384,37 @@ impl Inspector {
 
     /// The window title.
     pub fn title(&self) -> String {
-        format!("md2-wgpu viewer — {}", self.body.file.name)
+        match &self.quake3 {
+            Some(q3) => format!("md2-wgpu viewer — {} (Quake III player)", q3.file.name),
+            None => format!("md2-wgpu viewer — {}", self.body.file.name),
+        }
+    }
+
+    /// The Quake III player shown, if one is.
+    pub fn quake3(&self) -> Option<&LoadedPlayer> {
+        self.quake3.as_ref()
+    }
+
+    /// The Quake III player shown, to drive its clocks.
+    pub fn quake3_mut(&mut self) -> Option<&mut LoadedPlayer> {
+        self.quake3.as_mut()
     }
 
     /// A line on the state, for the end of unattended runs.
     pub fn summary(&self) -> String {
+        if let Some(q3) = &self.quake3 {
+            return format!(
+                "{}: legs {} frame {}, torso {} frame {}, {} surfaces, {:.0} fps, {} draws",
+                q3.file.name,
+                q3.legs.clip().name,
+                q3.legs.frame(),
+                q3.torso.clip().name,
+                q3.torso.frame(),
+                q3.gpu.surface_count(),
+                self.fps.fps,
+                self.stats.draws()
+            );
+        }
         let frame = self.player.frame();
         format!(
             "{}: {} ({}/{}), frame {} {}, skin {}/{}, {:.0} fps, {} draws",
@@ -406,7 +439,37 @@ impl Inspector {
     /// Opens the model at `path` in place of the one shown; on failure the
     /// error joins [`Inspector::errors`] and the model shown stays.
     pub fn open(&mut self, path: &Path) -> bool {
+        if let Some(dir) = quake3::player_dir(path) {
+            return self.open_player(&dir);
+        }
         self.show(ModelFile::open(path, None))
+    }
+
+    /// Opens the Quake III player in `dir` (its `default` skins) in place
+    /// of what is shown; on failure the error joins
+    /// [`Inspector::errors`] and what is shown stays.
+    pub fn open_player(&mut self, dir: &Path) -> bool {
+        let loaded = PlayerFile::open(dir)
+            .and_then(|file| LoadedPlayer::upload(&self.device, &self.queue, &self.cache, file));
+        self.show_player(loaded)
+    }
+
+    /// Shows `loaded` in place of what is shown, or keeps that and records
+    /// why not.
+    fn show_player(&mut self, loaded: Result<LoadedPlayer, String>) -> bool {
+        match loaded {
+            Ok(player) => {
+                self.path = player.file.dir.display().to_string();
+                self.quake3 = Some(player);
+                self.orbit = None;
+                self.errors.clear();
+                true
+            }
+            Err(e) => {
+                self.errors.push(e);
+                false
+            }
+        }
     }
 
     /// Opens the weapon at `path`, drawn with the body's frames.
@@ -434,7 +497,14 @@ impl Inspector {
             weapon: new_weapon,
             skins,
             errors,
+            player,
         } = files::sort(&files, weapon);
+        if let Some(player) = player {
+            let loaded = player.and_then(|file| {
+                LoadedPlayer::upload(&self.device, &self.queue, &self.cache, file)
+            });
+            return self.show_player(loaded);
+        }
         let mut opened = false;
         let mut problems = errors;
         if let Some(body) = body {
@@ -519,6 +589,7 @@ impl Inspector {
                 inspector.path = path.display().to_string();
             }
             inspector.body = body;
+            inspector.quake3 = None;
             inspector.skin = 0;
             inspector.orbit = None;
         })
@@ -563,7 +634,11 @@ impl Inspector {
         self.fps.tick(dt);
         self.player.advance(dt);
         self.clock += dt;
-        if !self.player.paused {
+        let q3_moves = self.quake3.as_mut().is_some_and(|q3| {
+            q3.advance(dt);
+            !(q3.legs.paused && q3.torso.paused)
+        });
+        if !self.player.paused || q3_moves {
             // The model moves: draw the next frame as soon as possible.
             ui.ctx().request_repaint();
         }
@@ -679,6 +754,15 @@ impl Inspector {
 
     /// The paint callback for a view of `rect`.
     fn scene_frame(&mut self, rect: egui::Rect) -> SceneFrame {
+        if let Some(q3) = &self.quake3 {
+            let (min, max) = q3.bounds;
+            let player = (Arc::clone(&q3.gpu), q3.instance());
+            let aspect = (rect.width() / rect.height().max(1.0)).max(1e-3);
+            let orbit = *self
+                .orbit
+                .get_or_insert_with(|| Orbit::framing(min, max, aspect));
+            return self.frame_with(orbit, aspect, (min, max), Vec::new(), Some(player));
+        }
         let aspect = (rect.width() / rect.height().max(1.0)).max(1e-3);
         let (min, max) = self.body.bounds;
         let orbit = *self.orbit.get_or_insert_with(|| {
@@ -687,8 +771,6 @@ impl Inspector {
             let (lo, hi) = model::frames_box(&self.body.file.model, self.player.clip().frames());
             Orbit::framing(lo, hi, aspect)
         });
-        let radius = ((max - min).length() * 0.5).max(1e-3);
-        let camera = orbit.camera(aspect, radius * 12.0);
         let pose = self.player.pose();
         let effects = self.look.effects();
         let tint = [1.0, 1.0, 1.0, self.look.opacity];
@@ -716,12 +798,28 @@ impl Inspector {
                     .with_tint(tint),
             ));
         }
+        self.frame_with(orbit, aspect, (min, max), models, None)
+    }
+
+    /// The paint callback for `orbit`'s view of `models` (and a Quake III
+    /// player), standing in `bounds`, with the ground and shadow.
+    fn frame_with(
+        &self,
+        orbit: Orbit,
+        aspect: f32,
+        (min, max): (Vec3, Vec3),
+        models: Vec<(Arc<GpuModel>, Md2Instance)>,
+        player: Option<(Arc<GpuPlayer>, PlayerInstance)>,
+    ) -> SceneFrame {
+        let radius = ((max - min).length() * 0.5).max(1e-3);
+        let camera = orbit.camera(aspect, radius * 12.0);
         let ground_y = min.y;
         let target = orbit.target();
         let [r, g, b] = BACKGROUND;
         SceneFrame {
             camera,
             models,
+            player,
             shadow: (self.look.shadow && self.target.has_stencil())
                 .then(|| PlanarShadow::on_ground(ground_y, Light::default().towards_light)),
             ground: GroundParams {

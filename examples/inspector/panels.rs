@@ -5,10 +5,11 @@ use std::path::PathBuf;
 
 use egui::{Color32, RichText, Sense, Ui};
 use md2_wgpu::QuakeModel;
+use md2_wgpu::format::md3::PlayerPart;
 use md2_wgpu::glam::Vec3;
 
 use super::model::{CACHE_SIZE, LoadedModel};
-use super::player::{MAX_FADE, SPEEDS};
+use super::player::{MAX_FADE, Player, SPEEDS};
 use super::{BACKGROUND, Host, HostRequest, Inspector, KEYS, SHELLS, Shell, WEB_KEYS};
 
 /// The side of a skin thumbnail's box, in points.
@@ -29,11 +30,21 @@ fn side_panel(
 
 impl Inspector {
     pub(super) fn panels(&mut self, ui: &mut Ui) {
-        egui::Panel::top("md2 status").show(ui, |ui| self.status_bar(ui));
-        side_panel(ui, egui::Panel::left, "md2 controls", |ui| {
-            self.controls(ui)
-        });
-        side_panel(ui, egui::Panel::right, "md2 facts", |ui| self.facts(ui));
+        if self.quake3.is_some() {
+            egui::Panel::top("md2 status").show(ui, |ui| self.quake3_status(ui));
+            side_panel(ui, egui::Panel::left, "md2 controls", |ui| {
+                self.quake3_controls(ui)
+            });
+            side_panel(ui, egui::Panel::right, "md2 facts", |ui| {
+                self.quake3_facts(ui)
+            });
+        } else {
+            egui::Panel::top("md2 status").show(ui, |ui| self.status_bar(ui));
+            side_panel(ui, egui::Panel::left, "md2 controls", |ui| {
+                self.controls(ui)
+            });
+            side_panel(ui, egui::Panel::right, "md2 facts", |ui| self.facts(ui));
+        }
         let [r, g, b] = BACKGROUND;
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE.fill(egui::Rgba::from_rgb(r, g, b).into()))
@@ -130,7 +141,8 @@ impl Inspector {
         ui.label(
             RichText::new(
                 "or drop an .md2 with its skin images (.pcx .png .tga .jpg .bmp), and a \
-                 weapon.md2, or an .mdl (and its palette.lmp), on the page",
+                 weapon.md2, an .mdl (and its palette.lmp), or a Quake III player's \
+                 files (its .md3s, animation.cfg, .skins and textures), on the page",
             )
             .weak(),
         );
@@ -175,21 +187,129 @@ impl Inspector {
     }
 
     fn animations(&mut self, ui: &mut Ui) {
-        let mut fade = self.player.fade_seconds;
+        clip_list(ui, &mut self.player, "md2 animations");
+    }
+
+    /// A Quake III player's status: its name, what the legs and the
+    /// torso play, and the frame rate.
+    fn quake3_status(&self, ui: &mut Ui) {
+        let Some(q3) = &self.quake3 else { return };
+        ui.horizontal(|ui| {
+            ui.strong(format!("{} (Quake III player)", q3.file.name));
+            ui.separator();
+            ui.label(format!(
+                "legs {} frame {}",
+                q3.legs.clip().name,
+                q3.legs.frame()
+            ));
+            ui.separator();
+            ui.label(format!(
+                "torso {} frame {}",
+                q3.torso.clip().name,
+                q3.torso.frame()
+            ));
+            ui.separator();
+            ui.label(format!("{:.0} fps", self.fps.fps));
+        });
+    }
+
+    /// A Quake III player's controls: the file, and the legs' and the
+    /// torso's animations, each on its own clock as the game plays them.
+    fn quake3_controls(&mut self, ui: &mut Ui) {
+        section(ui, "File", true, |ui| self.open_section(ui));
+        let Some(q3) = &mut self.quake3 else { return };
+        ui.horizontal(|ui| {
+            let paused = q3.legs.paused && q3.torso.paused;
+            if ui.button(if paused { "Play" } else { "Pause" }).clicked() {
+                q3.legs.paused = !paused;
+                q3.torso.paused = !paused;
+            }
+        });
+        let legs = format!("Legs ({} animations, lower.md3)", q3.legs.clips().len());
+        section(ui, &legs, true, |ui| {
+            clip_list(ui, &mut q3.legs, "md3 legs")
+        });
+        let torso = format!("Torso ({} animations, upper.md3)", q3.torso.clips().len());
+        section(ui, &torso, true, |ui| {
+            clip_list(ui, &mut q3.torso, "md3 torso")
+        });
+    }
+
+    /// A Quake III player's facts: its parts and surfaces, the texture
+    /// each wears and where it came from, and its tags where the pose
+    /// shown puts them.
+    fn quake3_facts(&self, ui: &mut Ui) {
+        let Some(q3) = &self.quake3 else { return };
+        section(ui, "Stats", true, |ui| {
+            egui::Grid::new("md3 stats").num_columns(2).show(ui, |ui| {
+                row(ui, "frame rate", format!("{:.1} fps", self.fps.fps));
+                row(ui, "draw calls", self.stats.draws().to_string());
+                row(ui, "surfaces", q3.gpu.surface_count().to_string());
+            });
+        });
+        section(ui, "Parts", true, |ui| {
+            egui::Grid::new("md3 parts").num_columns(2).show(ui, |ui| {
+                for part in PlayerPart::ALL {
+                    let model = q3.file.player.part(part);
+                    row(
+                        ui,
+                        part.model_file().as_str(),
+                        format!(
+                            "{}, {}, {}",
+                            count(model.frames().len(), "frame"),
+                            count(model.surfaces().len(), "surface"),
+                            count(model.tags().len() / model.frames().len().max(1), "tag")
+                        ),
+                    );
+                }
+            });
+        });
+        section(ui, "Textures (default skins)", true, |ui| {
+            // Where a texture came from can be a long sentence: wrapped
+            // under its surface's name rather than in a grid's column.
+            for (part, surface, status) in &q3.file.surfaces {
+                ui.label(RichText::new(format!("{} {surface}", part.name())).weak());
+                ui.add(egui::Label::new(status.as_str()).wrap());
+            }
+        });
+        section(ui, "Tags (pose shown, Quake axes)", true, |ui| {
+            egui::Grid::new("md3 tags").num_columns(2).show(ui, |ui| {
+                for (name, [x, y, z]) in q3.tags() {
+                    row(ui, &name, format!("({x:.1}, {y:.1}, {z:.1})"));
+                }
+            });
+        });
+    }
+}
+
+/// `n` things, with the plural where it takes one: "1 frame", "2 frames".
+fn count(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+/// A player's crossfade slider and clip list, the one playing selected; a
+/// click plays another.
+fn clip_list(ui: &mut Ui, player: &mut Player, id: &str) {
+    {
+        let mut fade = player.fade_seconds;
         ui.add(
             egui::Slider::new(&mut fade, 0.0..=MAX_FADE)
                 .text("crossfade")
                 .suffix(" s"),
         )
         .on_hover_text("how long a change of animation takes; 0 cuts");
-        self.player.fade_seconds = fade;
+        player.fade_seconds = fade;
         let mut chosen = None;
-        egui::Grid::new("md2 animations")
+        egui::Grid::new(id)
             .num_columns(2)
             .striped(true)
             .show(ui, |ui| {
-                for (i, clip) in self.player.clips().iter().enumerate() {
-                    let playing = i == self.player.current();
+                for (i, clip) in player.clips().iter().enumerate() {
+                    let playing = i == player.current();
                     if ui.selectable_label(playing, clip.name.as_ref()).clicked() {
                         chosen = Some(i);
                     }
@@ -206,10 +326,12 @@ impl Inspector {
                 }
             });
         if let Some(i) = chosen {
-            self.player.play(i);
+            player.play(i);
         }
     }
+}
 
+impl Inspector {
     fn timeline(&mut self, ui: &mut Ui) {
         ui.horizontal(|ui| {
             let label = if self.player.paused { "Play" } else { "Pause" };

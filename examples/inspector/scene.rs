@@ -14,8 +14,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use egui_wgpu::{CallbackResources, CallbackTrait, ScreenDescriptor};
 use md2_wgpu::{
-    Camera, DepthState, GpuModel, Md2Instance, Md2Renderer, Md2RendererOptions, gpu::Md2Batch,
-    scene::PlanarShadow, wgpu,
+    Camera, DepthState, GpuModel, Md2Instance, Md2Renderer, Md2RendererOptions,
+    gpu::{GpuPlayer, Md2Batch, PlacedPlayers, PlayerInstance},
+    scene::PlanarShadow,
+    wgpu,
 };
 
 use crate::ground::{Ground, GroundParams, GroundTarget};
@@ -147,6 +149,8 @@ pub struct SceneFrame {
     pub camera: Camera,
     /// Each model with its one instance this frame.
     pub models: Vec<(Arc<GpuModel>, Md2Instance)>,
+    /// A Quake III player and where it stands this frame.
+    pub player: Option<(Arc<GpuPlayer>, PlayerInstance)>,
     /// The planar shadow, where the pass has a stencil.
     pub shadow: Option<PlanarShadow>,
     /// The ground under the models.
@@ -167,11 +171,21 @@ impl CallbackTrait for SceneFrame {
         let Some(scene) = resources.get_mut::<SceneResources>() else {
             return Vec::new();
         };
-        let batches: Vec<Md2Batch<'_>> = self
+        let mut placed = PlacedPlayers::new();
+        if let Some((player, instance)) = &self.player
+            && let Err(e) = player.place(instance, &mut placed)
+        {
+            self.stats.set_error(Some(e.to_string()));
+            return Vec::new();
+        }
+        let mut batches: Vec<Md2Batch<'_>> = self
             .models
             .iter()
             .map(|(model, instance)| Md2Batch::new(model, std::slice::from_ref(instance)))
             .collect();
+        if let Some((player, _)) = &self.player {
+            batches.extend(player.batches(&placed));
+        }
         let prepared = scene
             .renderer
             .set_shadow(self.shadow)

@@ -1,7 +1,10 @@
 //! A model inspector: an MD2 model's animations, interpolated on the GPU,
 //! as a list to click, a timeline to scrub, its skins, Quake II's effects,
 //! the weapon a player holds, and the file's facts and warnings, in an egui
-//! interface. Drop a file on the window (or type its path) to open it.
+//! interface; or a Quake III player (its folder), legs and torso each on
+//! their own animation, head on the torso's tag, every surface in its
+//! skin's texture, its tags listed. Drop a file on the window (or type its
+//! path) to open it.
 //!
 //! ```text
 //! cargo run --release --example viewer [-- FILE [--skin PATH] [--weapon FILE]]
@@ -23,13 +26,17 @@ use std::process::ExitCode;
 
 use md2_wgpu_examples::framework::{self, gui::GuiSetup};
 use md2_wgpu_examples::inspector::model::ModelFile;
+use md2_wgpu_examples::inspector::quake3::{PlayerFile, player_dir};
 use md2_wgpu_examples::inspector::scene::SceneTarget;
 use md2_wgpu_examples::inspector::{Inspector, InspectorGpu, KEYS};
 
 const USAGE: &str = "\
 usage: viewer [FILE] [--skin PATH] [--weapon FILE] [options]
 
-  FILE                  an .md2 or .mdl model (default: the built-in demo model)
+  FILE                  an .md2 or .mdl model, or a Quake III player's folder
+                        (lower.md3, upper.md3, head.md3, animation.cfg and its
+                        default skins; or an .md3 in one) (default: the
+                        built-in demo model)
   --skin PATH           use this image as the skin instead of looking for them
   --weapon FILE         a Quake II weapon model, drawn with the body's frames";
 
@@ -49,7 +56,16 @@ fn main() -> ExitCode {
     };
     // What the command line names loads before the window opens, so that an
     // unattended run with a bad file fails at once.
-    let body = match (&common.file, &skin) {
+    // A Quake III player's folder opens once the inspector is made (the
+    // demo model stands behind it); it is read here first, so that a bad
+    // one fails before any window opens too.
+    let quake3 = common.file.as_deref().and_then(player_dir);
+    if let Some(dir) = &quake3
+        && let Err(e) = PlayerFile::open(dir)
+    {
+        return framework::fail(&e);
+    }
+    let body = match (common.file.as_ref().filter(|_| quake3.is_none()), &skin) {
         (Some(file), skin) => ModelFile::open(file, skin.as_deref()),
         (None, Some(skin)) => ModelFile::demo().with_skin(skin),
         (None, None) => Ok(ModelFile::demo()),
@@ -67,13 +83,23 @@ fn main() -> ExitCode {
     for warning in body.model.warnings() {
         println!("note: {}: {warning}", body.name);
     }
-    let title = format!("md2-wgpu viewer — {}", body.name);
+    let shown = match &quake3 {
+        Some(dir) => dir.display().to_string(),
+        None => body.name.clone(),
+    };
+    let title = format!("md2-wgpu viewer — {shown}");
     framework::gui::run(title, KEYS, common, move |setup: GuiSetup<'_>| {
         let gpu = InspectorGpu {
             device: setup.device.clone(),
             queue: setup.queue.clone(),
             target: SceneTarget::of_egui(setup.color_format, &setup.options),
         };
-        Inspector::new(gpu, setup.resources, body, weapon)
+        let mut inspector = Inspector::new(gpu, setup.resources, body, weapon)?;
+        if let Some(dir) = &quake3
+            && !inspector.open_player(dir)
+        {
+            return Err(inspector.errors().join("; "));
+        }
+        Ok(inspector)
     })
 }

@@ -142,6 +142,22 @@ fn running_demo() -> Option<(Harness<'static, Inspector>, RenderState)> {
     Some((harness, state))
 }
 
+/// The harness's picture, and how many of its pixels the paint callback's
+/// models changed: the same frame drawn again with the ground alone
+/// differs there.
+fn against_background(
+    harness: &mut Harness<'_, Inspector>,
+    state: &RenderState,
+) -> (RgbaImage, usize) {
+    let picture = harness.render().expect("render");
+    Inspector::set_background_only(&mut state.renderer.write().callback_resources, true);
+    harness.step();
+    let background = harness.render().expect("render");
+    Inspector::set_background_only(&mut state.renderer.write().callback_resources, false);
+    let changed = common::differing_pixels(&picture, &background, 0);
+    (picture, changed)
+}
+
 /// A folder of its own under the target directory for test files made
 /// here (never the shared models).
 fn scratch(name: &str) -> PathBuf {
@@ -373,14 +389,9 @@ fn snapshot_of_the_inspector_with_the_demo_model() {
     for _ in 0..6 {
         harness.step();
     }
-    let picture = harness.render().expect("render");
     // The paint callback drew the model into egui's pass: drawn again
     // without it, the view differs where the model is.
-    Inspector::set_background_only(&mut state.renderer.write().callback_resources, true);
-    harness.step();
-    let background = harness.render().expect("render");
-    Inspector::set_background_only(&mut state.renderer.write().callback_resources, false);
-    let model_pixels = common::differing_pixels(&picture, &background, 0);
+    let (picture, model_pixels) = against_background(&mut harness, &state);
     assert!(
         model_pixels > 10_000,
         "the model covers {model_pixels} pixels"
@@ -396,4 +407,89 @@ fn snapshot_of_the_inspector_with_the_demo_model() {
         .max_failed_pixels(1000)
         .output_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("viewer/snapshots"));
     harness.snapshot_options("inspector", &options);
+}
+
+/// The tiny Quake III player (`common::tiny_player_files`) written into a
+/// scratch folder, with a picture for its legs' texture.
+fn tiny_player_dir() -> PathBuf {
+    let dir = scratch("tiny-player");
+    for (name, bytes) in common::tiny_player_files() {
+        std::fs::write(dir.join(name), bytes).expect("write a player's file");
+    }
+    RgbaImage::from_pixel(8, 8, Rgba([220, 40, 40, 255]))
+        .save_with_format(dir.join("legs.tga"), md2_wgpu::image::ImageFormat::Tga)
+        .expect("write a texture");
+    dir
+}
+
+#[test]
+fn a_quake3_player_opens_by_its_folder_and_plays_legs_and_torso_apart() {
+    let dir = tiny_player_dir();
+    let Some((mut harness, state)) = harness(ModelFile::demo()) else {
+        return;
+    };
+    open_by_path(&mut harness, &dir);
+    let inspector = harness.state();
+    assert_eq!(inspector.errors(), [] as [String; 0]);
+    let q3 = inspector.quake3().expect("the player is shown");
+    assert_eq!(q3.file.name, "tiny-player");
+    assert_eq!(q3.gpu.surface_count(), 3);
+    assert_eq!(q3.legs.clip().name.as_ref(), "LEGS_IDLE");
+    assert_eq!(q3.torso.clip().name.as_ref(), "TORSO_STAND");
+    // The tags are listed where the pose puts them.
+    let tags: Vec<String> = q3.tags().into_iter().map(|(name, _)| name).collect();
+    assert_eq!(tags, ["tag_torso", "tag_head", "tag_weapon"]);
+    // Its own texture found (as .tga), the other two missing and said so.
+    let statuses: Vec<&str> = q3.file.surfaces.iter().map(|s| s.2.as_str()).collect();
+    assert!(statuses[0].starts_with("legs.tga"), "{statuses:?}");
+    assert!(statuses[2].contains("not in the folder"), "{statuses:?}");
+
+    // A click on a torso animation (below the legs': scrolled to) plays it
+    // on the torso alone.
+    scroll_controls(&mut harness, 900.0);
+    harness.get_by_label("TORSO_ATTACK").click();
+    harness.step();
+    let q3 = harness.state().quake3().unwrap();
+    assert_eq!(q3.torso.clip().name.as_ref(), "TORSO_ATTACK");
+    assert_eq!(q3.legs.clip().name.as_ref(), "LEGS_IDLE");
+
+    // It is drawn: the view differs from the background where it stands.
+    harness.set_render_every_step(true);
+    harness.step();
+    let (picture, player_pixels) = against_background(&mut harness, &state);
+    common::save_picture(&picture, "inspector-quake3.png");
+    assert!(
+        player_pixels > 500,
+        "the player covers {player_pixels} pixels"
+    );
+    assert!(harness.state().stats().draws() >= 3, "a draw per surface");
+
+    // Opening a model again leaves the player.
+    let md2 = scratch("after-player").join("demo.md2");
+    std::fs::write(&md2, demo::demo_model_bytes()).unwrap();
+    assert!(harness.state_mut().open(&md2));
+    assert!(harness.state().quake3().is_none());
+    assert_eq!(harness.state().model().file.name, "demo.md2");
+}
+
+#[test]
+fn the_shared_quake3_players_open_with_every_texture() {
+    let Some(dir) = common::shared_md3_dir() else {
+        return;
+    };
+    let Some((mut harness, _)) = harness(ModelFile::demo()) else {
+        return;
+    };
+    for name in ["major", "penguin"] {
+        assert!(harness.state_mut().open(&dir.join(name).join("upper.md3")));
+        let q3 = harness.state().quake3().expect("the player is shown");
+        for (part, surface, status) in &q3.file.surfaces {
+            assert!(
+                status.contains(".tga ("),
+                "{name} {part:?} {surface}: {status}"
+            );
+        }
+        harness.step();
+        assert_eq!(harness.state().errors(), [] as [String; 0]);
+    }
 }

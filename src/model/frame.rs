@@ -21,12 +21,7 @@ impl PackedVertex {
     /// The vertex in model units: position × scale + translate.
     #[inline]
     pub fn decode_position(&self, frame: &Frame) -> [f32; 3] {
-        let p = self.position;
-        [
-            p[0] as f32 * frame.scale[0] + frame.translate[0],
-            p[1] as f32 * frame.scale[1] + frame.translate[1],
-            p[2] as f32 * frame.scale[2] + frame.translate[2],
-        ]
+        frame.place(self.position.map(f32::from))
     }
 
     /// The unit normal from the table.
@@ -55,12 +50,7 @@ impl WideVertex {
     /// The vertex in model units: position × scale + translate.
     #[inline]
     pub fn decode_position(&self, frame: &Frame) -> [f32; 3] {
-        let p = self.position;
-        [
-            f32::from(p[0]) * frame.scale[0] + frame.translate[0],
-            f32::from(p[1]) * frame.scale[1] + frame.translate[1],
-            f32::from(p[2]) * frame.scale[2] + frame.translate[2],
-        ]
+        frame.place(self.position.map(f32::from))
     }
 
     /// The unit normal the two angles give.
@@ -104,6 +94,18 @@ impl Frame {
     /// The name up to the first NUL (bytes that are not UTF-8 replaced).
     pub fn name(&self) -> String {
         name_until_nul(&self.name_bytes)
+    }
+
+    /// A point of the frame's grid in model units: `grid × scale +
+    /// translate` per component, multiply then add, in `f32` (the CPU
+    /// reference's arithmetic).
+    #[inline]
+    pub(crate) fn place(&self, grid: [f32; 3]) -> [f32; 3] {
+        [
+            grid[0] * self.scale[0] + self.translate[0],
+            grid[1] * self.scale[1] + self.translate[1],
+            grid[2] * self.scale[2] + self.translate[2],
+        ]
     }
 }
 

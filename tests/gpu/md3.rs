@@ -180,6 +180,15 @@ fn the_shared_players_draw_at_their_tags_with_their_skins() {
     }
 }
 
+/// A camera at `eye` below the tiny models (whose flat parts face down:
+/// Quake's winding shows their outsides from there) looking at `target`,
+/// ambient light only.
+fn from_below(eye: Vec3, target: Vec3) -> Camera {
+    let mut camera = square_camera(eye, target, 0.9, 0.5, 200.0);
+    camera.light = Light::ambient_only(1.0);
+    camera
+}
+
 #[test]
 fn a_pose_between_frames_moves_a_wide_model_as_the_reference_does() {
     let Some(gpu) = gpu() else { return };
@@ -187,15 +196,7 @@ fn a_pose_between_frames_moves_a_wide_model_as_the_reference_does() {
     let model = tiny_md3().surface_model(0).unwrap().unwrap();
     let skin = solid_skin(2, 2, [90, 200, 120, 255]);
     let gpu_model = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &model, &[skin]).unwrap();
-    // From below: Quake's winding shows the quad's outside there.
-    let mut camera: Camera = square_camera(
-        Vec3::new(6.0, -8.0, 7.0),
-        Vec3::new(2.0, 0.5, 2.0),
-        0.9,
-        0.5,
-        100.0,
-    );
-    camera.light = Light::ambient_only(1.0);
+    let camera = from_below(Vec3::new(6.0, -8.0, 7.0), Vec3::new(2.0, 0.5, 2.0));
     let pose = Pose::from(FrameLerp {
         frame_a: 0,
         frame_b: 1,
@@ -287,15 +288,7 @@ fn a_player_with_a_weapon_places_every_piece_at_its_tag_and_draws_it_there() {
     }
     // A wrong tag or pose would not place a triangle where the reference
     // does: every pixel it decides agrees.
-    // From below, where Quake's winding shows the tiny parts' outsides.
-    let mut camera = square_camera(
-        Vec3::new(26.0, -22.0, 24.0),
-        Vec3::new(6.0, 8.0, 0.0),
-        0.9,
-        1.0,
-        200.0,
-    );
-    camera.light = Light::ambient_only(1.0);
+    let camera = from_below(Vec3::new(26.0, -22.0, 24.0), Vec3::new(6.0, 8.0, 0.0));
     let picture = render_square(
         &gpu,
         &mut renderer,

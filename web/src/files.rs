@@ -48,7 +48,7 @@ pub fn pick(weapon: bool, inbox: Inbox, ctx: egui::Context) -> Result<(), JsValu
     let input: web_sys::HtmlInputElement = document.create_element("input")?.dyn_into()?;
     input.set_type("file");
     input.set_multiple(true);
-    let accept: Vec<String> = ["md2", "mdl", "lmp"]
+    let accept: Vec<String> = ["md2", "mdl", "lmp", "md3", "cfg", "skin"]
         .into_iter()
         .chain(IMAGE_EXTENSIONS)
         .map(|e| format!(".{e}"))

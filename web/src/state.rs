@@ -1,6 +1,6 @@
 //! What the page shows, published as JSON in the page's `#md2-state`
 //! element (hidden) whenever it changes: the model, its animations and
-//! skins, the errors, the weapon, the adapter, and where the 3D view and
+//! skins, the errors, the weapon, a Quake III player, the adapter, and where the 3D view and
 //! the host's buttons lie on the canvas. Its browser tests read it, as
 //! egui_kittest reads the native inspector's state; the picture they check
 //! is the canvas itself.
@@ -60,6 +60,13 @@ impl Published {
             })).collect::<Vec<_>>(),
             "skin": inspector.skin(),
             "weapon": inspector.weapon().map(|w| w.file.name.clone()),
+            "quake3": inspector.quake3().map(|q3| json!({
+                "name": q3.file.name,
+                "surfaces": q3.gpu.surface_count(),
+                "legs": q3.legs.clip().name.to_string(),
+                "torso": q3.torso.clip().name.to_string(),
+                "textures": q3.file.surfaces.iter().map(|s| s.2.clone()).collect::<Vec<_>>(),
+            })),
             "errors": inspector.errors(),
             "exported": inspector.exported(),
             "view": layout.view.map(rect),

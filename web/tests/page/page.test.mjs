@@ -35,6 +35,12 @@ const noShared = haveShared ? false : `the shared models are absent (${SHARED}; 
 const haveMdl = ['../mdl/soldier.mdl', '../mdl/palette.lmp'].every((p) => existsSync(shared(p)));
 const noMdl = haveMdl ? false : `the shared Quake I models are absent (${shared('../mdl')})`;
 
+/** The shared Quake III player the page is given, file by file. */
+const MAJOR = ['lower.md3', 'upper.md3', 'head.md3', 'animation.cfg', 'lower_default.skin',
+  'upper_default.skin', 'head_default.skin', 'lower.tga', 'torso.tga', 'head.tga'];
+const haveMd3 = MAJOR.every((p) => existsSync(shared(`../md3/major/${p}`)));
+const noMd3 = haveMd3 ? false : `the shared Quake III players are absent (${shared('../md3')})`;
+
 async function file(path, name = path.split('/').pop()) {
   return { name, bytes: await readFile(shared(path)) };
 }
@@ -237,6 +243,29 @@ describe('the inspector page', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('shows a Quake III player dropped as its files, every surface in its texture',
+    { skip: noMd3 }, async () => {
+      const before = await state(page);
+      const plain = await pixels(page, before.view);
+      await drop(page, await Promise.all(MAJOR.map((f) => file(`../md3/major/${f}`))));
+      const s = await until(page, (t) => t.quake3 !== null, 'the player to open');
+      assert.deepEqual(s.errors, []);
+      assert.equal(s.quake3.surfaces, 3);
+      assert.equal(s.quake3.legs, 'LEGS_IDLE');
+      assert.equal(s.quake3.torso, 'TORSO_STAND');
+      assert.ok(s.quake3.textures.every((t) => t.includes('.tga (512x512)')),
+        JSON.stringify(s.quake3.textures));
+      await page.waitForTimeout(1000);
+      // The same part of the canvas as before (the panels around the view
+      // differ for a player).
+      const shown = await pixels(page, before.view);
+      const area = shown.width * shown.height;
+      const mine = colours(shown, changed(plain, shown));
+      console.log(`major: ${mine.distinct} colours where the view changed`);
+      assert.ok(changed(plain, shown).length > area * 0.02, 'the player is drawn');
+      assert.ok(mine.distinct > 100, `${mine.distinct} colours on the player`);
+    });
 
   it('says plainly where the browser has no WebGPU', async () => {
     // No navigator.gpu at all (a browser without WebGPU).
