@@ -58,15 +58,8 @@ struct Md2Posed {
     normal: vec3<f32>,
 };
 
-// One vertex of one frame (`frame` and `i` in range), in the model's word.
-//
-// Which word is the model's, a uniform the same for every invocation of a
-// draw: the branch never diverges (shaders/README.md, rule 3), and one pose
-// text draws every model, so no host needs a pipeline per format.
+// One vertex of one frame of 4-byte words (`frame` and `i` in range).
 fn md2_decode(frame: u32, i: u32) -> Md2Posed {
-    if (md2_model.flags & MD2_MODEL_WIDE_WORD) != 0u {
-        return md2_decode_wide(frame, i);
-    }
     let word = md2_verts[frame * md2_model.num_xyz + i];
     let q = vec3<f32>(
         f32(word & 0xffu),
@@ -109,6 +102,15 @@ fn md2_decode_wide(frame: u32, i: u32) -> Md2Posed {
     return Md2Posed(q * scale + translate, n);
 }
 
+// One vertex of one frame in the word `wide` names. Called with a constant
+// (md2_pose_vertex's two sides), so the branch folds away.
+fn md2_decode_word(frame: u32, i: u32, wide: bool) -> Md2Posed {
+    if wide {
+        return md2_decode_wide(frame, i);
+    }
+    return md2_decode(frame, i);
+}
+
 // Vertex `i` in the pose given by four frames (primary a, b; secondary a, b)
 // and (t, secondary t, weight), pushed `push` units out along its normal (0,
 // or MD2_SHELL_OFFSET for a shell). md2_wgpu::PoseWords::of(&pose) packs a
@@ -121,17 +123,35 @@ fn md2_decode_wide(frame: u32, i: u32) -> Md2Posed {
 // vertex stage's hottest code, and an index out of range still reads
 // nothing outside the model's buffers (wgpu, and WebGPU, check every index
 // of a storage buffer), only another vertex.
+//
+// Which word is the model's is a uniform, the same for every invocation of
+// a draw: branched on once here, never divergent (shaders/README.md, rule
+// 3), each side posing in one word with its decodes folded to that word's.
+// One pose text draws every model, so no host needs a pipeline per format.
+// What the branch costs an MD2 is measured, not assumed: the decode section
+// of benches/crowd has the pose without it ("4-byte word only"). On
+// lavapipe, a CPU, the pose with it takes 1.12-1.15x the frame (2026-12-05,
+// demo and yohko at 4,000); a GPU takes a branch on a uniform as one
+// scalar jump, and its figure comes from the next benches/device.sh run.
 fn md2_pose_vertex(i: u32, frames: vec4<u32>, lerp: vec3<f32>, push: f32) -> Md2Posed {
-    let a = md2_decode(frames.x, i);
-    let b = md2_decode(frames.y, i);
+    if (md2_model.flags & MD2_MODEL_WIDE_WORD) != 0u {
+        return md2_pose_in(i, frames, lerp, push, true);
+    }
+    return md2_pose_in(i, frames, lerp, push, false);
+}
+
+// md2_pose_vertex in the word `wide` names (a constant at both calls).
+fn md2_pose_in(i: u32, frames: vec4<u32>, lerp: vec3<f32>, push: f32, wide: bool) -> Md2Posed {
+    let a = md2_decode_word(frames.x, i, wide);
+    let b = md2_decode_word(frames.y, i, wide);
     var p = a.position + (b.position - a.position) * lerp.x;
     var n = a.normal + (b.normal - a.normal) * lerp.x;
 
     // Most instances are not crossfading: skip the second pair's fetches.
     // With weight 0 the blend below would return (p, n) unchanged anyway.
     if lerp.z > 0.0 {
-        let c = md2_decode(frames.z, i);
-        let d = md2_decode(frames.w, i);
+        let c = md2_decode_word(frames.z, i, wide);
+        let d = md2_decode_word(frames.w, i, wide);
         let p2 = c.position + (d.position - c.position) * lerp.y;
         let n2 = c.normal + (d.normal - c.normal) * lerp.y;
         p = p + (p2 - p) * lerp.z;

@@ -6,8 +6,10 @@
 //! a storage buffer of its own, as tightly packed triples, or from a
 //! texture; and, with the crate's table, the clamps the CPU makes
 //! redundant, the bytes unpacked as one vector, the frame parameters in a
-//! uniform. Every variant draws the crate's picture exactly (the picture
-//! check requires 0 differing pixels) from the same 4 bytes per vertex per
+//! uniform; and the decode as it was before Quake III's 8-byte word (no
+//! branch on the model's word: what that uniform branch costs an MD2).
+//! Every variant draws the crate's picture exactly (the picture check
+//! requires 0 differing pixels) from the same 4 bytes per vertex per
 //! frame.
 
 use md2_wgpu::{GpuModel, gpu::Md2Cache};
@@ -23,7 +25,8 @@ use crate::scene::{BenchModel, Scene};
 use crate::strategies::{Immediate, Strategy, upload};
 
 /// The variants, as (label, entry point).
-const VARIANTS: [(&str, &str); 7] = [
+const VARIANTS: [(&str, &str); 8] = [
+    ("4-byte word only (before MD3)", "vs_decode_four_byte_only"),
     ("uniform table (before)", "vs_decode_uniform_table"),
     ("storage table, own buffer", "vs_decode_storage_table"),
     ("storage table, 12-byte entries", "vs_decode_packed_table"),

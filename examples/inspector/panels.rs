@@ -245,6 +245,16 @@ impl Inspector {
                 row(ui, "frame rate", format!("{:.1} fps", self.fps.fps));
                 row(ui, "draw calls", self.stats.draws().to_string());
                 row(ui, "surfaces", q3.gpu.surface_count().to_string());
+                let (mut total, mut frames) = (0, 0);
+                for i in 0..q3.gpu.surface_count() {
+                    if let Some((_, _, model)) = q3.gpu.surface(i) {
+                        let bytes = model.gpu_bytes_breakdown();
+                        total += bytes.total();
+                        frames += bytes.vertex_data;
+                    }
+                }
+                row(ui, "on the GPU", format!("{} bytes", group_digits(total)));
+                row(ui, "frames (8 B/vertex)", group_digits(frames));
             });
         });
         section(ui, "Parts", true, |ui| {

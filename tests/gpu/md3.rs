@@ -307,3 +307,93 @@ fn a_player_with_a_weapon_places_every_piece_at_its_tag_and_draws_it_there() {
     // The legs wear their picture.
     assert!(picture.pixels().any(|p| p.0 == [200, 60, 60, 255]));
 }
+
+/// A resident crowd of `model` (one member playing `clip` from 0 s) drawn
+/// at `time`, and the immediate path given the poses the crowd drew: the
+/// same pixels.
+fn crowd_draws_as_the_immediate_path(
+    gpu: &Gpu,
+    gpu_model: &GpuModel,
+    clip: md2_wgpu::Clip,
+    camera: &Camera,
+    time: f64,
+    what: &str,
+) {
+    use md2_wgpu::anim::ClipClock;
+    use md2_wgpu::{CrowdMember, Md2Crowd, Md2Renderer};
+    const SIZE: u32 = 128;
+    let srgb = md2_wgpu::wgpu::TextureFormat::Rgba8UnormSrgb;
+    let mut renderer = srgb_renderer_with(gpu, Md2RendererOptions::WITH_DEPTH);
+    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, gpu_model).unwrap();
+    crowd
+        .add(CrowdMember::new(Mat4::IDENTITY, ClipClock::new(clip, 0.0)))
+        .unwrap();
+    let mut resident =
+        Md2Renderer::with_cache(&gpu.device, &renderer, srgb, Md2RendererOptions::WITH_DEPTH)
+            .unwrap();
+    let from_crowd = draw_crowd(gpu, &mut resident, camera, &[], &mut crowd, time, SIZE).unwrap();
+    let mut instances = [Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(0))];
+    assert_eq!(with_drawn_poses(gpu, &resident, 0, &mut instances), 1);
+    let immediate = render_instances(gpu, &mut renderer, camera, gpu_model, &instances, SIZE);
+    assert!(coverage(&from_crowd) > 50, "{what}: the crowd draws");
+    assert_same_drawing(&from_crowd, &immediate, what);
+}
+
+#[test]
+fn a_resident_crowd_of_wide_models_draws_as_the_immediate_path_at_every_level() {
+    let Some(gpu) = gpu() else { return };
+    let renderer = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
+    // The tiny surface, its two frames a looping clip: always here.
+    let tiny = tiny_md3().surface_model(0).unwrap().unwrap();
+    let gpu_tiny = GpuModel::new(&gpu.device, &gpu.queue, &renderer, &tiny, &[]).unwrap();
+    let clip = md2_wgpu::Clip::looping("idle", 0, 1);
+    let camera = from_below(Vec3::new(6.0, -8.0, 7.0), Vec3::new(2.0, 0.5, 2.0));
+    crowd_draws_as_the_immediate_path(&gpu, &gpu_tiny, clip, &camera, 0.05, "tiny, resident");
+
+    // A shared player's legs with levels of detail built over every one of
+    // their 8-byte frames, walking: the crowd picks its level as the
+    // immediate path does, and draws the same pixels.
+    let Some(dir) = shared_md3_dir() else { return };
+    let player = Md3Player::open(dir.join("major"), "default").unwrap();
+    let legs = player
+        .part(PlayerPart::Lower)
+        .surface_model(0)
+        .unwrap()
+        .unwrap();
+    let options = md2_wgpu::contract::GpuModelOptions::WITH_LEVELS;
+    let gpu_legs =
+        GpuModel::with_options(&gpu.device, &gpu.queue, &renderer, &legs, &[], options).unwrap();
+    let choice = gpu_legs.level_choice();
+    let levels = choice.levels();
+    eprintln!(
+        "major's legs: {} levels, triangles {:?}, errors {:?}",
+        levels.len(),
+        levels.iter().map(|l| l.index_count / 3).collect::<Vec<_>>(),
+        levels.iter().map(|l| l.error).collect::<Vec<_>>()
+    );
+    assert!(levels.len() > 1, "coarser levels are built");
+    assert!(
+        levels
+            .windows(2)
+            .all(|w| w[1].index_count < w[0].index_count)
+    );
+    assert!(levels.iter().all(|l| l.error.is_finite() && l.error >= 0.0));
+    let walk = player.animations().clip(PlayerAnimation::LegsWalk).unwrap();
+    let error_pixels = Md2RendererOptions::WITH_DEPTH.level_error_pixels;
+    let mut levels_seen = Vec::new();
+    for (eye, what) in [
+        (Vec3::new(30.0, 0.0, 50.0), "major's legs, near"),
+        (Vec3::new(110.0, 0.0, 190.0), "major's legs, far"),
+    ] {
+        // Levels are chosen for the pixels the view has (128 square here).
+        let mut camera = square_camera(eye, Vec3::new(0.0, -10.0, 0.0), 0.6, 1.0, 2000.0)
+            .with_viewport(glam::UVec2::splat(128));
+        camera.light = Light::ambient_only(1.0);
+        let level = choice.for_view(&camera, error_pixels, Mat4::IDENTITY);
+        eprintln!("{what}: level {level}");
+        levels_seen.push(level);
+        crowd_draws_as_the_immediate_path(&gpu, &gpu_legs, walk.clone(), &camera, 0.37, what);
+    }
+    assert_eq!(levels_seen[0], 0, "near, full detail");
+    assert!(levels_seen[1] > 0, "far away, a coarser level is drawn");
+}

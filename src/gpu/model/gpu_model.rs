@@ -24,7 +24,8 @@ use crate::scene::{Camera, LevelChoice};
 /// How many GPU bytes a [`GpuModel`] holds, buffer by buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GpuModelBytes {
-    /// The frames' packed vertices: exactly 4 × vertices × frames.
+    /// The frames' vertices: exactly 4 × vertices × frames (8 × for a
+    /// model of [`FrameWord::Wide8`](crate::model::FrameWord::Wide8)).
     pub vertex_data: u64,
     /// The normal table (4,096 bytes), then per-frame scale and translate:
     /// 32 bytes a frame.
