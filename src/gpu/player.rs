@@ -27,6 +27,15 @@ pub enum PlayerPiece {
     Weapon,
 }
 
+impl fmt::Display for PlayerPiece {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerPiece::Part(part) => f.write_str(&part.model_file()),
+            PlayerPiece::Weapon => f.write_str("the weapon"),
+        }
+    }
+}
+
 /// Why a player could not be uploaded: a surface the model seam refuses
 /// (other than one without triangles, which is left out as Quake III
 /// leaves it out), or an upload the device refuses.
@@ -54,12 +63,12 @@ pub enum PlayerSetupError {
 impl fmt::Display for PlayerSetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PlayerSetupError::Surface { piece, error } => write!(f, "{piece:?}: {error}"),
+            PlayerSetupError::Surface { piece, error } => write!(f, "{piece}: {error}"),
             PlayerSetupError::Upload {
                 piece,
                 surface,
                 error,
-            } => write!(f, "{piece:?}, surface {surface:?}: {error}"),
+            } => write!(f, "{piece}, surface {surface:?}: {error}"),
         }
     }
 }
@@ -308,4 +317,33 @@ impl GpuPlayer {
 /// Whether the seam refused a surface for having no triangles.
 fn is_without_triangles(error: &KeyframeError) -> bool {
     matches!(error, KeyframeError::Empty { what } if *what == "triangles" || *what == "vertices")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_the_piece_as_a_person_would() {
+        let surface = Md3SurfaceError {
+            surface: 2,
+            name: "u_torso".into(),
+            error: KeyframeError::Empty { what: "triangles" },
+        };
+        let error = PlayerSetupError::Surface {
+            piece: PlayerPiece::Part(PlayerPart::Upper),
+            error: surface,
+        };
+        assert_eq!(
+            error.to_string(),
+            "upper.md3: surface 2 (\"u_torso\"): a model needs triangles: it has none"
+        );
+        assert_eq!(PlayerPiece::Weapon.to_string(), "the weapon");
+        assert!(is_without_triangles(&KeyframeError::Empty {
+            what: "triangles"
+        }));
+        assert!(!is_without_triangles(&KeyframeError::Empty {
+            what: "frames"
+        }));
+    }
 }

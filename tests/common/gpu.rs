@@ -154,6 +154,36 @@ pub fn draw_crowd(
     Ok(target.read(gpu, encoder))
 }
 
+/// A resident crowd of `model` with one member at the origin playing `clip`
+/// from 0 s, drawn at `time` from `camera` into a fresh target `size`
+/// pixels square (sRGB, with depth), read back; and the instance the
+/// crowd drew (its pose as the crowd's clock sampled it), for the
+/// immediate path to draw alike.
+pub fn crowd_of_one(
+    gpu: &Gpu,
+    cache: &md2_wgpu::gpu::Md2Cache,
+    model: &GpuModel,
+    clip: md2_wgpu::Clip,
+    camera: &Camera,
+    time: f64,
+    size: u32,
+) -> (RgbaImage, md2_wgpu::Md2Instance) {
+    use md2_wgpu::anim::{ClipClock, FrameLerp};
+    use md2_wgpu::glam::Mat4;
+    use md2_wgpu::{CrowdMember, Md2RendererOptions};
+    let mut crowd = Md2Crowd::new(&gpu.device, cache, model).unwrap();
+    crowd
+        .add(CrowdMember::new(Mat4::IDENTITY, ClipClock::new(clip, 0.0)))
+        .unwrap();
+    let srgb = wgpu::TextureFormat::Rgba8UnormSrgb;
+    let mut resident =
+        Md2Renderer::with_cache(&gpu.device, cache, srgb, Md2RendererOptions::WITH_DEPTH).unwrap();
+    let picture = draw_crowd(gpu, &mut resident, camera, &[], &mut crowd, time, size).unwrap();
+    let mut instances = [Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(0))];
+    assert_eq!(with_drawn_poses(gpu, &resident, 0, &mut instances), 1);
+    (picture, instances[0])
+}
+
 /// Runs `crowd`'s compute pass at `time` for `renderer`'s view from
 /// `camera` (no batches) and submits it: a frame that draws nothing here,
 /// for what the crowd wrote and uploaded.

@@ -319,22 +319,11 @@ fn crowd_draws_as_the_immediate_path(
     time: f64,
     what: &str,
 ) {
-    use md2_wgpu::anim::ClipClock;
-    use md2_wgpu::{CrowdMember, Md2Crowd, Md2Renderer};
     const SIZE: u32 = 128;
-    let srgb = md2_wgpu::wgpu::TextureFormat::Rgba8UnormSrgb;
     let mut renderer = srgb_renderer_with(gpu, Md2RendererOptions::WITH_DEPTH);
-    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, gpu_model).unwrap();
-    crowd
-        .add(CrowdMember::new(Mat4::IDENTITY, ClipClock::new(clip, 0.0)))
-        .unwrap();
-    let mut resident =
-        Md2Renderer::with_cache(&gpu.device, &renderer, srgb, Md2RendererOptions::WITH_DEPTH)
-            .unwrap();
-    let from_crowd = draw_crowd(gpu, &mut resident, camera, &[], &mut crowd, time, SIZE).unwrap();
-    let mut instances = [Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(0))];
-    assert_eq!(with_drawn_poses(gpu, &resident, 0, &mut instances), 1);
-    let immediate = render_instances(gpu, &mut renderer, camera, gpu_model, &instances, SIZE);
+    let (from_crowd, drawn) =
+        crowd_of_one(gpu, renderer.as_ref(), gpu_model, clip, camera, time, SIZE);
+    let immediate = render_instances(gpu, &mut renderer, camera, gpu_model, &[drawn], SIZE);
     assert!(coverage(&from_crowd) > 50, "{what}: the crowd draws");
     assert_same_drawing(&from_crowd, &immediate, what);
 }

@@ -7,8 +7,8 @@ use glam::{Mat4, Vec3};
 use md2_wgpu::Clip;
 use md2_wgpu::model::{Animation, KeyframeModel};
 use md2_wgpu::{
-    Camera, CrowdMember, GpuModel, Light, Md2Crowd, Md2Instance, Md2Renderer, Md2RendererOptions,
-    anim::{ClipClock, FrameLerp, Pose},
+    Camera, GpuModel, Light, Md2Instance, Md2Renderer, Md2RendererOptions,
+    anim::{FrameLerp, Pose},
 };
 
 use crate::common::*;
@@ -89,18 +89,17 @@ fn a_model_made_through_the_seam_draws_where_the_cpu_reference_puts_it() {
         .into_iter()
         .find(|c| &*c.name == "tumble")
         .expect("the seam's clip");
-    let mut crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model).unwrap();
-    crowd
-        .add(CrowdMember::new(Mat4::IDENTITY, ClipClock::new(clip, 0.0)))
-        .unwrap();
-    let mut resident =
-        Md2Renderer::with_cache(&gpu.device, &renderer, SRGB, Md2RendererOptions::WITH_DEPTH)
-            .unwrap();
-    let from_crowd =
-        draw_crowd(&gpu, &mut resident, &camera(), &[], &mut crowd, 0.15, SIZE).unwrap();
-    let mut instances = [Md2Instance::new(Mat4::IDENTITY, FrameLerp::still(3))];
-    assert_eq!(with_drawn_poses(&gpu, &resident, 0, &mut instances), 1);
-    assert!((3..=5).contains(&instances[0].pose.primary.frame_a));
+    let (from_crowd, drawn) = crowd_of_one(
+        &gpu,
+        renderer.as_ref(),
+        &gpu_model,
+        clip,
+        &camera(),
+        0.15,
+        SIZE,
+    );
+    assert!((3..=5).contains(&drawn.pose.primary.frame_a));
+    let instances = [drawn];
     let immediate = draw(&mut renderer, &instances);
     assert_same_drawing(
         &from_crowd,
