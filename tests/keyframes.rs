@@ -248,13 +248,21 @@ fn a_model_has_one_word_and_a_wide_one_decodes_as_the_file_says() {
     for f in 0..model.frame_count() {
         let data = model.frame_data(f);
         assert!(matches!(data, FrameData::Wide8(..)));
+        assert_eq!(data.word(), FrameWord::Wide8);
         assert!(data.packed().is_empty());
         let frame = &model.frames()[f as usize];
+        assert_eq!(data.frame(), frame);
         let per_frame = model.vertex_count();
+        assert_eq!((data.len(), data.is_empty()), (per_frame, false));
+        let (positions, normals) = (data.positions(), data.normals());
         for (i, v) in data.wide().iter().enumerate() {
             assert_eq!(*v, wide[f as usize * per_frame + i]);
             assert_eq!(data.position(i), Some(v.decode_position(frame)));
             assert_eq!(data.normal(i), Some(v.normal()));
+            assert_eq!(
+                (positions[i], normals[i]),
+                (v.decode_position(frame), v.normal())
+            );
         }
         let mut words = Vec::new();
         data.push_words(&mut words);

@@ -236,7 +236,7 @@ impl ModelData {
                 flags: model_flags(model, options),
                 padding_b: 0,
             },
-            vertices: words(model),
+            vertices: model.all_words(),
             frame_params: frame_params(model),
             mirrored: reversed(levels.indices()),
             mesh,
@@ -402,15 +402,6 @@ fn bounding_sphere(frame_bounds: &[Bounds]) -> [f32; 4] {
     let half = [0, 1, 2].map(|k| (all.max[k] - all.min[k]) * 0.5);
     let radius = (half[0] * half[0] + half[1] * half[1] + half[2] * half[2]).sqrt();
     [center[0], center[1], center[2], radius]
-}
-
-/// Every frame's vertices as the GPU reads them, frame after frame.
-fn words(model: &KeyframeModel) -> Vec<u32> {
-    let mut words = Vec::with_capacity(model.frame_count() as usize * model.vertex_count());
-    for f in 0..model.frame_count() {
-        model.frame_data(f).push_words(&mut words);
-    }
-    words
 }
 
 /// `Md2ModelInfo::flags`: the word the pose decodes, and whether the skins

@@ -43,14 +43,13 @@ impl<'a> CornerFrames<'a> {
     /// glTF's axes.
     pub fn decode(&self, frame: u32, out: &mut CornerFrame) -> Result<(), GltfError> {
         let data = self.model.frame_data(frame);
+        let (positions, normals) = (data.positions(), data.normals());
         out.positions.clear();
         out.normals.clear();
         for corner in self.corners {
-            let i = corner.xyz as usize;
             // Every corner names a vertex of every frame (the seam checks).
-            let (Some(p), Some(n)) = (data.position(i), data.normal(i)) else {
-                continue;
-            };
+            let i = corner.xyz as usize;
+            let (p, n) = (positions[i], normals[i]);
             let p = p.map(|x| x * self.scale);
             let p = to_gltf_axes(p);
             if !p.iter().all(|x| x.is_finite()) {

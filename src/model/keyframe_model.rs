@@ -610,6 +610,18 @@ impl KeyframeModel {
         self.animations.iter().find(|a| a.name == name)
     }
 
+    /// Every frame's vertices as the GPU reads them, frame after frame
+    /// ([`FrameData::push_words`]): what `ModelData` uploads and the saved
+    /// levels' fingerprint hashes.
+    pub(crate) fn all_words(&self) -> Vec<u32> {
+        let per_vertex = self.frame_word().bytes() / 4;
+        let mut words = Vec::with_capacity(per_vertex * self.frames.len() * self.vertex_count);
+        for f in 0..self.frame_count() {
+            self.frame_data(f).push_words(&mut words);
+        }
+        words
+    }
+
     /// The box one frame's vertices occupy, in model units. Panics if
     /// `frame` is out of range, like [`frame_data`](Self::frame_data).
     pub fn frame_bounds(&self, frame: u32) -> Bounds {

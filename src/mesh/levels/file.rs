@@ -172,10 +172,7 @@ impl Levels {
     /// them) and the mesh's corners and full-detail triangles (the indices
     /// name them). Saved levels load only for the same fingerprint.
     pub fn fingerprint(model: &KeyframeModel, mesh: &RenderMesh) -> u64 {
-        let mut words = Vec::new();
-        for f in 0..model.frame_count() {
-            model.frame_data(f).push_words(&mut words);
-        }
+        let words = model.all_words();
         let mut h = Fnv::new();
         h.u32(model.vertex_count() as u32)
             .u32(model.frame_count())

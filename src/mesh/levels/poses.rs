@@ -17,12 +17,8 @@ impl Poses {
         let vertex_count = model.vertex_count();
         let mut positions = Vec::with_capacity(vertex_count * model.frames().len());
         for f in 0..model.frame_count() {
-            let frame = model.frame_data(f);
-            for i in 0..vertex_count {
-                if let Some(p) = frame.position(i) {
-                    positions.push(p.map(f64::from));
-                }
-            }
+            let frame = model.frame_data(f).positions();
+            positions.extend(frame.into_iter().map(|p| p.map(f64::from)));
         }
         Poses {
             vertex_count,
