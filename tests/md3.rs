@@ -914,6 +914,54 @@ fn a_player_missing_a_file_or_a_tag_is_refused_naming_it() {
     );
 }
 
+/// A crossfading pose (which Quake III has no word for) places a part on
+/// its primary lerp's tag lerped towards the secondary's by the weight:
+/// `Md3Tag::lerp` again, so the tag moves as the blended vertices do; a
+/// weight of 0 (or NaN) is the primary's tag as it is, and every frame the
+/// pose names is checked.
+#[test]
+fn a_crossfading_pose_blends_its_two_tags_as_a_lerp_does() {
+    use md2_wgpu::anim::Pose;
+    let player = common::tiny_player();
+    let legs = player.part(PlayerPart::Lower);
+    let half = FrameLerp {
+        frame_a: 0,
+        frame_b: 1,
+        t: 0.5,
+    };
+    let pose = Pose {
+        primary: FrameLerp::still(0),
+        secondary: half,
+        weight: 0.25,
+    };
+    let primary = legs.tag_at(FrameLerp::still(0), "tag_torso").unwrap();
+    let secondary = legs.tag_at(half, "tag_torso").unwrap();
+    let blended = legs.tag_at(pose, "tag_torso").unwrap();
+    assert_eq!(blended, primary.lerp(&secondary, 0.25));
+    // Frame 0's tag is turned a quarter, frame 1's straight: the blend is
+    // neither.
+    assert_ne!(blended.axis, primary.axis);
+    assert_ne!(blended.axis, secondary.axis);
+    for weight in [0.0, f32::NAN] {
+        let still = Pose { weight, ..pose };
+        assert_eq!(legs.tag_at(still, "tag_torso").unwrap(), primary);
+    }
+    let far = Pose {
+        secondary: FrameLerp::still(7),
+        ..pose
+    };
+    assert_eq!(
+        legs.tag_at(far, "tag_torso"),
+        Err(Md3TagError::NoSuchFrame {
+            frame: 7,
+            frames: 2
+        })
+    );
+    // The player's parts follow: the torso sits on the blended tag.
+    let at = player.parts_at(pose, FrameLerp::still(0)).unwrap();
+    assert_eq!(at.upper, blended.matrix());
+}
+
 #[test]
 fn the_shared_players_load_as_one_and_stand_as_the_game_stands_them() {
     let Some(dir) = common::shared_md3_dir() else {

@@ -228,8 +228,8 @@ impl LoadedPlayer {
     pub fn instance(&self) -> PlayerInstance {
         PlayerInstance {
             transform: Mat4::IDENTITY,
-            legs: self.legs.lerp(),
-            torso: self.torso.lerp(),
+            legs: self.legs.lerp().into(),
+            torso: self.torso.lerp().into(),
         }
     }
 

@@ -37,7 +37,7 @@ fn every_module_the_crate_ships_keeps_the_real_gpu_rules() {
 fn the_walk_reaches_every_entry_point() {
     for (source, expected) in [
         (MD2_RENDERER_WGSL, 18usize),
-        (CROWD_WGSL, 6),
+        (CROWD_WGSL, 7),
         (CAPTURE_WGSL, 20),
     ] {
         let module = naga::front::wgsl::parse_str(source).unwrap();

@@ -56,6 +56,9 @@ pub(crate) const EXTRA_WORDS: u32 = 20;
 pub(crate) const MEMBER_VEC4S: u32 = 8;
 /// `vec4<u32>`s of a clip in the member buffer's clip table.
 pub(crate) const CLIP_VEC4S: u32 = 2;
+/// vec4s per frame of an attached crowd's tag table (crowd/attach.wgsl's
+/// `TAG_VEC4S`): (axis k, origin component k) for k = 0, 1, 2.
+pub(crate) const TAG_VEC4S: u32 = 3;
 
 /// One resident member as the member buffer holds it, 128 bytes (see
 /// crowd/types.wgsl, which reads it as eight `vec4<u32>`): what the vertex

@@ -243,6 +243,7 @@ fn the_entry_points_the_crate_names_exist() {
         entry::CS_SORT_BLOCK,
         entry::CS_SORT_STEP,
         entry::CS_GATHER,
+        entry::CS_ATTACH,
     ] {
         assert!(
             has_entry_point(&crowd, name, Compute),
@@ -312,6 +313,7 @@ fn shader_constants_match_the_crate() {
         ("EXTRA_WORDS", EXTRA_WORDS),
         ("MEMBER_VEC4S", MEMBER_VEC4S),
         ("CLIP_VEC4S", CLIP_VEC4S),
+        ("TAG_VEC4S", TAG_VEC4S),
         ("GROUP_WORDS", GROUP_WORDS),
         ("BUCKETS", BUCKETS as u32),
         ("MAX_LEVELS", MAX_LEVELS as u32),

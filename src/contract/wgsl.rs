@@ -72,8 +72,8 @@ macro_rules! render_module {
 /// this text in one module.
 pub const MD2_RENDERER_WGSL: &str = render_module!();
 
-/// The resident crowd's compute passes: clocks, culling, levels,
-/// compaction, sorting.
+/// The resident crowd's compute passes: clocks, parts placed on their
+/// parents' tags, culling, levels, compaction, sorting.
 pub(crate) const CROWD_WGSL: &str = concat!(
     include_str!("../../shaders/constants.wgsl"),
     "\n",
@@ -82,6 +82,8 @@ pub(crate) const CROWD_WGSL: &str = concat!(
     include_str!("../../shaders/crowd/types.wgsl"),
     "\n",
     include_str!("../../shaders/crowd/clock.wgsl"),
+    "\n",
+    include_str!("../../shaders/crowd/attach.wgsl"),
     "\n",
     include_str!("../../shaders/crowd/cull.wgsl"),
     "\n",
@@ -244,6 +246,7 @@ pub(crate) mod entry {
     pub const CS_SORT_BLOCK: &str = "cs_sort_block";
     pub const CS_SORT_STEP: &str = "cs_sort_step";
     pub const CS_GATHER: &str = "cs_gather";
+    pub const CS_ATTACH: &str = "cs_attach";
 }
 
 /// `shading.wgsl`'s pipeline-overridable constant: cull per instance in

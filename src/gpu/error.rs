@@ -207,6 +207,16 @@ pub enum PrepareError {
     /// The renderer's material has a bind group layout, but no bind group
     /// was set ([`Md2Renderer::set_material_bind_group`](crate::Md2Renderer::set_material_bind_group)).
     MaterialBindGroupMissing,
+    /// A crowd that rides another's members on a tag (a
+    /// [`PlayerCrowd`](crate::gpu::PlayerCrowd)'s torso, head or weapon)
+    /// was given to `prepare_crowds` without the crowd it rides before it:
+    /// give a player crowd's crowds as
+    /// [`PlayerCrowd::crowds_mut`](crate::gpu::PlayerCrowd::crowds_mut)
+    /// yields them.
+    ParentCrowdMissing {
+        /// Its position among the crowds given.
+        crowd: usize,
+    },
     /// A batch's previous transforms and poses are not one per instance.
     PreviousMismatch {
         /// Index of the batch.
@@ -250,6 +260,12 @@ impl fmt::Display for PrepareError {
                 f,
                 "the material has a bind group layout, but no bind group was set \
                  (Md2Renderer::set_material_bind_group)"
+            ),
+            PrepareError::ParentCrowdMissing { crowd } => write!(
+                f,
+                "crowd {crowd} of prepare_crowds rides another crowd's tags, but that \
+                 crowd was not given before it (give a player crowd's crowds as \
+                 PlayerCrowd::crowds_mut yields them)"
             ),
             PrepareError::PreviousMismatch {
                 batch,

@@ -22,7 +22,9 @@ pub(crate) mod readback;
 pub(crate) mod testing;
 pub(crate) mod view;
 
-pub use crowd::{CrowdHandle, Md2Crowd, MemberEdit, VisibleMembers};
+pub use crowd::{
+    CrowdHandle, Md2Crowd, MemberEdit, PlayerCrowd, PlayerCrowdError, PlayerMember, VisibleMembers,
+};
 pub use device::{
     DepthState, MaterialError, Md2Cache, Md2Material, Md2MaterialDescriptor, adapter_limits,
     required_downlevel_flags, required_limits,

@@ -36,9 +36,11 @@ impl fmt::Display for PlayerPiece {
     }
 }
 
-/// Why a player could not be uploaded: a surface the model seam refuses
-/// (other than one without triangles, which is left out as Quake III
-/// leaves it out), or an upload the device refuses.
+/// Why a player could not be uploaded (or made a
+/// [`PlayerCrowd`](crate::gpu::PlayerCrowd)): a surface the model seam
+/// refuses (other than one without triangles, which is left out as Quake
+/// III leaves it out), an upload the device refuses, or, for a crowd, a
+/// tag or a part the tree of parts needs and does not have.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum PlayerSetupError {
@@ -49,7 +51,7 @@ pub enum PlayerSetupError {
         /// What the seam said.
         error: Md3SurfaceError,
     },
-    /// A surface's upload was refused.
+    /// A surface's upload (or its crowd's buffers) was refused.
     Upload {
         /// The piece it belongs to.
         piece: PlayerPiece,
@@ -57,6 +59,16 @@ pub enum PlayerSetupError {
         surface: String,
         /// What the device said.
         error: SetupError,
+    },
+    /// A part that another rides has a frame without the tag the rider
+    /// sits on (`tag_torso` in `lower.md3`, `tag_head` or `tag_weapon` in
+    /// `upper.md3`).
+    Tag(PlayerTagError),
+    /// A part that another rides has no surface to draw, so no clock for
+    /// its riders to follow.
+    NoSurface {
+        /// The part.
+        part: PlayerPart,
     },
 }
 
@@ -69,6 +81,12 @@ impl fmt::Display for PlayerSetupError {
                 surface,
                 error,
             } => write!(f, "{piece}, surface {surface:?}: {error}"),
+            PlayerSetupError::Tag(error) => error.fmt(f),
+            PlayerSetupError::NoSurface { part } => write!(
+                f,
+                "{} has no surface to draw, and other parts ride it",
+                part.model_file()
+            ),
         }
     }
 }
@@ -78,6 +96,8 @@ impl std::error::Error for PlayerSetupError {
         match self {
             PlayerSetupError::Surface { error, .. } => Some(error),
             PlayerSetupError::Upload { error, .. } => Some(error),
+            PlayerSetupError::Tag(error) => Some(error),
+            PlayerSetupError::NoSurface { .. } => None,
         }
     }
 }
@@ -89,12 +109,13 @@ pub struct PlayerInstance {
     /// turned by [`QUAKE_TO_Y_UP`], the legs' origin at the origin) to the
     /// world, as [`Md2Instance::transform`].
     pub transform: Mat4,
-    /// The legs' pose, a lerp of `lower.md3`'s frames (its
+    /// The legs' pose, of `lower.md3`'s frames (its
     /// [`AnimationConfig::clip`](crate::format::md3::AnimationConfig::clip)s'
-    /// numbering).
-    pub legs: FrameLerp,
-    /// The torso's pose, a lerp of `upper.md3`'s frames.
-    pub torso: FrameLerp,
+    /// numbering): a lerp (`FrameLerp::into()`), or a crossfade as
+    /// [`Playback::pose`](crate::anim::Playback::pose) gives it.
+    pub legs: Pose,
+    /// The torso's pose, of `upper.md3`'s frames.
+    pub torso: Pose,
 }
 
 /// Each surface's instances for a frame, filled by [`GpuPlayer::place`]:
@@ -158,8 +179,8 @@ struct Surface {
 /// gpu.place(
 ///     &PlayerInstance {
 ///         transform: md2_wgpu::glam::Mat4::IDENTITY,
-///         legs: FrameLerp::still(idle.first),
-///         torso: FrameLerp::still(stand.first),
+///         legs: FrameLerp::still(idle.first).into(),
+///         torso: FrameLerp::still(stand.first).into(),
 ///     },
 ///     &mut placed,
 /// )?;
@@ -274,29 +295,34 @@ impl GpuPlayer {
         // The renderer turns model space to Y-up before an instance's
         // transform: a part's Quake-axes matrix is conjugated into it.
         let y_up = |m: Mat4| instance.transform * QUAKE_TO_Y_UP * m * QUAKE_TO_Y_UP.inverse();
+        let still = Pose::from(FrameLerp::still(0));
         let placed_parts = [
             (y_up(parts.lower), instance.legs),
             (y_up(parts.upper), instance.torso),
-            (y_up(parts.head), FrameLerp::still(0)),
-            (y_up(parts.weapon), FrameLerp::still(0)),
+            (y_up(parts.head), still),
+            (y_up(parts.weapon), still),
         ];
         placed
             .per_surface
             .resize_with(self.surfaces.len(), Vec::new);
         for (surface, out) in self.surfaces.iter().zip(&mut placed.per_surface) {
-            let (transform, lerp) = placed_parts[match surface.piece {
+            let (transform, pose) = placed_parts[match surface.piece {
                 PlayerPiece::Part(PlayerPart::Lower) => 0,
                 PlayerPiece::Part(PlayerPart::Upper) => 1,
                 PlayerPiece::Part(PlayerPart::Head) => 2,
                 PlayerPiece::Weapon => 3,
             }];
-            let clamp = |f: u32| f.min(surface.last_frame);
-            let lerp = FrameLerp {
-                frame_a: clamp(lerp.frame_a),
-                frame_b: clamp(lerp.frame_b),
+            let clamp = |lerp: FrameLerp| FrameLerp {
+                frame_a: lerp.frame_a.min(surface.last_frame),
+                frame_b: lerp.frame_b.min(surface.last_frame),
                 t: lerp.t,
             };
-            out.push(Md2Instance::new(transform, Pose::from(lerp)));
+            let pose = Pose {
+                primary: clamp(pose.primary),
+                secondary: clamp(pose.secondary),
+                weight: pose.weight,
+            };
+            out.push(Md2Instance::new(transform, pose));
         }
         Ok(())
     }

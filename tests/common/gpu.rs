@@ -143,10 +143,23 @@ pub fn draw_crowd(
     time: f64,
     size: u32,
 ) -> Result<RgbaImage, PrepareError> {
+    draw_crowds(gpu, renderer, camera, batches, [crowd], time, size)
+}
+
+/// [`draw_crowd`] of several crowds, in the order given.
+pub fn draw_crowds<'c>(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    batches: &[Md2Batch<'_>],
+    crowds: impl IntoIterator<Item = &'c mut Md2Crowd>,
+    time: f64,
+    size: u32,
+) -> Result<RgbaImage, PrepareError> {
     renderer.prepare(&gpu.device, &gpu.queue, camera, batches)?;
     let target = Target::for_renderer(gpu, renderer, size, size);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer.prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, time, [crowd])?;
+    renderer.prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, time, crowds)?;
     {
         let mut pass = target.begin(&mut encoder, renderer.options().depth);
         renderer.render(&mut pass);
@@ -194,12 +207,23 @@ pub fn step_crowd(
     crowd: &mut Md2Crowd,
     time: f64,
 ) {
+    step_crowds(gpu, renderer, camera, [crowd], time);
+}
+
+/// [`step_crowd`] of several crowds, in the order given.
+pub fn step_crowds<'c>(
+    gpu: &Gpu,
+    renderer: &mut Md2Renderer,
+    camera: &Camera,
+    crowds: impl IntoIterator<Item = &'c mut Md2Crowd>,
+    time: f64,
+) {
     renderer
         .prepare(&gpu.device, &gpu.queue, camera, &[])
         .unwrap();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer
-        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, time, [crowd])
+        .prepare_crowds(&gpu.device, &gpu.queue, &mut encoder, time, crowds)
         .unwrap();
     gpu.queue.submit([encoder.finish()]);
 }

@@ -16,6 +16,7 @@ mod mdl;
 mod motion;
 mod order;
 mod pictures;
+mod players;
 mod refused;
 mod rules;
 mod seam;

@@ -104,7 +104,7 @@ fn player_textures(player: &Md3Player, dir: &std::path::Path) -> Vec<(String, im
 
 /// A part's Quake-axes transform as an instance transform: the renderer
 /// turns model space to Y-up before the instance's transform.
-fn in_y_up(part: Mat4) -> Mat4 {
+pub(crate) fn in_y_up(part: Mat4) -> Mat4 {
     QUAKE_TO_Y_UP * part * QUAKE_TO_Y_UP.inverse()
 }
 
@@ -131,8 +131,8 @@ fn the_shared_players_draw_at_their_tags_with_their_skins() {
         let cfg = player.animations();
         let instance = PlayerInstance {
             transform: Mat4::IDENTITY,
-            legs: FrameLerp::still(cfg.clip(PlayerAnimation::LegsIdle).unwrap().first),
-            torso: FrameLerp::still(cfg.clip(PlayerAnimation::TorsoStand).unwrap().first),
+            legs: FrameLerp::still(cfg.clip(PlayerAnimation::LegsIdle).unwrap().first).into(),
+            torso: FrameLerp::still(cfg.clip(PlayerAnimation::TorsoStand).unwrap().first).into(),
         };
         let mut placed = PlacedPlayers::new();
         gpu_player.place(&instance, &mut placed).unwrap();
@@ -151,10 +151,10 @@ fn the_shared_players_draw_at_their_tags_with_their_skins() {
         for (part, matrix, lerp) in [
             (PlayerPart::Lower, at.lower, instance.legs),
             (PlayerPart::Upper, at.upper, instance.torso),
-            (PlayerPart::Head, at.head, FrameLerp::still(0)),
+            (PlayerPart::Head, at.head, FrameLerp::still(0).into()),
         ] {
             for model in player.part(part).surface_models().unwrap() {
-                triangles.extend(cpu_triangles(&model, &Pose::from(lerp), in_y_up(matrix)));
+                triangles.extend(cpu_triangles(&model, &lerp, in_y_up(matrix)));
             }
         }
         let (decided, wrong) = coverage_against(&picture, &camera, &triangles);
@@ -183,7 +183,7 @@ fn the_shared_players_draw_at_their_tags_with_their_skins() {
 /// A camera at `eye` below the tiny models (whose flat parts face down:
 /// Quake's winding shows their outsides from there) looking at `target`,
 /// ambient light only.
-fn from_below(eye: Vec3, target: Vec3) -> Camera {
+pub(crate) fn from_below(eye: Vec3, target: Vec3) -> Camera {
     let mut camera = square_camera(eye, target, 0.9, 0.5, 200.0);
     camera.light = Light::ambient_only(1.0);
     camera
@@ -237,8 +237,8 @@ fn a_player_with_a_weapon_places_every_piece_at_its_tag_and_draws_it_there() {
     let instances = [
         PlayerInstance {
             transform: Mat4::IDENTITY,
-            legs: FrameLerp::still(0),
-            torso: FrameLerp::still(1),
+            legs: FrameLerp::still(0).into(),
+            torso: FrameLerp::still(1).into(),
         },
         PlayerInstance {
             transform: Mat4::from_translation(Vec3::new(12.0, 0.0, -4.0)),
@@ -246,8 +246,9 @@ fn a_player_with_a_weapon_places_every_piece_at_its_tag_and_draws_it_there() {
                 frame_a: 0,
                 frame_b: 1,
                 t: 0.5,
-            },
-            torso: FrameLerp::still(0),
+            }
+            .into(),
+            torso: FrameLerp::still(0).into(),
         },
     ];
     let mut placed = PlacedPlayers::new();
@@ -259,11 +260,11 @@ fn a_player_with_a_weapon_places_every_piece_at_its_tag_and_draws_it_there() {
         let at = player.parts_at(instance.legs, instance.torso).unwrap();
         for s in 0..gpu_player.surface_count() {
             let (piece, _, _) = gpu_player.surface(s).unwrap();
-            let (matrix, lerp) = match piece {
+            let (matrix, pose) = match piece {
                 PlayerPiece::Part(PlayerPart::Lower) => (at.lower, instance.legs),
                 PlayerPiece::Part(PlayerPart::Upper) => (at.upper, instance.torso),
-                PlayerPiece::Part(PlayerPart::Head) => (at.head, FrameLerp::still(0)),
-                _ => (at.weapon, FrameLerp::still(0)),
+                PlayerPiece::Part(PlayerPart::Head) => (at.head, FrameLerp::still(0).into()),
+                _ => (at.weapon, FrameLerp::still(0).into()),
             };
             let placed_instance = placed.instances(s)[n];
             let expected = instance.transform * in_y_up(matrix);
@@ -271,16 +272,24 @@ fn a_player_with_a_weapon_places_every_piece_at_its_tag_and_draws_it_there() {
                 placed_instance.transform.abs_diff_eq(expected, 1e-5),
                 "player {n}, surface {s} ({piece:?})"
             );
-            assert_eq!(placed_instance.pose, Pose::from(lerp));
+            assert_eq!(placed_instance.pose, pose);
         }
         for (model, matrix, lerp) in [
             (player.part(PlayerPart::Lower), at.lower, instance.legs),
             (player.part(PlayerPart::Upper), at.upper, instance.torso),
-            (player.part(PlayerPart::Head), at.head, FrameLerp::still(0)),
-            (player.weapon().unwrap(), at.weapon, FrameLerp::still(0)),
+            (
+                player.part(PlayerPart::Head),
+                at.head,
+                FrameLerp::still(0).into(),
+            ),
+            (
+                player.weapon().unwrap(),
+                at.weapon,
+                FrameLerp::still(0).into(),
+            ),
         ] {
             for surface in model.surface_models().unwrap() {
-                let pose = Pose::from(lerp);
+                let pose: Pose = lerp;
                 let transform = instance.transform * in_y_up(matrix);
                 triangles.extend(cpu_triangles(&surface, &pose, transform));
             }

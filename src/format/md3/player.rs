@@ -14,7 +14,7 @@ use super::error::Md3Error;
 use super::model::Md3Model;
 use super::skin::{Md3Skin, Md3SkinError, texture_candidates};
 use super::tag::Md3TagError;
-use crate::anim::FrameLerp;
+use crate::anim::Pose;
 
 /// One of a player's three models.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -328,7 +328,9 @@ impl Md3Player {
     }
 
     /// Where each part goes for the legs at `legs` (a pose of
-    /// `lower.md3`) and the torso at `torso` (a pose of `upper.md3`), as
+    /// `lower.md3`: a [`FrameLerp`](crate::anim::FrameLerp), or a
+    /// crossfading [`Pose`]) and the
+    /// torso at `torso` (a pose of `upper.md3`), as
     /// Quake III's `CG_Player` places them: the legs at the identity, the
     /// torso on the legs' `tag_torso` lerped at the legs' pose, the head
     /// on the torso's `tag_head` and the weapon on its `tag_weapon`, both
@@ -345,10 +347,11 @@ impl Md3Player {
     /// [`PlayerTagError`] naming the part.
     pub fn parts_at(
         &self,
-        legs: FrameLerp,
-        torso: FrameLerp,
+        legs: impl Into<Pose>,
+        torso: impl Into<Pose>,
     ) -> Result<PlayerTransforms, PlayerTagError> {
-        let tag = |part: PlayerPart, lerp: FrameLerp, name: &str| {
+        let (legs, torso) = (legs.into(), torso.into());
+        let tag = |part: PlayerPart, lerp: Pose, name: &str| {
             self.part(part)
                 .tag_at(lerp, name)
                 .map_err(|error| PlayerTagError { part, error })

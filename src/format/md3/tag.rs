@@ -9,7 +9,7 @@ use std::fmt;
 use glam::{Mat3, Mat4, Vec3};
 
 use super::model::{Md3Model, Md3Tag};
-use crate::anim::FrameLerp;
+use crate::anim::{FrameLerp, Pose};
 
 /// Why a model has no tag to give for a pose.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,13 +124,21 @@ impl Md3Model {
     /// clamped to 0..=1, NaN as 0. At `t = 0` the result is `frame_a`'s
     /// tag and at `t = 1` `frame_b`'s, each axis normalised.
     ///
-    /// A frame past the model's last is an error
+    /// A [`Pose`] that crossfades (which Quake III has no word for) gives
+    /// its primary lerp's tag lerped towards its secondary's by the
+    /// weight, the same [`Md3Tag::lerp`] (a weight of 0, or NaN, gives
+    /// the primary's tag as it is): the tag moves with the blended
+    /// vertices, and the resident crowd places attached parts by the same
+    /// rule on the GPU. A [`FrameLerp`] is the pose of that lerp alone.
+    ///
+    /// A frame past the model's last (any of the pose's four) is an error
     /// ([`Md3TagError::NoSuchFrame`]) where Quake III's `R_GetTag` quietly
     /// takes the last frame ("it is possible to have a bad frame while
     /// changing models"); a host that wants the game's leniency clamps
     /// the pose's frames first. A frame without the tag is
     /// [`Md3TagError::NoSuchTag`] (the game then gives an identity tag).
-    pub fn tag_at(&self, lerp: FrameLerp, name: &str) -> Result<Md3Tag, Md3TagError> {
+    pub fn tag_at(&self, pose: impl Into<Pose>, name: &str) -> Result<Md3Tag, Md3TagError> {
+        let pose = pose.into();
         let frames = self.frames().len();
         let find = |frame: u32| {
             let index = usize::try_from(frame)
@@ -142,13 +150,18 @@ impl Md3Model {
                 frame,
             })
         };
-        let (start, end) = (find(lerp.frame_a)?, find(lerp.frame_b)?);
-        let t = if lerp.t.is_nan() {
-            0.0
-        } else {
-            lerp.t.clamp(0.0, 1.0)
+        let unit = |x: f32| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+        let lerped = |lerp: FrameLerp| -> Result<Md3Tag, Md3TagError> {
+            let (start, end) = (find(lerp.frame_a)?, find(lerp.frame_b)?);
+            Ok(start.lerp(end, unit(lerp.t)))
         };
-        Ok(start.lerp(end, t))
+        let primary = lerped(pose.primary)?;
+        let secondary = lerped(pose.secondary)?;
+        let weight = unit(pose.weight);
+        if weight == 0.0 {
+            return Ok(primary);
+        }
+        Ok(primary.lerp(&secondary, weight))
     }
 }
 

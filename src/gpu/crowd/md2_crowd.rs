@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use glam::Mat4;
 
+use super::attach::Attachment;
 use super::clips::ClipTable;
 use super::handle::{CrowdHandle, Slots};
 use super::layout::CrowdLayout;
@@ -107,6 +108,8 @@ pub struct Md2Crowd {
     cache: Md2Cache,
     /// The most members the device's buffers hold.
     max_members: usize,
+    /// The crowd whose members this one's ride on a tag, if any.
+    attachment: Option<Attachment>,
 }
 
 impl Md2Crowd {
@@ -163,6 +166,7 @@ impl Md2Crowd {
             culling: true,
             cache: cache.clone(),
             max_members,
+            attachment: None,
         })
     }
 
@@ -188,7 +192,9 @@ impl Md2Crowd {
     /// parameters and, once a view draws motion, each member's motion
     /// record (80 bytes).
     pub fn gpu_bytes(&self) -> u64 {
-        self.uploads.gpu_bytes() + self.motion.gpu_bytes()
+        self.uploads.gpu_bytes()
+            + self.motion.gpu_bytes()
+            + self.attachment.as_ref().map_or(0, Attachment::gpu_bytes)
     }
 
     /// How many distinct clips the members play (each is stored once).
@@ -564,6 +570,42 @@ impl Md2Crowd {
 
     pub(crate) fn id(&self) -> u64 {
         self.slots.crowd()
+    }
+
+    /// Makes this crowd's members ride those of the crowd with id `parent`
+    /// on the tag whose every frame `table` holds
+    /// ([`tag_table`](super::attach::tag_table)): from the next
+    /// `prepare_crowds` on, member `i`'s transform is placed on the GPU each
+    /// frame from the parent's member `i` (see [`Attachment`]); the
+    /// transforms the app gives are not drawn.
+    pub(super) fn ride(
+        &mut self,
+        device: &wgpu::Device,
+        parent: u64,
+        table: &[[f32; 4]],
+    ) -> Result<(), SetupError> {
+        let attachment =
+            Attachment::new(device, parent, table).map_err(|message| SetupError::Device {
+                operation: "uploading a crowd's tags",
+                message,
+            })?;
+        self.attachment = Some(attachment);
+        Ok(())
+    }
+
+    /// The crowd ridden, if any.
+    pub(crate) fn attachment(&self) -> Option<&Attachment> {
+        self.attachment.as_ref()
+    }
+
+    /// The handle of the member at dense index `i` (`i < len()`).
+    pub(super) fn handle_at(&self, i: usize) -> CrowdHandle {
+        self.slots.handle(i)
+    }
+
+    /// The dense index of the member behind `handle`.
+    pub(super) fn index_of(&self, handle: CrowdHandle) -> Result<usize, CrowdError> {
+        self.slots.dense(handle)
     }
 
     /// Counts the flushes that uploaded motion.

@@ -1,8 +1,11 @@
 //! The resident crowd: members that live on the GPU with their own clocks
 //! ([`Md2Crowd`]), kept without a heap allocation each, uploaded only where
 //! they changed, and drawn by every view through compute passes that cull,
-//! choose levels and compact the visible members in member order.
+//! choose levels and compact the visible members in member order; and
+//! crowds of Quake III players ([`PlayerCrowd`]), whose parts ride each
+//! other's tags on the GPU.
 
+mod attach;
 mod clips;
 pub(crate) mod counts;
 mod handle;
@@ -10,6 +13,7 @@ mod layout;
 mod md2_crowd;
 mod member;
 mod motion;
+mod player_crowd;
 mod uploads;
 pub(crate) mod view;
 pub(crate) mod views;
@@ -17,3 +21,4 @@ pub(crate) mod views;
 pub use counts::VisibleMembers;
 pub use handle::CrowdHandle;
 pub use md2_crowd::{Md2Crowd, MemberEdit};
+pub use player_crowd::{PlayerCrowd, PlayerCrowdError, PlayerMember};

@@ -9,7 +9,7 @@ use crate::contract::crowd::{
 };
 use crate::gpu::device::buffers::grow;
 use crate::gpu::device::cache::Md2Cache;
-use crate::gpu::device::crowd_pipelines::{CrowdPipelines, draw_group, view_group};
+use crate::gpu::device::crowd_pipelines::{CrowdPipelines, attach_group, draw_group, view_group};
 use crate::gpu::error::PrepareError;
 use crate::gpu::model::DrawModel;
 
@@ -44,6 +44,12 @@ pub(crate) struct CrowdView {
     /// The draws' group 3 (each bucket's draw words, the records, the
     /// crowd's members), and the member buffer it was made with.
     draw_group: Option<(wgpu::BindGroup, wgpu::Buffer)>,
+    /// Of a crowd that rides another on a tag: the attach pass's group 2
+    /// (this view's time, the crowd's members, the tags) and the member
+    /// buffer it was made with, and the parent crowd's group as of the
+    /// last `fit`.
+    attach: Option<(wgpu::BindGroup, wgpu::Buffer)>,
+    parent_group: Option<wgpu::BindGroup>,
     /// The layout words last written into the work buffer (extra base,
     /// sort layout), to write them again only where they change.
     layout_written: Option<(u32, [u32; 6])>,
@@ -67,6 +73,8 @@ impl CrowdView {
             group: None,
             crowd_group: None,
             draw_group: None,
+            attach: None,
+            parent_group: None,
             layout_written: None,
             model: None,
             model_generation: None,
@@ -81,6 +89,8 @@ impl CrowdView {
     /// Makes room for every record and work word the crowd can need, takes
     /// the crowd's current layout, and writes which generation of its
     /// changes this view has seen; returns the view and the bytes written.
+    /// `parent` is the group of the crowd this one rides, where it rides
+    /// one.
     pub(crate) fn fit(
         mut self,
         device: &wgpu::Device,
@@ -88,10 +98,12 @@ impl CrowdView {
         cache: &Md2Cache,
         crowd: &Md2Crowd,
         frame: &wgpu::Buffer,
+        parent: Option<&wgpu::BindGroup>,
     ) -> Result<(CrowdView, u64), PrepareError> {
         let layout = crowd.layout();
         let grown = self.grow(device, &layout)?;
         self.bind(device, cache, crowd, frame, grown);
+        self.bind_attach(device, cache, crowd, frame, parent);
         if self.model_generation != Some(crowd.model_generation()) {
             self.model = Some(crowd.draw_model().clone());
             self.model_generation = Some(crowd.model_generation());
@@ -196,6 +208,45 @@ impl CrowdView {
             let group = draw_group(device, cache.layouts(), work, records, members);
             self.draw_group = Some((group, members.clone()));
         }
+    }
+
+    /// The attach pass's groups, where the crowd rides another: its own
+    /// made anew where the crowd's members moved.
+    fn bind_attach(
+        &mut self,
+        device: &wgpu::Device,
+        cache: &Md2Cache,
+        crowd: &Md2Crowd,
+        frame: &wgpu::Buffer,
+        parent: Option<&wgpu::BindGroup>,
+    ) {
+        let (Some(attachment), Some(parent)) = (crowd.attachment(), parent) else {
+            self.attach = None;
+            self.parent_group = None;
+            return;
+        };
+        let members = crowd.member_buffer();
+        if self.attach.as_ref().is_none_or(|(_, m)| m != members) {
+            let group = attach_group(device, cache.layouts(), frame, members, attachment.tags());
+            self.attach = Some((group, members.clone()));
+        }
+        self.parent_group = Some(parent.clone());
+    }
+
+    /// Records the attach pass of a crowd that rides another: every
+    /// member's rows placed on its parent's tag at this view's time.
+    pub(crate) fn record_attach(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        pipelines: &CrowdPipelines,
+    ) {
+        let (Some((group, _)), Some(parent)) = (&self.attach, &self.parent_group) else {
+            return;
+        };
+        pass.set_bind_group(1, parent, &[]);
+        pass.set_bind_group(2, group, &[]);
+        pass.set_pipeline(&pipelines.attach);
+        dispatch(pass, self.layout.groups);
     }
 
     /// Writes the work words that changed: where the extra records start

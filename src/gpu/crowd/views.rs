@@ -40,6 +40,9 @@ pub(crate) struct CrowdViews {
     counts: Option<VisibleCounts>,
     /// `prepare` calls so far.
     frames: u64,
+    /// The groups of the crowds of this `prepare` so far, by id: where a
+    /// crowd that rides another finds its parent's.
+    groups_seen: Vec<(u64, wgpu::BindGroup)>,
 }
 
 impl CrowdViews {
@@ -97,13 +100,26 @@ impl CrowdViews {
         let frame_buffer = frame_buffer.clone();
         let mut views = std::mem::take(&mut self.spare);
         views.clear();
-        for crowd in crowds {
+        self.groups_seen.clear();
+        for (position, crowd) in crowds.into_iter().enumerate() {
             uploaded += crowd.flush(device, queue, time, kind.extra)?;
+            let parent = match crowd.attachment() {
+                Some(attachment) => Some(
+                    self.groups_seen
+                        .iter()
+                        .find(|(id, _)| *id == attachment.parent())
+                        .map(|(_, group)| group.clone())
+                        .ok_or(PrepareError::ParentCrowdMissing { crowd: position })?,
+                ),
+                None => None,
+            };
+            self.groups_seen.push((crowd.id(), crowd.group().clone()));
             let view = match self.views.iter().position(|v| v.crowd_id() == crowd.id()) {
                 Some(i) => self.views.swap_remove(i),
                 None => CrowdView::new(crowd, kind.sort, kind.extra),
             };
-            let (view, written) = view.fit(device, queue, cache, crowd, &frame_buffer)?;
+            let (view, written) =
+                view.fit(device, queue, cache, crowd, &frame_buffer, parent.as_ref())?;
             uploaded += written;
             views.push(view);
         }
@@ -115,6 +131,11 @@ impl CrowdViews {
                 timestamp_writes: None,
             });
             pass.set_bind_group(0, camera_group, &[]);
+            // Riders first, in the order given (a parent before the crowds
+            // that ride it), so every view's passes read placed rows.
+            for view in &self.views {
+                view.record_attach(&mut pass, pipelines);
+            }
             for view in &self.views {
                 view.record(&mut pass, pipelines);
             }
@@ -131,6 +152,7 @@ impl CrowdViews {
     pub(crate) fn forget(&mut self) {
         self.views.clear();
         self.spare.clear();
+        self.groups_seen.clear();
         self.frame_written = None;
         self.counts = None;
     }

@@ -19,6 +19,8 @@ pub(crate) struct CrowdPipelines {
     pub sort_block: wgpu::ComputePipeline,
     pub sort_step: wgpu::ComputePipeline,
     pub gather: wgpu::ComputePipeline,
+    /// Places attached crowds' members on their parents' tags.
+    pub attach: wgpu::ComputePipeline,
     pub steps: SortSteps,
 }
 
@@ -124,15 +126,18 @@ impl CrowdPipelines {
         module: &wgpu::ShaderModule,
         layouts: &Layouts,
     ) -> CrowdPipelines {
-        let pipeline = |label: &str, entry_point: &str| {
+        let with_layout = |label: &str, entry_point: &str, layout| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
-                layout: Some(&layouts.crowd_pipeline),
+                layout: Some(layout),
                 module,
                 entry_point: Some(entry_point),
                 compilation_options: Default::default(),
                 cache: None,
             })
+        };
+        let pipeline = |label: &str, entry_point: &str| {
+            with_layout(label, entry_point, &layouts.crowd_pipeline)
         };
         CrowdPipelines {
             classify: pipeline("md2-wgpu crowd classify pipeline", entry::CS_CLASSIFY),
@@ -141,6 +146,11 @@ impl CrowdPipelines {
             sort_block: pipeline("md2-wgpu crowd sort block pipeline", entry::CS_SORT_BLOCK),
             sort_step: pipeline("md2-wgpu crowd sort step pipeline", entry::CS_SORT_STEP),
             gather: pipeline("md2-wgpu crowd gather pipeline", entry::CS_GATHER),
+            attach: with_layout(
+                "md2-wgpu crowd attach pipeline",
+                entry::CS_ATTACH,
+                &layouts.attach_pipeline,
+            ),
             steps: SortSteps::new(device),
         }
     }
@@ -230,6 +240,35 @@ pub(crate) fn draw_group(
             wgpu::BindGroupEntry {
                 binding: 2,
                 resource: members.as_entire_binding(),
+            },
+        ],
+    })
+}
+
+/// Group 2 of the attach pass: the view's time, the attached crowd's
+/// members and its parent's tag table.
+pub(crate) fn attach_group(
+    device: &wgpu::Device,
+    layouts: &Layouts,
+    frame: &wgpu::Buffer,
+    members: &wgpu::Buffer,
+    tags: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("md2-wgpu crowd attach bind group"),
+        layout: &layouts.crowd_attach,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: frame.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 4,
+                resource: members.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 5,
+                resource: tags.as_entire_binding(),
             },
         ],
     })

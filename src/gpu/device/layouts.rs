@@ -76,6 +76,9 @@ pub(crate) struct Layouts {
     /// arguments, prefix sums, sort keys) and the sort step (a dynamic
     /// offset into the cache's table of steps).
     pub crowd_view: wgpu::BindGroupLayout,
+    /// Group 2 of the crowd's attach pass: one view's time, the attached
+    /// crowd's members (written) and its parent's tag per frame.
+    pub crowd_attach: wgpu::BindGroupLayout,
     /// Group 3 of the resident crowd's draws: the bucket's draw words (a
     /// uniform at a dynamic offset into the view's work buffer), the view's
     /// visible records, the crowd's members.
@@ -87,6 +90,8 @@ pub(crate) struct Layouts {
     pub resident_pipeline: wgpu::PipelineLayout,
     /// The crowd's compute passes: groups 0, 1 and 2.
     pub crowd_pipeline: wgpu::PipelineLayout,
+    /// The attach pass: groups 0, 1 (the parent crowd's) and its own 2.
+    pub attach_pipeline: wgpu::PipelineLayout,
 }
 
 impl Layouts {
@@ -160,6 +165,16 @@ impl Layouts {
                 },
             ],
         );
+        // Bindings 4 and 5 beside the view's time: the other passes' group
+        // 2 has 1 to 3, and the one module declares both.
+        let crowd_attach = layout(
+            "md2-wgpu crowd attach layout",
+            &[
+                uniform(0, S::COMPUTE, size_of::<CrowdFrame>()),
+                storage(4, S::COMPUTE, false),
+                storage(5, S::COMPUTE, true),
+            ],
+        );
         let crowd_draw = layout(
             "md2-wgpu crowd draw layout",
             &[
@@ -192,16 +207,22 @@ impl Layouts {
             "md2-wgpu crowd pipeline layout",
             &[&crowd_camera, &crowd, &crowd_view],
         );
+        let attach_pipeline = pipeline(
+            "md2-wgpu crowd attach pipeline layout",
+            &[&crowd_camera, &crowd, &crowd_attach],
+        );
         Layouts {
             view,
             model,
             crowd_camera,
             crowd,
             crowd_view,
+            crowd_attach,
             crowd_draw,
             render_pipeline,
             resident_pipeline,
             crowd_pipeline,
+            attach_pipeline,
         }
     }
 }

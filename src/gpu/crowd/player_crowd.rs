@@ -1,0 +1,421 @@
+//! A resident crowd of Quake III players: one [`Md2Crowd`] per surface of a
+//! [`GpuPlayer`], kept in step (the same members in the same order), the
+//! legs' surfaces playing each member's legs clock, the torso's its torso
+//! clock, and the torso, head and weapon riding their parents' tags on the
+//! GPU (`shaders/crowd/attach.wgsl`): per frame the CPU writes the time and
+//! nothing per member, however the members animate.
+
+use std::fmt;
+
+use glam::Mat4;
+
+use super::attach::tag_table;
+use super::handle::CrowdHandle;
+use super::md2_crowd::Md2Crowd;
+use crate::anim::{Clip, ClipClock, Playback};
+use crate::format::md3::{PlayerPart, PlayerTagError};
+use crate::gpu::device::cache::Md2Cache;
+use crate::gpu::player::{GpuPlayer, PlayerPiece, PlayerSetupError};
+use crate::scene::{CrowdError, CrowdMember, Effects};
+
+/// One player of a [`PlayerCrowd`]: where it stands and what its legs and
+/// its torso play, each on its own clock (crossfades included), as the
+/// resident crowd plays an MD2 member's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerMember {
+    /// The player's transform, from its Y-up model space (Quake's axes
+    /// turned by [`QUAKE_TO_Y_UP`](crate::scene::QUAKE_TO_Y_UP), the legs'
+    /// origin at the origin) to the world, as
+    /// [`PlayerInstance::transform`](crate::gpu::PlayerInstance::transform).
+    pub transform: Mat4,
+    /// What the legs play: clips of `lower.md3`'s frames (the
+    /// [`AnimationConfig::clip`](crate::format::md3::AnimationConfig::clip)s'
+    /// numbering).
+    pub legs: Playback,
+    /// What the torso plays: clips of `upper.md3`'s frames.
+    pub torso: Playback,
+    /// Every part's tint (see [`CrowdMember::tint`]).
+    pub tint: [f32; 4],
+    /// Every part's effects.
+    pub effects: Effects,
+}
+
+impl PlayerMember {
+    /// A player at `transform` whose legs and torso play `legs` and
+    /// `torso`, untinted, without effects.
+    pub fn new(
+        transform: Mat4,
+        legs: impl Into<Playback>,
+        torso: impl Into<Playback>,
+    ) -> PlayerMember {
+        PlayerMember {
+            transform,
+            legs: legs.into(),
+            torso: torso.into(),
+            tint: [1.0; 4],
+            effects: Effects::NONE,
+        }
+    }
+}
+
+/// Why a player crowd refused a change: the piece whose crowd refused it
+/// (the legs' for a stale handle or a transform), and why. Nothing was
+/// changed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerCrowdError {
+    /// The piece.
+    pub piece: PlayerPiece,
+    /// What its crowd said.
+    pub error: CrowdError,
+}
+
+impl fmt::Display for PlayerCrowdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.piece, self.error)
+    }
+}
+
+impl std::error::Error for PlayerCrowdError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+/// Quake III players that live on the GPU, each a small tree of parts: the
+/// legs on the member's transform with their own clock, the torso on the
+/// legs' `tag_torso` with its own, the head on the torso's `tag_head` and
+/// the weapon on its `tag_weapon`, placed every frame on the GPU from the
+/// parents' clocks (as [`Md3Player::parts_at`](crate::format::md3::Md3Player::parts_at)
+/// places them on the CPU: the tag lerped at the parent's pose, a
+/// crossfading parent's two tags crossfaded).
+///
+/// It is one [`Md2Crowd`] per surface of its [`GpuPlayer`], kept in step:
+/// each change is made to every surface's crowd, and draws are one
+/// indirect draw per surface, level and bucket, however many players.
+/// Give its crowds to
+/// [`Md2Renderer::prepare_crowds`](crate::Md2Renderer::prepare_crowds) as
+/// [`crowds_mut`](PlayerCrowd::crowds_mut) yields them (each part before
+/// the parts that ride it), alone or among other crowds. Each surface's
+/// crowd culls its members against each view on its own bounds.
+///
+/// The head and the weapon show their first frame, as
+/// [`GpuPlayer::place`] draws them. Motion vectors of the parts that ride
+/// show their own pose's motion and the player's transform's, not their
+/// parent's animation moving them (the transform the GPU places is not
+/// kept for the next frame).
+///
+/// ```no_run
+/// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, renderer: &mut md2_wgpu::Md2Renderer,
+/// #          gpu_player: &md2_wgpu::gpu::GpuPlayer, time: f64)
+/// # -> Result<(), Box<dyn std::error::Error>> {
+/// use md2_wgpu::anim::ClipClock;
+/// use md2_wgpu::format::md3::PlayerAnimation;
+/// use md2_wgpu::gpu::{PlayerCrowd, PlayerMember};
+///
+/// let cfg = gpu_player.player().animations();
+/// let walk = cfg.clip(PlayerAnimation::LegsWalk).expect("a walk");
+/// let attack = cfg.clip(PlayerAnimation::TorsoAttack).expect("an attack");
+/// let mut players = PlayerCrowd::new(device, renderer, gpu_player)?;
+/// let soldier = players.add(PlayerMember::new(
+///     md2_wgpu::glam::Mat4::IDENTITY,
+///     ClipClock::new(walk, time),
+///     ClipClock::new(attack, time).with_speed(1.5),
+/// ))?;
+/// // Every frame, before the render pass:
+/// let mut encoder = device.create_command_encoder(&Default::default());
+/// renderer.prepare_crowds(device, queue, &mut encoder, time, players.crowds_mut())?;
+/// # let _ = soldier; Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct PlayerCrowd {
+    /// Each surface's piece and crowd, in the player's order (legs, torso,
+    /// head, weapon): every parent before its riders.
+    surfaces: Vec<(PlayerPiece, Md2Crowd)>,
+    /// What the head and the weapon play.
+    still: Playback,
+}
+
+impl PlayerCrowd {
+    /// An empty crowd of `player` (any renderer of the same device draws
+    /// it). The legs and, where a head or weapon rides it, the torso need
+    /// a surface to draw, and every frame of theirs the tags their riders
+    /// sit on.
+    pub fn new(
+        device: &wgpu::Device,
+        cache: &impl AsRef<Md2Cache>,
+        player: &GpuPlayer,
+    ) -> Result<PlayerCrowd, PlayerSetupError> {
+        let mut surfaces = Vec::with_capacity(player.surface_count());
+        for (piece, name, model) in (0..player.surface_count()).filter_map(|s| player.surface(s)) {
+            let crowd =
+                Md2Crowd::new(device, cache, model).map_err(|error| PlayerSetupError::Upload {
+                    piece,
+                    surface: name.to_owned(),
+                    error,
+                })?;
+            surfaces.push((piece, crowd));
+        }
+        let first_of = |part: PlayerPart, surfaces: &[(PlayerPiece, Md2Crowd)]| {
+            surfaces
+                .iter()
+                .find(|(piece, _)| *piece == PlayerPiece::Part(part))
+                .map(|(_, crowd)| crowd.id())
+                .ok_or(PlayerSetupError::NoSurface { part })
+        };
+        let md3 = player.player();
+        let table = |part: PlayerPart, tag: &str| {
+            tag_table(md3.part(part), tag)
+                .map_err(|error| PlayerSetupError::Tag(PlayerTagError { part, error }))
+        };
+        let rides = |piece: PlayerPiece| match piece {
+            PlayerPiece::Part(PlayerPart::Lower) => None,
+            PlayerPiece::Part(PlayerPart::Upper) => Some((PlayerPart::Lower, "tag_torso")),
+            PlayerPiece::Part(PlayerPart::Head) => Some((PlayerPart::Upper, "tag_head")),
+            PlayerPiece::Weapon => Some((PlayerPart::Upper, "tag_weapon")),
+        };
+        // Each tag's table is made once, whatever the surfaces riding it.
+        let mut tables: Vec<(&str, u64, Vec<[f32; 4]>)> = Vec::new();
+        for s in 0..surfaces.len() {
+            let Some((parent, tag)) = rides(surfaces[s].0) else {
+                continue;
+            };
+            if !tables.iter().any(|(name, _, _)| *name == tag) {
+                let id = first_of(parent, &surfaces)?;
+                tables.push((tag, id, table(parent, tag)?));
+            }
+            let (_, id, rows) = tables
+                .iter()
+                .find(|(name, _, _)| *name == tag)
+                .expect("made above");
+            let (piece, crowd) = &mut surfaces[s];
+            crowd
+                .ride(device, *id, rows)
+                .map_err(|error| PlayerSetupError::Upload {
+                    piece: *piece,
+                    surface: "its tags".into(),
+                    error,
+                })?;
+        }
+        Ok(PlayerCrowd {
+            surfaces,
+            still: ClipClock::new(Clip::looping("still", 0, 0), 0.0).into(),
+        })
+    }
+
+    /// How many players.
+    pub fn len(&self) -> usize {
+        self.surfaces.first().map_or(0, |(_, c)| c.len())
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Makes room for `additional` more players on the CPU and the GPU
+    /// (see [`Md2Crowd::reserve`]).
+    pub fn reserve(&mut self, additional: usize) {
+        for (_, crowd) in &mut self.surfaces {
+            crowd.reserve(additional);
+        }
+    }
+
+    /// Adds a player at the end of the crowd's order; its handle stays
+    /// valid until it is removed. Where a piece's crowd refuses it (a clip
+    /// past the part's frames, say), no crowd keeps it.
+    pub fn add(&mut self, member: PlayerMember) -> Result<CrowdHandle, PlayerCrowdError> {
+        let mut first = None;
+        for k in 0..self.surfaces.len() {
+            let (piece, crowd) = &mut self.surfaces[k];
+            let playback = match piece {
+                PlayerPiece::Part(PlayerPart::Lower) => member.legs.clone(),
+                PlayerPiece::Part(PlayerPart::Upper) => member.torso.clone(),
+                _ => self.still.clone(),
+            };
+            let one = CrowdMember::new(member.transform, playback)
+                .with_tint(member.tint)
+                .with_effects(member.effects);
+            match crowd.add(one) {
+                Ok(handle) => {
+                    first.get_or_insert(handle);
+                }
+                Err(error) => {
+                    let piece = *piece;
+                    // The crowds before took it as their last member:
+                    // removing that leaves each as it was.
+                    for (_, crowd) in &mut self.surfaces[..k] {
+                        let last = crowd.handle_at(crowd.len() - 1);
+                        let _ = crowd.remove(last);
+                    }
+                    return Err(PlayerCrowdError { piece, error });
+                }
+            }
+        }
+        first.ok_or(PlayerCrowdError {
+            piece: PlayerPiece::Part(PlayerPart::Lower),
+            error: CrowdError::StaleHandle,
+        })
+    }
+
+    /// The player behind `handle`, if it is still in the crowd.
+    pub fn get(&self, handle: CrowdHandle) -> Option<PlayerMember> {
+        let i = self.index(handle).ok()?;
+        let of = |part: PlayerPart| {
+            self.surfaces
+                .iter()
+                .find(|(piece, _)| *piece == PlayerPiece::Part(part))
+                .and_then(|(_, crowd)| crowd.get(crowd.handle_at(i)))
+        };
+        let legs = of(PlayerPart::Lower)?;
+        let torso = of(PlayerPart::Upper).map_or_else(|| legs.playback.clone(), |m| m.playback);
+        Some(PlayerMember {
+            transform: legs.transform,
+            legs: legs.playback,
+            torso,
+            tint: legs.tint,
+            effects: legs.effects,
+        })
+    }
+
+    /// Removes the player behind `handle`: the last player moves into its
+    /// place in every surface's crowd, and the handle goes stale.
+    pub fn remove(&mut self, handle: CrowdHandle) -> Result<PlayerMember, PlayerCrowdError> {
+        let member = self.get(handle).ok_or(PlayerCrowdError {
+            piece: PlayerPiece::Part(PlayerPart::Lower),
+            error: CrowdError::StaleHandle,
+        })?;
+        let i = self.index(handle)?;
+        for (_, crowd) in &mut self.surfaces {
+            let _ = crowd.remove(crowd.handle_at(i));
+        }
+        Ok(member)
+    }
+
+    /// Crossfades the legs of the player behind `handle` into `next`, from
+    /// `at` over `duration` seconds (see [`MemberEdit::play`](super::MemberEdit::play)).
+    pub fn play_legs(
+        &mut self,
+        handle: CrowdHandle,
+        next: ClipClock,
+        at: f64,
+        duration: f64,
+    ) -> Result<(), PlayerCrowdError> {
+        self.play(handle, PlayerPart::Lower, next, at, duration)
+    }
+
+    /// Crossfades the torso of the player behind `handle` into `next`: its
+    /// head and weapon follow.
+    pub fn play_torso(
+        &mut self,
+        handle: CrowdHandle,
+        next: ClipClock,
+        at: f64,
+        duration: f64,
+    ) -> Result<(), PlayerCrowdError> {
+        self.play(handle, PlayerPart::Upper, next, at, duration)
+    }
+
+    /// Moves the player behind `handle`: every part follows.
+    pub fn set_transform(
+        &mut self,
+        handle: CrowdHandle,
+        transform: Mat4,
+    ) -> Result<(), PlayerCrowdError> {
+        self.each(handle, |edit| edit.set_transform(transform))
+    }
+
+    /// Tints every part of the player behind `handle`.
+    pub fn set_tint(
+        &mut self,
+        handle: CrowdHandle,
+        tint: [f32; 4],
+    ) -> Result<(), PlayerCrowdError> {
+        self.each(handle, |edit| edit.set_tint(tint))
+    }
+
+    /// Gives every part of the player behind `handle` these effects.
+    pub fn set_effects(
+        &mut self,
+        handle: CrowdHandle,
+        effects: Effects,
+    ) -> Result<(), PlayerCrowdError> {
+        self.each(handle, |edit| edit.set_effects(effects))
+    }
+
+    /// Every surface's crowd, each part before the parts that ride it: what
+    /// [`Md2Renderer::prepare_crowds`](crate::Md2Renderer::prepare_crowds)
+    /// takes (chain it with other crowds: `players.crowds_mut().chain([&mut
+    /// md2_crowd])`).
+    pub fn crowds_mut(&mut self) -> impl Iterator<Item = &mut Md2Crowd> {
+        self.surfaces.iter_mut().map(|(_, crowd)| crowd)
+    }
+
+    /// Every surface's crowd with its piece, in the same order.
+    pub fn crowds(&self) -> impl Iterator<Item = (PlayerPiece, &Md2Crowd)> {
+        self.surfaces.iter().map(|(piece, crowd)| (*piece, crowd))
+    }
+
+    /// Bytes of GPU memory the crowd holds itself (every surface's crowd,
+    /// its tags included; each view keeps its visible records too).
+    pub fn gpu_bytes(&self) -> u64 {
+        self.surfaces.iter().map(|(_, c)| c.gpu_bytes()).sum()
+    }
+
+    /// The dense index of `handle`'s player.
+    fn index(&self, handle: CrowdHandle) -> Result<usize, PlayerCrowdError> {
+        let piece = PlayerPiece::Part(PlayerPart::Lower);
+        let (_, crowd) = self.surfaces.first().ok_or(PlayerCrowdError {
+            piece,
+            error: CrowdError::StaleHandle,
+        })?;
+        crowd
+            .index_of(handle)
+            .map_err(|error| PlayerCrowdError { piece, error })
+    }
+
+    /// `next` played by every surface of `part` of the player behind
+    /// `handle`. The surfaces of one part have the same frames, so the
+    /// first refuses what all would, before any changed.
+    fn play(
+        &mut self,
+        handle: CrowdHandle,
+        part: PlayerPart,
+        next: ClipClock,
+        at: f64,
+        duration: f64,
+    ) -> Result<(), PlayerCrowdError> {
+        let i = self.index(handle)?;
+        for (piece, crowd) in &mut self.surfaces {
+            if *piece == PlayerPiece::Part(part) {
+                let handle = crowd.handle_at(i);
+                crowd
+                    .member(handle)
+                    .play(next.clone(), at, duration)
+                    .map_err(|error| PlayerCrowdError {
+                        piece: *piece,
+                        error,
+                    })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `change` made to every surface's member of the player behind
+    /// `handle`. It checks its value the same way in each, so the first
+    /// refuses what all would, before any changed.
+    fn each(
+        &mut self,
+        handle: CrowdHandle,
+        mut change: impl FnMut(&mut super::MemberEdit<'_>) -> Result<(), CrowdError>,
+    ) -> Result<(), PlayerCrowdError> {
+        let i = self.index(handle)?;
+        for (piece, crowd) in &mut self.surfaces {
+            let handle = crowd.handle_at(i);
+            change(&mut crowd.member(handle)).map_err(|error| PlayerCrowdError {
+                piece: *piece,
+                error,
+            })?;
+        }
+        Ok(())
+    }
+}

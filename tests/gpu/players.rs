@@ -1,0 +1,371 @@
+//! Crowds of Quake III players on the GPU (`PlayerCrowd`): each part's
+//! transform placed by the attach pass from its parent's clock and tag,
+//! held to the CPU's `Md3Player::parts_at` within a stated bound for
+//! players whose legs and torsos play different clips (crossfades
+//! included); the crowd's picture of players with weapons equal to the
+//! immediate path's, and both to the CPU reference.
+
+use glam::{Mat4, Quat, Vec3};
+use md2_wgpu::anim::{ClipClock, FrameLerp, Pose};
+use md2_wgpu::contract::InstanceRecord;
+use md2_wgpu::format::md3::{Md3Player, PlayerAnimation, PlayerPart, PlayerTransforms};
+use md2_wgpu::gpu::{
+    CrowdHandle, GpuPlayer, Md2Batch, PlayerCrowd, PlayerMember, PlayerPiece, PrepareError,
+};
+use md2_wgpu::scene::QUAKE_TO_Y_UP;
+use md2_wgpu::{Md2Instance, Md2Renderer, Md2RendererOptions};
+
+use super::md3::{from_below, in_y_up};
+use crate::common::*;
+
+/// Where a part sits for a player at `transform` whose tree of parts the
+/// CPU placed at `at`: the matrix from the part's Quake-axes model space to
+/// the world, whose first three rows are the member's rows as the crowd
+/// keeps them.
+fn part_matrix(piece: PlayerPiece, transform: Mat4, at: &PlayerTransforms) -> Mat4 {
+    let part = match piece {
+        PlayerPiece::Part(PlayerPart::Lower) => at.lower,
+        PlayerPiece::Part(PlayerPart::Upper) => at.upper,
+        PlayerPiece::Part(PlayerPart::Head) => at.head,
+        PlayerPiece::Weapon => at.weapon,
+    };
+    transform * QUAKE_TO_Y_UP * part
+}
+
+/// The pose a piece shows for a player whose legs and torso show `legs`
+/// and `torso` (the head and weapon their first frame).
+fn piece_pose(piece: PlayerPiece, legs: Pose, torso: Pose) -> Pose {
+    match piece {
+        PlayerPiece::Part(PlayerPart::Lower) => legs,
+        PlayerPiece::Part(PlayerPart::Upper) => torso,
+        _ => FrameLerp::still(0).into(),
+    }
+}
+
+/// A record's rows as a matrix (the inverse of how the renderer packs an
+/// instance's transform: exact, `QUAKE_TO_Y_UP` being a permutation).
+fn record_transform(record: &InstanceRecord) -> Mat4 {
+    let r = record.rows;
+    let rows = Mat4::from_cols_array_2d(&[
+        [r[0][0], r[1][0], r[2][0], 0.0],
+        [r[0][1], r[1][1], r[2][1], 0.0],
+        [r[0][2], r[1][2], r[2][2], 0.0],
+        [r[0][3], r[1][3], r[2][3], 1.0],
+    ]);
+    rows * QUAKE_TO_Y_UP.inverse()
+}
+
+/// Twelve players on a grid, turned differently, whose legs and torsos play
+/// different clips at different speeds and phases; every third crossfades
+/// its legs into another clip and every fourth its torso, half-way through
+/// at `time`. A thirteenth is added and removed from the middle first, so
+/// every surface's crowd has moved its last member into the hole.
+fn army(players: &mut PlayerCrowd, player: &Md3Player, time: f64) {
+    let cfg = player.animations();
+    let legs = [
+        PlayerAnimation::LegsWalk,
+        PlayerAnimation::LegsRun,
+        PlayerAnimation::LegsIdle,
+        PlayerAnimation::LegsJump,
+    ]
+    .map(|a| cfg.clip(a).expect("a legs clip"));
+    let torso = [
+        PlayerAnimation::TorsoAttack,
+        PlayerAnimation::TorsoStand,
+        PlayerAnimation::TorsoGesture,
+    ]
+    .map(|a| cfg.clip(a).expect("a torso clip"));
+    let mut handles = Vec::new();
+    for i in 0..13usize {
+        let f = i as f32;
+        let transform = Mat4::from_rotation_translation(
+            Quat::from_rotation_y(0.5 * f),
+            Vec3::new(40.0 * (i % 4) as f32, 0.0, -40.0 * (i / 4) as f32),
+        );
+        let member = PlayerMember::new(
+            transform,
+            ClipClock::new(legs[i % legs.len()].clone(), -0.37 * f64::from(f))
+                .with_speed(0.5 + 0.25 * (i % 4) as f32),
+            ClipClock::new(torso[(i + 1) % torso.len()].clone(), -0.11 * f64::from(f))
+                .with_speed(1.5 - 0.2 * (i % 3) as f32),
+        );
+        handles.push(players.add(member).unwrap());
+    }
+    let gone = handles.remove(5);
+    players.remove(gone).unwrap();
+    assert!(players.get(gone).is_none());
+    for (n, &handle) in handles.iter().enumerate() {
+        if n % 3 == 0 {
+            let next = ClipClock::new(legs[(n + 1) % legs.len()].clone(), time - 0.2);
+            players.play_legs(handle, next, time - 0.15, 0.3).unwrap();
+        }
+        if n % 4 == 1 {
+            let next = ClipClock::new(torso[n % torso.len()].clone(), time - 0.1);
+            players.play_torso(handle, next, time - 0.1, 0.25).unwrap();
+        }
+    }
+}
+
+/// Each surface's crowd's records from `renderer`'s last `prepare_crowds`
+/// (culling off: every member, in member order).
+fn records_of(
+    gpu: &Gpu,
+    renderer: &Md2Renderer,
+    players: &PlayerCrowd,
+) -> Vec<(PlayerPiece, Vec<InstanceRecord>)> {
+    players
+        .crowds()
+        .enumerate()
+        .map(|(k, (piece, _))| {
+            let records = crowd_records(gpu, renderer, k).unwrap();
+            (piece, records.into_iter().map(|(_, r)| r).collect())
+        })
+        .collect()
+}
+
+#[test]
+fn every_part_of_a_player_crowd_rides_its_parents_tag_as_the_cpu_places_it() {
+    let Some(gpu) = gpu() else { return };
+    let mut players_to_test = vec![("tiny", tiny_player().with_weapon(tiny_md3()))];
+    if let Some(dir) = shared_md3_dir() {
+        for name in ["major", "penguin"] {
+            players_to_test.push((name, Md3Player::open(dir.join(name), "default").unwrap()));
+        }
+    }
+    let mut renderer = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
+    let camera = square_camera(Vec3::new(0.0, 50.0, 200.0), Vec3::ZERO, 0.8, 1.0, 1000.0);
+    for (name, player) in &players_to_test {
+        let gpu_player = GpuPlayer::new(&gpu.device, &gpu.queue, &renderer, player, &[]).unwrap();
+        let mut players = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player).unwrap();
+        for time in [0.0, 1.37, 86_400.25] {
+            army(&mut players, player, time);
+            // The players in the crowds' order (a removal moved the last
+            // into the hole): the legs' crowd's handles are the players'.
+            let (_, legs_crowd) = players.crowds().next().unwrap();
+            let handles: Vec<CrowdHandle> = legs_crowd.iter().map(|(h, _)| h).collect();
+            for crowd in players.crowds_mut() {
+                crowd.set_culling(false);
+            }
+            step_crowds(&gpu, &mut renderer, &camera, players.crowds_mut(), time);
+            let records = records_of(&gpu, &renderer, &players);
+            // Every element is a sum of at most four products per level of
+            // attachment (two levels: the head on the torso on the legs),
+            // after a lerp, a normalisation and a crossfade of the tag: some
+            // forty f32 roundings of 2^-24 each, relative to the element's
+            // size, with WGSL's 2.5 ULP for the square root and division.
+            // 1e-5 of the largest element (or of 1, for small ones) is
+            // 168 roundings' worth: four times the path's.
+            let mut worst = 0.0f32;
+            for (piece, drawn) in &records {
+                assert_eq!(drawn.len(), handles.len(), "{name}: {piece}'s members");
+                for (n, (&handle, record)) in handles.iter().zip(drawn).enumerate() {
+                    let member = players.get(handle).unwrap();
+                    let (legs, torso) = (member.legs.pose(time), member.torso.pose(time));
+                    let at = player.parts_at(legs, torso).unwrap();
+                    let expected = part_matrix(*piece, member.transform, &at);
+                    let size = expected
+                        .to_cols_array()
+                        .iter()
+                        .fold(1.0f32, |m, x| m.max(x.abs()));
+                    let bound = 1e-5 * size;
+                    for r in 0..3 {
+                        for c in 0..4 {
+                            let want = expected.col(c)[r];
+                            let got = record.rows[r][c];
+                            let off = (got - want).abs();
+                            worst = worst.max(off / bound);
+                            assert!(
+                                off <= bound,
+                                "{name} at {time} s, player {n}, {piece}: row {r} column {c} \
+                                 is {got}, the CPU's {want} (bound {bound})"
+                            );
+                        }
+                    }
+                    // The pose each part shows is its own clock's.
+                    let shown = record_pose(record);
+                    let want = piece_pose(*piece, legs, torso);
+                    assert_eq!(
+                        (shown.primary.frame_a, shown.primary.frame_b),
+                        (want.primary.frame_a, want.primary.frame_b),
+                        "{name}, player {n}, {piece}"
+                    );
+                }
+            }
+            eprintln!(
+                "{name} at {time} s: {} surfaces × {} players placed, worst share of the bound {worst:.3}",
+                records.len(),
+                handles.len()
+            );
+            for handle in handles {
+                players.remove(handle).unwrap();
+            }
+            assert!(players.is_empty());
+        }
+    }
+}
+
+#[test]
+fn a_crowd_of_players_with_weapons_draws_what_the_immediate_path_draws() {
+    let Some(gpu) = gpu() else { return };
+    const SIZE: u32 = 128;
+    let player = tiny_player().with_weapon(tiny_md3());
+    let mut resident = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
+    let mut immediate = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
+    let gpu_player = GpuPlayer::new(&gpu.device, &gpu.queue, &resident, &player, &[]).unwrap();
+    let mut players = PlayerCrowd::new(&gpu.device, &resident, &gpu_player).unwrap();
+    let clip = player.animations().clip(PlayerAnimation::LegsWalk).unwrap();
+    let spots = [
+        Vec3::ZERO,
+        Vec3::new(12.0, 0.0, -4.0),
+        Vec3::new(-4.0, 0.0, 10.0),
+    ];
+    for (i, spot) in spots.iter().enumerate() {
+        let legs = ClipClock::new(clip.clone(), -0.03 * i as f64);
+        let torso = ClipClock::new(clip.clone(), 0.05 * i as f64).with_speed(0.7);
+        players
+            .add(PlayerMember::new(
+                Mat4::from_translation(*spot),
+                legs,
+                torso,
+            ))
+            .unwrap();
+    }
+    let camera = from_below(Vec3::new(26.0, -22.0, 24.0), Vec3::new(6.0, 8.0, 0.0));
+    let time = 0.162;
+    let picture = draw_crowds(
+        &gpu,
+        &mut resident,
+        &camera,
+        &[],
+        players.crowds_mut(),
+        time,
+        SIZE,
+    )
+    .unwrap();
+    save_picture(&picture, "md3-player-crowd.png");
+
+    // The immediate path given the transforms and poses the crowd drew:
+    // the same words, so the same pixels.
+    let mut per_surface: Vec<Vec<Md2Instance>> = Vec::new();
+    for k in 0..gpu_player.surface_count() {
+        let records = crowd_records(&gpu, &resident, k).unwrap();
+        assert_eq!(
+            records.len(),
+            spots.len(),
+            "surface {k}: every player in view"
+        );
+        per_surface.push(
+            records
+                .iter()
+                .map(|(_, r)| Md2Instance::new(record_transform(r), record_pose(r)))
+                .collect(),
+        );
+    }
+    let batches: Vec<Md2Batch<'_>> = per_surface
+        .iter()
+        .enumerate()
+        .map(|(k, instances)| Md2Batch::new(gpu_player.surface(k).unwrap().2, instances))
+        .collect();
+    let drawn = render_square(&gpu, &mut immediate, &camera, &batches, SIZE);
+    assert_same_drawing(&picture, &drawn, "players: crowd against immediate");
+
+    // And both are where the CPU puts every piece: GpuPlayer::place's
+    // transforms and the CPU reference's triangles, weapon included.
+    let mut triangles = Vec::new();
+    for (i, spot) in spots.iter().enumerate() {
+        let legs = ClipClock::new(clip.clone(), -0.03 * i as f64);
+        let torso = ClipClock::new(clip.clone(), 0.05 * i as f64).with_speed(0.7);
+        let (legs, torso) = (legs.sample(time).into(), torso.sample(time).into());
+        let at = player.parts_at(legs, torso).unwrap();
+        let transform = Mat4::from_translation(*spot);
+        for (model, matrix, pose) in [
+            (player.part(PlayerPart::Lower), at.lower, legs),
+            (player.part(PlayerPart::Upper), at.upper, torso),
+            (
+                player.part(PlayerPart::Head),
+                at.head,
+                FrameLerp::still(0).into(),
+            ),
+            (
+                player.weapon().unwrap(),
+                at.weapon,
+                FrameLerp::still(0).into(),
+            ),
+        ] {
+            for surface in model.surface_models().unwrap() {
+                triangles.extend(cpu_triangles(&surface, &pose, transform * in_y_up(matrix)));
+            }
+        }
+    }
+    let (decided, wrong) = coverage_against(&picture, &camera, &triangles);
+    eprintln!(
+        "player crowd: {} pixels drawn, {decided} decided, {wrong} disagree",
+        coverage(&picture)
+    );
+    assert!(coverage(&picture) > 150);
+    assert_eq!(wrong, 0, "pixels where the CPU reference says otherwise");
+    // The weapon is drawn: its surfaces have visible records, and covering
+    // pixels no other piece covers would show in the reference check.
+    assert!(
+        gpu_player
+            .surface(4)
+            .is_some_and(|(p, _, _)| p == PlayerPiece::Weapon)
+    );
+}
+
+#[test]
+fn a_player_crowd_refuses_as_one_and_its_riders_need_their_parents() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
+    let player = tiny_player().with_weapon(tiny_md3());
+    let gpu_player = GpuPlayer::new(&gpu.device, &gpu.queue, &renderer, &player, &[]).unwrap();
+    let mut players = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player).unwrap();
+    let idle = md2_wgpu::Clip::looping("idle", 0, 1);
+    let handle = players
+        .add(PlayerMember::new(
+            Mat4::IDENTITY,
+            ClipClock::new(idle.clone(), 0.0),
+            ClipClock::new(idle.clone(), 0.0),
+        ))
+        .unwrap();
+    // A torso clip past upper.md3's two frames: refused, naming the torso,
+    // and no surface's crowd keeps the player (the legs' took it first).
+    let error = players
+        .add(PlayerMember::new(
+            Mat4::IDENTITY,
+            ClipClock::new(idle.clone(), 0.0),
+            ClipClock::new(md2_wgpu::Clip::looping("far", 0, 9), 0.0),
+        ))
+        .unwrap_err();
+    assert_eq!(error.piece, PlayerPiece::Part(PlayerPart::Upper));
+    assert!(error.to_string().starts_with("upper.md3: "), "{error}");
+    assert_eq!(players.len(), 1);
+    assert!(players.crowds().all(|(_, c)| c.len() == 1));
+    // A non-finite transform: refused before any part moved.
+    let bad = Mat4::from_translation(Vec3::new(f32::NAN, 0.0, 0.0));
+    assert!(players.set_transform(handle, bad).is_err());
+    assert_eq!(players.get(handle).unwrap().transform, Mat4::IDENTITY);
+
+    // The torso's crowd given without the legs' before it.
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let refused = renderer.prepare_crowds(
+        &gpu.device,
+        &gpu.queue,
+        &mut encoder,
+        0.0,
+        players.crowds_mut().skip(1),
+    );
+    assert_eq!(refused, Err(PrepareError::ParentCrowdMissing { crowd: 0 }));
+    // In order, it prepares.
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer
+        .prepare_crowds(
+            &gpu.device,
+            &gpu.queue,
+            &mut encoder,
+            0.0,
+            players.crowds_mut(),
+        )
+        .unwrap();
+    gpu.queue.submit([encoder.finish()]);
+}
