@@ -89,6 +89,14 @@ run crowd --instances 500 --frames 20 --size 640x400 --screenshot "$out/crowd.pn
 run crowd --instances 500 --frames 5 --size 640x400 --no-levels --level-tint \
   --screenshot "$out/crowd-no-lod.png"
 run deferred --instances 100 --frames 20 --size 640x400 --screenshot "$out/deferred.png"
+# A crowd of Quake III players (their parts placed on their tags on the GPU),
+# where the shared community players are (they are never committed).
+players=${MD2_SHARED_MODELS:-$PWD/../shared/md2}/../md3/major
+if [ -f "$players/lower.md3" ]; then
+  run crowd "$players" --instances 300 --frames 20 --size 640x400 --screenshot "$out/crowd-players.png"
+else
+  echo "examples: crowd of players SKIPPED: no shared Quake III player at $players (set MD2_SHARED_MODELS)"
+fi
 # The headless one needs no display, only that it draws every effect.
 echo "examples: render --shell blue --shadow"
 "$bin/render" --shell blue --shadow --out "$out/render.png"

@@ -8,7 +8,10 @@
 //!
 //! Without FILE the crowd is the crate's built-in demo model. FILE is a
 //! Quake II MD2 or a Quake I MDL (its frame groups play at their
-//! intervals, its fullbright texels drawn unlit).
+//! intervals, its fullbright texels drawn unlit), or a Quake III player's
+//! folder: each player's legs and torso play their own animations on their
+//! own clocks, and its torso, head and weapon ride their tags, placed on
+//! the GPU every frame (`PlayerCrowd`).
 //!
 //! The point of a resident crowd is that the CPU does not touch every member
 //! every frame: a member is added once with its clock, and each frame the CPU
@@ -28,12 +31,13 @@ use md2_wgpu::glam::{Mat4, UVec2, Vec2, Vec3};
 use md2_wgpu::scene::quake_flags::{
     RF_SHELL_BLUE, RF_SHELL_DOUBLE, RF_SHELL_GREEN, RF_SHELL_HALF_DAM, RF_SHELL_RED,
 };
-use md2_wgpu::support::Rng;
+use md2_wgpu::support::{Rng, player_clips};
 use md2_wgpu::{
     Camera, Clip, CrowdMember, GpuModel, Light, Md2Crowd, Md2Renderer, Quake2Player, QuakeModel,
-    anim::ClipClock,
+    anim::{ClipClock, FrameLerp},
     contract::MAX_LEVELS,
-    gpu::{CrowdHandle, VisibleMembers},
+    format::md3::{Md3Player, PlayerAnimation},
+    gpu::{CrowdHandle, GpuPlayer, PlayerCrowd, PlayerMember, VisibleMembers},
     mesh::LevelOptions,
     scene::{Effects, PlanarShadow, stand_on_ground},
     wgpu,
@@ -42,12 +46,14 @@ use winit::event::{ElementState, WindowEvent};
 use winit::keyboard::{Key, NamedKey};
 
 use md2_wgpu_examples::framework::ground::{Ground, GroundParams};
-use md2_wgpu_examples::framework::{self, App, Drag, FrameStats, Gpu, Loaded};
+use md2_wgpu_examples::framework::{self, App, CrowdSource, Drag, FrameStats, Gpu, Loaded};
+use md2_wgpu_examples::inspector::quake3::{PlayerFile, parts_box};
 
 const USAGE: &str = "\
 usage: crowd [FILE] [--instances N] [options]
 
-  FILE                  an .md2 or .mdl model (default: the built-in demo model)
+  FILE                  an .md2 or .mdl model, or a Quake III player's folder
+                        (default: the built-in demo model)
   --instances N         how many to draw (default 2000, 1 to 1000000)
   --no-levels              full detail only (levels of detail are on by default)
   --level-tint            start with the members tinted by level (the L key)";
@@ -104,14 +110,22 @@ fn main() -> ExitCode {
         }
         _ => false,
     };
-    let (common, loaded, instances) =
-        match framework::crowd_args(USAGE, KEYS, (DEFAULT_INSTANCES, MAX_INSTANCES), switch) {
+    let limits = (DEFAULT_INSTANCES, MAX_INSTANCES);
+    let (common, source, instances) =
+        match framework::crowd_source_args(USAGE, KEYS, limits, switch) {
             Ok(args) => args,
             Err(code) => return code,
         };
-    let title = format!("md2-wgpu crowd — {}", loaded.name);
+    let source = match source {
+        CrowdSource::Model(loaded) => Source::Model(loaded),
+        CrowdSource::Player(dir) => match PlayerFile::open(&dir) {
+            Ok(file) => Source::Player(Box::new(file)),
+            Err(e) => return framework::fail(&e),
+        },
+    };
+    let title = format!("md2-wgpu crowd — {}", source.name());
     framework::run(title, KEYS, common, move |gpu| {
-        let mut crowd = Crowd::new(gpu, loaded, instances, levels)?;
+        let mut crowd = Crowd::new(gpu, source, instances, levels)?;
         crowd.tint_levels = tint_levels;
         Ok(crowd)
     })
@@ -233,6 +247,9 @@ struct Clips {
     stand: Vec<Mat4>,
     walking: Vec<usize>,
     standing: Vec<usize>,
+    /// A Quake III player's torso clips (empty for a model): each player's
+    /// torso plays one of them on its own clock.
+    torso: Vec<Clip>,
 }
 
 impl Clips {
@@ -281,21 +298,209 @@ impl Clips {
                 }
             })
             .collect();
+        let stand = clips
+            .iter()
+            .map(|c| stand_on_ground(model, c.frames(), Vec3::ZERO))
+            .collect();
+        Clips::sorted(clips, ground_speed, stand, Vec::new())
+    }
+
+    /// The clips, with those that move a member along the ground apart
+    /// from those it stands about in (the first clip stands where none
+    /// would).
+    fn sorted(
+        clips: Vec<Clip>,
+        ground_speed: Vec<Option<f32>>,
+        stand: Vec<Mat4>,
+        torso: Vec<Clip>,
+    ) -> Clips {
         let (walking, mut standing): (Vec<usize>, Vec<usize>) =
             (0..clips.len()).partition(|&i| ground_speed[i].is_some());
         if standing.is_empty() {
             standing.push(0);
         }
-        let stand = clips
-            .iter()
-            .map(|c| stand_on_ground(model, c.frames(), Vec3::ZERO))
-            .collect();
         Clips {
             clips,
             ground_speed,
             stand,
             walking,
             standing,
+            torso,
+        }
+    }
+
+    /// A Quake III player's: its legs idle, crouch, walk and run, its torso
+    /// stands, gestures and attacks (all looping, as a crowd plays them);
+    /// `ground` is how far below the legs' origin the feet are.
+    fn for_player(player: &Md3Player, height: f32, ground: f32) -> Clips {
+        use PlayerAnimation::*;
+        let cfg = player.animations();
+        let clips = player_clips(cfg, &[LegsIdle, LegsIdlecr, LegsWalk, LegsRun, LegsWalkcr]);
+        let ground_speed: Vec<Option<f32>> = clips
+            .iter()
+            .map(|clip| match &*clip.name {
+                n if n == LegsRun.name() => Some(height * 3.0),
+                n if n == LegsWalk.name() => Some(height),
+                n if n == LegsWalkcr.name() => Some(height * 0.6),
+                _ => None,
+            })
+            .collect();
+        let stand = vec![Mat4::from_translation(Vec3::Y * ground); clips.len()];
+        let torso = player_clips(
+            cfg,
+            &[
+                TorsoStand,
+                TorsoStand2,
+                TorsoGesture,
+                TorsoAttack,
+                TorsoAttack2,
+            ],
+        );
+        Clips::sorted(clips, ground_speed, stand, torso)
+    }
+}
+
+/// A Quake III player's height standing (legs idle, torso standing: every
+/// part's box placed at its tag), and how far below the legs' origin its
+/// feet are, in the Y-up world.
+fn player_extent(player: &Md3Player) -> (f32, f32) {
+    let cfg = player.animations();
+    let first = |a: PlayerAnimation| FrameLerp::still(cfg.clip(a).map_or(0, |c| c.first));
+    match parts_box(
+        player,
+        first(PlayerAnimation::LegsIdle),
+        first(PlayerAnimation::TorsoStand),
+    ) {
+        Some((lo, hi)) if hi.y > lo.y => (hi.y - lo.y, -lo.y),
+        // Quake III's player box: 56 units tall, its origin 24 above the feet.
+        _ => (56.0, 24.0),
+    }
+}
+
+/// What the crowd is drawn from.
+enum Source {
+    Model(Box<Loaded>),
+    Player(Box<PlayerFile>),
+}
+
+impl Source {
+    fn name(&self) -> &str {
+        match self {
+            Source::Model(loaded) => &loaded.name,
+            Source::Player(file) => &file.name,
+        }
+    }
+}
+
+/// The crowd itself: one model's resident crowd, or Quake III players'.
+enum Population {
+    Model {
+        model: Box<GpuModel>,
+        crowd: Box<Md2Crowd>,
+    },
+    Players {
+        /// The player's surfaces on the GPU.
+        player: Box<GpuPlayer>,
+        crowd: PlayerCrowd,
+    },
+}
+
+impl Population {
+    fn clear(&mut self, handles: impl Iterator<Item = CrowdHandle>) {
+        match self {
+            Population::Model { crowd, .. } => crowd.clear(),
+            Population::Players { crowd, .. } => {
+                for handle in handles {
+                    let _ = crowd.remove(handle);
+                }
+            }
+        }
+    }
+
+    fn reserve(&mut self, additional: usize) {
+        match self {
+            Population::Model { crowd, .. } => crowd.reserve(additional),
+            Population::Players { crowd, .. } => crowd.reserve(additional),
+        }
+    }
+
+    /// The most members the device holds.
+    fn max_members(&self) -> usize {
+        match self {
+            Population::Model { crowd, .. } => crowd.max_members(),
+            Population::Players { crowd, .. } => crowd
+                .crowds()
+                .map(|(_, c)| c.max_members())
+                .min()
+                .unwrap_or(0),
+        }
+    }
+
+    fn skin_count(&self) -> u32 {
+        match self {
+            Population::Model { model, .. } => model.skin_count(),
+            Population::Players { .. } => 1,
+        }
+    }
+
+    /// Adds `member`; a player's torso plays `torso`.
+    fn add(&mut self, member: CrowdMember, torso: ClipClock) -> Result<CrowdHandle, String> {
+        match self {
+            Population::Model { crowd, .. } => crowd.add(member).map_err(|e| e.to_string()),
+            Population::Players { crowd, .. } => {
+                let mut player = PlayerMember::new(member.transform, member.playback, torso);
+                player.tint = member.tint;
+                player.effects = member.effects;
+                crowd.add(player).map_err(|e| e.to_string())
+            }
+        }
+    }
+
+    fn set_transform(&mut self, handle: CrowdHandle, transform: Mat4) -> Result<(), String> {
+        match self {
+            Population::Model { crowd, .. } => crowd.member(handle).set_transform(transform),
+            Population::Players { crowd, .. } => {
+                return crowd
+                    .set_transform(handle, transform)
+                    .map_err(|e| e.to_string());
+            }
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    fn set_tint(&mut self, handle: CrowdHandle, tint: [f32; 4]) -> Result<(), String> {
+        match self {
+            Population::Model { crowd, .. } => crowd.member(handle).set_tint(tint),
+            Population::Players { crowd, .. } => {
+                return crowd.set_tint(handle, tint).map_err(|e| e.to_string());
+            }
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    fn set_culling(&mut self, culling: bool) {
+        for crowd in self.crowds_mut() {
+            crowd.set_culling(culling);
+        }
+    }
+
+    /// The crowds to prepare, in order (a player's parts before those that
+    /// ride them).
+    fn crowds_mut(&mut self) -> Box<dyn Iterator<Item = &mut Md2Crowd> + '_> {
+        match self {
+            Population::Model { crowd, .. } => Box::new(std::iter::once(&mut **crowd)),
+            Population::Players { crowd, .. } => Box::new(crowd.crowds_mut()),
+        }
+    }
+
+    /// The model whose levels of detail the L key shows: the model's, or
+    /// a player's legs'.
+    fn level_model(&self) -> &GpuModel {
+        match self {
+            Population::Model { model, .. } => model,
+            Population::Players { player, .. } => {
+                player.surface(0).expect("a player crowd has the legs").2
+            }
         }
     }
 }
@@ -336,8 +541,7 @@ struct Crowd {
     /// The drone's view: a second renderer on the first one's cache.
     drone: Md2Renderer,
     show_drone: bool,
-    model: GpuModel,
-    crowd: Md2Crowd,
+    population: Population,
     walkers: Vec<(CrowdHandle, Walker)>,
     ground: Ground,
     /// The drone view's ground, which also resets the depth in its
@@ -380,13 +584,7 @@ struct Crowd {
 }
 
 impl Crowd {
-    fn new(gpu: &Gpu, loaded: Loaded, count: usize, levels: bool) -> Result<Crowd, String> {
-        let Loaded {
-            name,
-            model,
-            skins,
-            options: model_options,
-        } = loaded;
+    fn new(gpu: &Gpu, source: Source, count: usize, levels: bool) -> Result<Crowd, String> {
         let options = gpu.renderer_options();
         let mut renderer = Md2Renderer::new(&gpu.device, gpu.color_format, options)
             .map_err(|e| format!("cannot build the renderer: {e}"))?;
@@ -394,62 +592,57 @@ impl Crowd {
         // and pipelines are the first one's.
         let drone = Md2Renderer::with_cache(&gpu.device, &renderer, gpu.color_format, options)
             .map_err(|e| format!("cannot build the second view: {e}"))?;
-        // Levels of detail: coarser triangle lists over the same frames,
-        // each member drawn at the coarsest that stays within a pixel.
-        let upload = if levels {
-            model_options.with_levels(LevelOptions::DEFAULT)
-        } else {
-            model_options
-        };
-        let gpu_model =
-            GpuModel::with_options(&gpu.device, &gpu.queue, &renderer, &model, &skins, upload)
-                .map_err(|e| format!("{name}: {e}"))?;
-        let described: Vec<String> = gpu_model
-            .level_choice()
-            .levels()
-            .iter()
-            .map(|l| {
-                format!(
-                    "{} triangles (error {:.2} units)",
-                    l.triangle_count(),
-                    l.error
-                )
-            })
-            .collect();
-        println!(
-            "{name}: levels of detail: {} (built in {:.0} ms)",
-            described.join(", "),
-            gpu_model.level_choice().build_time().as_secs_f64() * 1000.0
-        );
-        if gpu_model.uses_default_skin() {
-            println!("note: {name} has no skin: drawn with the default checker texture");
-        }
-        let crowd = Md2Crowd::new(&gpu.device, &renderer, &gpu_model)
-            .map_err(|e| format!("cannot make the crowd: {e}"))?;
         renderer
             .set_shadow(Some(shadow()))
             .map_err(|e| e.to_string())?;
-        // Quake's z is the world's y.
-        let first = model.frame_bounds(0);
-        let height = (first.max[2] - first.min[2]).max(1e-3);
-        let clips = Clips::new(&model, height);
-        let names: Vec<&str> = clips.clips.iter().map(|c| c.name.as_ref()).collect();
+        let name = source.name().to_owned();
+        let (population, clips, height) = match source {
+            Source::Model(loaded) => Crowd::model(gpu, &renderer, *loaded, levels)?,
+            Source::Player(file) => {
+                let gpu_player = GpuPlayer::new(
+                    &gpu.device,
+                    &gpu.queue,
+                    &renderer,
+                    &file.player,
+                    &file.textures,
+                )
+                .map_err(|e| format!("{name}: {e}"))?;
+                let crowd = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player)
+                    .map_err(|e| format!("cannot make the crowd: {e}"))?;
+                let (height, ground) = player_extent(&file.player);
+                let clips = Clips::for_player(&file.player, height, ground);
+                let legs: Vec<&str> = clips.clips.iter().map(|c| c.name.as_ref()).collect();
+                let torso: Vec<&str> = clips.torso.iter().map(|c| c.name.as_ref()).collect();
+                println!(
+                    "{name}: a Quake III player of {} surfaces; legs play {} ({} walking), \
+                     torsos {}; {} bytes on the GPU for the model, {} for an empty crowd",
+                    gpu_player.surface_count(),
+                    legs.join(" "),
+                    clips.walking.len(),
+                    torso.join(" "),
+                    (0..gpu_player.surface_count())
+                        .filter_map(|s| gpu_player.surface(s))
+                        .map(|(_, _, m)| m.gpu_bytes())
+                        .sum::<u64>(),
+                    crowd.gpu_bytes(),
+                );
+                let population = Population::Players {
+                    player: Box::new(gpu_player),
+                    crowd,
+                };
+                (population, clips, height)
+            }
+        };
         println!(
-            "{name}: the crowd plays {} ({} walking), {} skin(s), {} bytes on the GPU; \
-             at most {} members on this device",
-            names.join(" "),
-            clips.walking.len(),
-            gpu_model.skin_count(),
-            gpu_model.gpu_bytes(),
-            crowd.max_members()
+            "{name}: at most {} members on this device",
+            population.max_members()
         );
         let mut crowd = Crowd {
             name,
             renderer,
             drone,
             show_drone: false,
-            model: gpu_model,
-            crowd,
+            population,
             walkers: Vec::new(),
             ground: Ground::new(
                 &gpu.device,
@@ -493,6 +686,71 @@ impl Crowd {
         Ok(crowd)
     }
 
+    /// A model's population: uploaded with its levels of detail (unless
+    /// `levels` is off), its crowd, its clips and its height.
+    fn model(
+        gpu: &Gpu,
+        renderer: &Md2Renderer,
+        loaded: Loaded,
+        levels: bool,
+    ) -> Result<(Population, Clips, f32), String> {
+        let Loaded {
+            name,
+            model,
+            skins,
+            options: model_options,
+        } = loaded;
+        // Levels of detail: coarser triangle lists over the same frames,
+        // each member drawn at the coarsest that stays within a pixel.
+        let upload = if levels {
+            model_options.with_levels(LevelOptions::DEFAULT)
+        } else {
+            model_options
+        };
+        let gpu_model =
+            GpuModel::with_options(&gpu.device, &gpu.queue, renderer, &model, &skins, upload)
+                .map_err(|e| format!("{name}: {e}"))?;
+        let described: Vec<String> = gpu_model
+            .level_choice()
+            .levels()
+            .iter()
+            .map(|l| {
+                format!(
+                    "{} triangles (error {:.2} units)",
+                    l.triangle_count(),
+                    l.error
+                )
+            })
+            .collect();
+        println!(
+            "{name}: levels of detail: {} (built in {:.0} ms)",
+            described.join(", "),
+            gpu_model.level_choice().build_time().as_secs_f64() * 1000.0
+        );
+        if gpu_model.uses_default_skin() {
+            println!("note: {name} has no skin: drawn with the default checker texture");
+        }
+        let crowd = Md2Crowd::new(&gpu.device, renderer, &gpu_model)
+            .map_err(|e| format!("cannot make the crowd: {e}"))?;
+        // Quake's z is the world's y.
+        let first = model.frame_bounds(0);
+        let height = (first.max[2] - first.min[2]).max(1e-3);
+        let clips = Clips::new(&model, height);
+        let names: Vec<&str> = clips.clips.iter().map(|c| c.name.as_ref()).collect();
+        println!(
+            "{name}: the crowd plays {} ({} walking), {} skin(s), {} bytes on the GPU",
+            names.join(" "),
+            clips.walking.len(),
+            gpu_model.skin_count(),
+            gpu_model.gpu_bytes(),
+        );
+        let population = Population::Model {
+            model: Box::new(gpu_model),
+            crowd: Box::new(crowd),
+        };
+        Ok((population, clips, height))
+    }
+
     /// The radius of the field the crowd stands on.
     fn field(&self) -> f32 {
         self.spacing * (self.count as f32).sqrt() + self.height
@@ -503,15 +761,15 @@ impl Crowd {
     /// buffer. Member `i` is the same whatever the count: it stands in the
     /// same place and does the same thing.
     fn populate(&mut self, count: usize) -> Result<(), String> {
-        let count = count.clamp(1, MAX_INSTANCES.min(self.crowd.max_members()));
-        self.crowd.clear();
+        let count = count.clamp(1, MAX_INSTANCES.min(self.population.max_members()));
+        self.population.clear(self.own.iter().map(|(h, _, _)| *h));
         // The member buffer made exactly this large (a million members
         // fill WebGPU's default storage binding).
-        self.crowd.reserve(count);
+        self.population.reserve(count);
         self.walkers.clear();
         self.own.clear();
         self.count = count;
-        let skins = self.model.skin_count().max(1) as usize;
+        let skins = self.population.skin_count().max(1) as usize;
         let mut standing = Vec::with_capacity(count);
         // Vogel's sunflower spiral: evenly spread at any count, and member i
         // stands in the same place however many follow.
@@ -536,6 +794,15 @@ impl Crowd {
             // Started up to ten seconds ago: no two members in step.
             let clock = ClipClock::new(self.clips.clips[clip].clone(), -rng.unit_f64() * 10.0)
                 .with_speed(speed);
+            // A player's torso: its own clip, phase and speed.
+            let torso = match self.clips.torso.len() {
+                0 => clock.clone(),
+                n => ClipClock::new(
+                    self.clips.torso[rng.below(n)].clone(),
+                    -rng.unit_f64() * 10.0,
+                )
+                .with_speed(rng.range(0.7, 1.3)),
+            };
             let effects = if rng.chance(SHELL_SHARE) {
                 Effects::from_quake_flags(SHELLS[rng.below(SHELLS.len())])
             } else {
@@ -557,28 +824,31 @@ impl Crowd {
                 };
                 let transform = walker.transform(&self.clips, self.time);
                 let tint = member.tint;
-                let handle = self
-                    .crowd
-                    .add(CrowdMember {
+                let handle = self.population.add(
+                    CrowdMember {
                         transform,
                         ..member
-                    })
-                    .map_err(|e| e.to_string())?;
+                    },
+                    torso,
+                )?;
                 self.walkers.push((handle, walker));
                 self.own.push((handle, transform, tint));
             } else {
                 let transform = Mat4::from_translation(Vec3::new(position.x, 0.0, position.y))
                     * Mat4::from_rotation_y(heading)
                     * self.clips.stand[clip];
-                standing.push(CrowdMember {
-                    transform,
-                    ..member
-                });
+                standing.push((
+                    CrowdMember {
+                        transform,
+                        ..member
+                    },
+                    torso,
+                ));
             }
         }
-        for member in standing {
+        for (member, torso) in standing {
             let (transform, tint) = (member.transform, member.tint);
-            let handle = self.crowd.add(member).map_err(|e| e.to_string())?;
+            let handle = self.population.add(member, torso)?;
             self.own.push((handle, transform, tint));
         }
         self.tinted = vec![None; self.own.len()];
@@ -603,18 +873,17 @@ impl Crowd {
                 None => *transform,
             };
             let level = self.tint_levels.then(|| {
-                self.model
-                    .level_choice()
-                    .for_view(&self.camera, pixels, transform)
+                self.population.level_model().level_choice().for_view(
+                    &self.camera,
+                    pixels,
+                    transform,
+                )
             });
             if level == self.tinted[k] {
                 continue;
             }
             let tint = level.map_or(*own, |l| LEVEL_TINTS[l.min(LEVEL_TINTS.len() - 1)]);
-            self.crowd
-                .member(*handle)
-                .set_tint(tint)
-                .map_err(|e| e.to_string())?;
+            self.population.set_tint(*handle, tint)?;
             self.tinted[k] = level;
         }
         Ok(())
@@ -696,8 +965,8 @@ impl App for Crowd {
         let mut moved = Ok(());
         for (handle, walker) in &self.walkers {
             let transform = walker.transform(&self.clips, self.time);
-            if let Err(e) = self.crowd.member(*handle).set_transform(transform) {
-                moved = Err(e.to_string());
+            if let Err(e) = self.population.set_transform(*handle, transform) {
+                moved = Err(e);
             }
         }
         self.report(moved);
@@ -790,7 +1059,7 @@ impl App for Crowd {
                 &gpu.queue,
                 encoder,
                 self.time,
-                [&mut self.crowd],
+                self.population.crowds_mut(),
             ) {
                 result = Err(e.to_string());
             }
@@ -842,7 +1111,7 @@ impl App for Crowd {
                     }
                     "c" => {
                         self.culling = !self.culling;
-                        self.crowd.set_culling(self.culling);
+                        self.population.set_culling(self.culling);
                         self.recount();
                         Ok(())
                     }
@@ -868,8 +1137,9 @@ impl App for Crowd {
             None => "counting".to_owned(),
         };
         let levels = match self.per_level {
-            Some(levels) if self.model.level_choice().levels().len() > 1 => {
-                let drawn = &levels[..self.model.level_choice().levels().len().min(MAX_LEVELS)];
+            Some(levels) if self.population.level_model().level_choice().levels().len() > 1 => {
+                let count = self.population.level_model().level_choice().levels().len();
+                let drawn = &levels[..count.min(MAX_LEVELS)];
                 let drawn: Vec<String> = drawn.iter().map(u32::to_string).collect();
                 format!(", per level {}", drawn.join("/"))
             }

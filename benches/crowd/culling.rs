@@ -183,24 +183,9 @@ pub fn run_flat(
         entries.push(Entry::new(label, None, strategy));
     }
     eprintln!("flat: measuring ...");
-    let runs = measure::measure(
-        &bench.gpu,
-        &bench.target,
-        entries,
-        bench.warmup.min(2),
-        frames,
-    );
-    let rows: Vec<Row> = runs
-        .into_iter()
-        .zip(std::iter::once(&0).chain(sizes))
-        .map(|(run, &n)| Row {
-            section: "flat",
-            model: model.label.clone(),
-            instances: n,
-            strategy: run.label,
-            outcome: run.outcome,
-        })
-        .collect();
+    let instances = std::iter::once(0).chain(sizes.iter().copied());
+    let section = ("flat", model.label.as_str());
+    let rows = measure::measure_rows(bench, section, entries, instances, frames);
     say!("## Steady state: the resident crowd's CPU cost and upload against its size\n");
     say!(
         "Members added once; every frame after the warm-up only advances the clock. The \

@@ -46,6 +46,7 @@ mod horizon;
 mod measure;
 mod morph;
 mod order;
+mod players;
 mod probe;
 mod report;
 mod scene;
@@ -90,11 +91,14 @@ usage: cargo bench --bench crowd [-- OPTIONS]
   --horizon-frames N   its measured frames (default 3: a frame at full detail
                        takes seconds on a software rasteriser)
   --sections LIST      any of compare,culling,flat,effects,shading,horizon,
-                       order,decode,probe
+                       order,decode,players,probe
                        (default all)
   --flat-sizes LIST    crowd sizes of the steady-state section, first model
                        only (default 1000,1000000)
   --flat-frames N      measured frames of the steady-state section (default 8)
+  --player-sizes LIST  crowd sizes of the players section, first model against
+                       the shared Quake III player major (default
+                       1000,10000,100000; its frames are --flat-frames)
   --json PATH          also write every row as a JSON list
   --markdown PATH      also write the report (every table, the adapter, the
                        machine and the command) to PATH: the figures file
@@ -120,11 +124,12 @@ enum Section {
     Horizon,
     Order,
     Decode,
+    Players,
     Probe,
 }
 
 impl Section {
-    const ALL: [Section; 9] = [
+    const ALL: [Section; 10] = [
         Section::Compare,
         Section::Culling,
         Section::Flat,
@@ -133,6 +138,7 @@ impl Section {
         Section::Horizon,
         Section::Order,
         Section::Decode,
+        Section::Players,
         Section::Probe,
     ];
 
@@ -146,6 +152,7 @@ impl Section {
             Section::Horizon => "horizon",
             Section::Order => "order",
             Section::Decode => "decode",
+            Section::Players => "players",
             Section::Probe => "probe",
         }
     }
@@ -166,6 +173,7 @@ struct Options {
     sections: Vec<Section>,
     flat_sizes: Vec<usize>,
     flat_frames: usize,
+    player_sizes: Vec<usize>,
     json: Option<PathBuf>,
     markdown: Option<PathBuf>,
     png: Option<PathBuf>,
@@ -193,6 +201,7 @@ impl Default for Options {
             ],
             sections: Section::ALL.to_vec(),
             flat_sizes: vec![1000, 1_000_000],
+            player_sizes: vec![1000, 10_000, 100_000],
             flat_frames: 8,
             json: None,
             markdown: None,
@@ -266,6 +275,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             }
             "--flat-sizes" => o.flat_sizes = counts(value()?, "--flat-sizes")?,
             "--flat-frames" => o.flat_frames = count(&value()?, "--flat-frames", 100_000)?,
+            "--player-sizes" => o.player_sizes = counts(value()?, "--player-sizes")?,
             "--json" => o.json = Some(PathBuf::from(value()?)),
             "--markdown" => o.markdown = Some(PathBuf::from(value()?)),
             "--png" => o.png = Some(PathBuf::from(value()?)),
@@ -503,6 +513,12 @@ fn run(options: &Options) -> Result<(), String> {
                 &options.orders,
             )?),
             Section::Decode => rows.extend(decode::run(&bench, &models, options.target)?),
+            Section::Players => rows.extend(players::run(
+                &bench,
+                &models[0],
+                &options.player_sizes,
+                options.flat_frames,
+            )?),
             Section::Probe => {
                 let model = &models[0];
                 let result = probe::run(&bench, model, options.probe_max, options.probe_seconds);
@@ -547,7 +563,8 @@ fn reproduce(o: &Options) -> String {
     format!(
         "--instances {} --frames {} --warmup {} --strategies {} --models {} --target {} \
          --effects-instances {} --horizon-instances {} --horizon-frames {} --order {} \
-         --sections {} --flat-sizes {} --flat-frames {} --probe-max {} --probe-seconds {}",
+         --sections {} --flat-sizes {} --flat-frames {} --player-sizes {} --probe-max {} \
+         --probe-seconds {}",
         list(&o.instances),
         o.frames,
         o.warmup,
@@ -561,6 +578,7 @@ fn reproduce(o: &Options) -> String {
         sections.join(","),
         list(&o.flat_sizes),
         o.flat_frames,
+        list(&o.player_sizes),
         o.probe_max,
         o.probe_seconds
     )

@@ -193,6 +193,35 @@ fn final_frame(
     })
 }
 
+/// `entries` measured interleaved (at most two warm-up frames, then
+/// `frames`): each run a row of `section` for `model`, with the member
+/// count `instances` gives it, in order.
+pub fn measure_rows(
+    bench: &crate::Bench,
+    (section, model): (&'static str, &str),
+    entries: Vec<Entry>,
+    instances: impl IntoIterator<Item = usize>,
+    frames: usize,
+) -> Vec<crate::report::Row> {
+    let runs = measure(
+        &bench.gpu,
+        &bench.target,
+        entries,
+        bench.warmup.min(2),
+        frames,
+    );
+    runs.into_iter()
+        .zip(instances)
+        .map(|(run, instances)| crate::report::Row {
+            section,
+            model: model.to_owned(),
+            instances,
+            strategy: run.label,
+            outcome: run.outcome,
+        })
+        .collect()
+}
+
 /// Draws `warmup + frames` frames with every entry, taking turns frame by
 /// frame, then the counted frame; summarises the measured frames.
 pub fn measure(

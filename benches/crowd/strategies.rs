@@ -399,13 +399,14 @@ impl Strategy for Resident {
         encoder: &mut wgpu::CommandEncoder,
         frame: u64,
     ) -> Result<(), String> {
-        let (device, queue) = (gpu.device(), gpu.queue());
-        self.renderer
-            .prepare(device, queue, &self.camera, &[])
-            .map_err(|e| e.to_string())?;
-        self.renderer
-            .prepare_crowds(device, queue, encoder, time(frame), self.crowds.iter_mut())
-            .map_err(|e| e.to_string())
+        let crowds = self.crowds.iter_mut();
+        prepare_resident(
+            &mut self.renderer,
+            &self.camera,
+            (gpu, encoder),
+            frame,
+            crowds,
+        )
     }
 
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
@@ -423,9 +424,7 @@ impl Strategy for Resident {
     }
 
     fn visible_members(&self, gpu: &Gpu) -> Option<u32> {
-        let read = VisibleMembers::read(&self.renderer, gpu.device(), gpu.queue());
-        let visible = md2_wgpu::support::wait(gpu.device(), read).ok()?;
-        Some(visible.per_crowd.iter().sum())
+        Some(visible(&self.renderer, gpu)?.per_crowd.iter().sum())
     }
 
     fn member_gpu_bytes(&self) -> Option<u64> {
@@ -440,8 +439,7 @@ impl Strategy for Resident {
     }
 
     fn drawn_per_level(&self, gpu: &Gpu) -> Option<[u32; MAX_LEVELS]> {
-        let read = VisibleMembers::read(&self.renderer, gpu.device(), gpu.queue());
-        let per_crowd = md2_wgpu::support::wait(gpu.device(), read).ok()?.per_level;
+        let per_crowd = visible(&self.renderer, gpu)?.per_level;
         let mut total = [0; MAX_LEVELS];
         for crowd in per_crowd {
             for (t, n) in total.iter_mut().zip(crowd) {
@@ -450,6 +448,32 @@ impl Strategy for Resident {
         }
         Some(total)
     }
+}
+
+/// A resident frame's work before the pass: `renderer` prepared for
+/// `camera` (no immediate batches) and `crowds`' compute passes recorded
+/// into the encoder at frame `frame`'s time.
+pub fn prepare_resident<'c>(
+    renderer: &mut Md2Renderer,
+    camera: &md2_wgpu::Camera,
+    (gpu, encoder): (&Gpu, &mut wgpu::CommandEncoder),
+    frame: u64,
+    crowds: impl IntoIterator<Item = &'c mut Md2Crowd>,
+) -> Result<(), String> {
+    let (device, queue) = (gpu.device(), gpu.queue());
+    renderer
+        .prepare(device, queue, camera, &[])
+        .map_err(|e| e.to_string())?;
+    renderer
+        .prepare_crowds(device, queue, encoder, time(frame), crowds)
+        .map_err(|e| e.to_string())
+}
+
+/// The members `renderer`'s last submitted frame found in view, per crowd
+/// and level, waited for.
+pub fn visible(renderer: &Md2Renderer, gpu: &Gpu) -> Option<VisibleMembers> {
+    let read = VisibleMembers::read(renderer, gpu.device(), gpu.queue());
+    md2_wgpu::support::wait(gpu.device(), read).ok()
 }
 
 /// Draws nothing: what a frame of the benchmark costs around any renderer

@@ -404,9 +404,33 @@ pub trait App {
 pub fn crowd_args(
     usage: &str,
     keys: &str,
+    limits: (usize, usize),
+    switch: impl FnMut(&str) -> bool,
+) -> Result<(Common, Loaded, usize), ExitCode> {
+    let (common, source, instances) = crowd_source_args(usage, keys, limits, switch)?;
+    match source {
+        CrowdSource::Model(loaded) => Ok((common, *loaded, instances)),
+        CrowdSource::Player(dir) => Err(fail(&format!(
+            "{} is a Quake III player's folder: this example draws a model (the crowd example draws players)",
+            dir.display()
+        ))),
+    }
+}
+
+/// What a crowd example draws: a model (the built-in one without FILE), or
+/// the Quake III player whose folder (or an `.md3` in it) FILE names.
+pub enum CrowdSource {
+    Model(Box<Loaded>),
+    Player(PathBuf),
+}
+
+/// [`crowd_args`], where FILE may also be a Quake III player's folder.
+pub fn crowd_source_args(
+    usage: &str,
+    keys: &str,
     (default, max): (usize, usize),
     mut switch: impl FnMut(&str) -> bool,
-) -> Result<(Common, Loaded, usize), ExitCode> {
+) -> Result<(Common, CrowdSource, usize), ExitCode> {
     let mut instances = default;
     let common = parse_args(usage, keys, |flag, args| {
         if switch(flag) {
@@ -423,8 +447,17 @@ pub fn crowd_args(
             .ok_or_else(|| format!("--instances wants 1 to {max}, not {v:?}"))?;
         Ok(true)
     })?;
-    let loaded = load(common.file.as_deref(), None).map_err(|e| fail(&e))?;
-    Ok((common, loaded, instances))
+    let player = common
+        .file
+        .as_deref()
+        .and_then(crate::inspector::quake3::player_dir);
+    let source = match player {
+        Some(dir) => CrowdSource::Player(dir),
+        None => CrowdSource::Model(Box::new(
+            load(common.file.as_deref(), None).map_err(|e| fail(&e))?,
+        )),
+    };
+    Ok((common, source, instances))
 }
 
 pub fn fail(message: &str) -> ExitCode {

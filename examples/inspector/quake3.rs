@@ -253,33 +253,40 @@ impl LoadedPlayer {
     /// tag for the pose shown, in the Y-up world.
     fn pose_box(&self) -> Option<(Vec3, Vec3)> {
         let instance = self.instance();
-        let at = self
-            .file
-            .player
-            .parts_at(instance.legs, instance.torso)
-            .ok()?;
-        let mut lo = Vec3::INFINITY;
-        let mut hi = Vec3::NEG_INFINITY;
-        for (part, matrix) in [
-            (PlayerPart::Lower, at.lower),
-            (PlayerPart::Upper, at.upper),
-            (PlayerPart::Head, at.head),
-        ] {
-            let frame = self.file.player.part(part).frames().first()?;
-            for corner in 0..8 {
-                let pick = |k: usize| {
-                    if corner >> k & 1 == 0 {
-                        frame.min[k]
-                    } else {
-                        frame.max[k]
-                    }
-                };
-                let p = matrix.transform_point3(Vec3::new(pick(0), pick(1), pick(2)));
-                let p = quake_to_y_up(p.to_array());
-                lo = lo.min(p);
-                hi = hi.max(p);
-            }
-        }
-        lo.is_finite().then_some((lo, hi))
+        parts_box(&self.file.player, instance.legs, instance.torso)
     }
+}
+
+/// The box around every part's first-frame bounds (legs, torso, head),
+/// each placed at its tag for the legs at `legs` and the torso at `torso`,
+/// in the Y-up world (the legs' origin at the origin).
+pub fn parts_box(
+    player: &Md3Player,
+    legs: impl Into<md2_wgpu::anim::Pose>,
+    torso: impl Into<md2_wgpu::anim::Pose>,
+) -> Option<(Vec3, Vec3)> {
+    let at = player.parts_at(legs, torso).ok()?;
+    let mut lo = Vec3::INFINITY;
+    let mut hi = Vec3::NEG_INFINITY;
+    for (part, matrix) in [
+        (PlayerPart::Lower, at.lower),
+        (PlayerPart::Upper, at.upper),
+        (PlayerPart::Head, at.head),
+    ] {
+        let frame = player.part(part).frames().first()?;
+        for corner in 0..8 {
+            let pick = |k: usize| {
+                if corner >> k & 1 == 0 {
+                    frame.min[k]
+                } else {
+                    frame.max[k]
+                }
+            };
+            let p = matrix.transform_point3(Vec3::new(pick(0), pick(1), pick(2)));
+            let p = quake_to_y_up(p.to_array());
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+    }
+    lo.is_finite().then_some((lo, hi))
 }

@@ -16,7 +16,7 @@ pub use fuzz::{
     check_model_use,
 };
 pub use limits::{limits_model, limits_model_with};
-pub use models::{files_in, md2_files_in, shared_mdl_dir, shared_models_dir};
+pub use models::{files_in, md2_files_in, player_clips, shared_mdl_dir, shared_models_dir};
 pub use quake_again::QUAKE_AGAIN_WGSL;
 #[cfg(feature = "wgpu")]
 pub use records::pack_instance;

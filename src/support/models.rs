@@ -52,3 +52,20 @@ pub fn files_in(dir: &std::path::Path, extension: &str) -> std::io::Result<Vec<(
     out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
 }
+
+/// `animations` of a player's `animation.cfg` that it has, in order, each
+/// looping: what a crowd plays over and over (the crowd example and the
+/// benchmark's players).
+pub fn player_clips(
+    cfg: &crate::format::md3::AnimationConfig,
+    animations: &[crate::format::md3::PlayerAnimation],
+) -> Vec<crate::anim::Clip> {
+    animations
+        .iter()
+        .filter_map(|&a| cfg.clip(a))
+        .map(|clip| crate::anim::Clip {
+            looping: true,
+            ..clip
+        })
+        .collect()
+}

@@ -7,7 +7,7 @@ use glam::{Mat4, Vec3};
 use md2_wgpu::anim::{FrameLerp, Pose};
 use md2_wgpu::format::md3::{
     Md3Model, Md3Parts, Md3Player, Md3Shader, Md3SurfaceParts, Md3Vertex, PlayerAnimation,
-    PlayerPart,
+    PlayerPart, PlayerTransforms,
 };
 use md2_wgpu::gpu::{GpuPlayer, PlacedPlayers, PlayerInstance, PlayerPiece};
 use md2_wgpu::model::{FrameWord, KeyframeModel};
@@ -108,6 +108,46 @@ pub(crate) fn in_y_up(part: Mat4) -> Mat4 {
     QUAKE_TO_Y_UP * part * QUAKE_TO_Y_UP.inverse()
 }
 
+/// Where `piece` sits in a player placed at `at` (its Quake-axes
+/// matrix), and the pose it shows for the legs at `legs` and the torso at
+/// `torso`: the head and the weapon show their first frame.
+pub(crate) fn piece_at(
+    piece: PlayerPiece,
+    at: &PlayerTransforms,
+    legs: Pose,
+    torso: Pose,
+) -> (Mat4, Pose) {
+    let still = FrameLerp::still(0).into();
+    match piece {
+        PlayerPiece::Part(PlayerPart::Lower) => (at.lower, legs),
+        PlayerPiece::Part(PlayerPart::Upper) => (at.upper, torso),
+        PlayerPiece::Part(PlayerPart::Head) => (at.head, still),
+        PlayerPiece::Weapon => (at.weapon, still),
+    }
+}
+
+/// The CPU reference's triangles of every piece of `player` (its weapon
+/// too, where it holds one) for the legs at `legs` and the torso at
+/// `torso`, each piece at its tag, the player at `transform`.
+pub(crate) fn player_triangles(
+    player: &Md3Player,
+    legs: Pose,
+    torso: Pose,
+    transform: Mat4,
+) -> Vec<[(Vec3, Vec3); 3]> {
+    let at = player.parts_at(legs, torso).unwrap();
+    let parts = PlayerPart::ALL.map(|part| (PlayerPiece::Part(part), player.part(part)));
+    let weapon = player.weapon().map(|w| (PlayerPiece::Weapon, w));
+    let mut triangles = Vec::new();
+    for (piece, model) in parts.into_iter().chain(weapon) {
+        let (matrix, pose) = piece_at(piece, &at, legs, torso);
+        for surface in model.surface_models().unwrap() {
+            triangles.extend(cpu_triangles(&surface, &pose, transform * in_y_up(matrix)));
+        }
+    }
+    triangles
+}
+
 #[test]
 fn the_shared_players_draw_at_their_tags_with_their_skins() {
     let Some(gpu) = gpu() else { return };
@@ -146,17 +186,7 @@ fn the_shared_players_draw_at_their_tags_with_their_skins() {
         // does at the edges) is drawn or empty as it says.
         // The CPU's own tree: each part's surfaces posed by the reference
         // at the part's tag, as Md3Player::parts_at places it.
-        let at = player.parts_at(instance.legs, instance.torso).unwrap();
-        let mut triangles = Vec::new();
-        for (part, matrix, lerp) in [
-            (PlayerPart::Lower, at.lower, instance.legs),
-            (PlayerPart::Upper, at.upper, instance.torso),
-            (PlayerPart::Head, at.head, FrameLerp::still(0).into()),
-        ] {
-            for model in player.part(part).surface_models().unwrap() {
-                triangles.extend(cpu_triangles(&model, &lerp, in_y_up(matrix)));
-            }
-        }
+        let triangles = player_triangles(&player, instance.legs, instance.torso, Mat4::IDENTITY);
         let (decided, wrong) = coverage_against(&picture, &camera, &triangles);
         let drawn = coverage(&picture);
         eprintln!(
@@ -260,12 +290,7 @@ fn a_player_with_a_weapon_places_every_piece_at_its_tag_and_draws_it_there() {
         let at = player.parts_at(instance.legs, instance.torso).unwrap();
         for s in 0..gpu_player.surface_count() {
             let (piece, _, _) = gpu_player.surface(s).unwrap();
-            let (matrix, pose) = match piece {
-                PlayerPiece::Part(PlayerPart::Lower) => (at.lower, instance.legs),
-                PlayerPiece::Part(PlayerPart::Upper) => (at.upper, instance.torso),
-                PlayerPiece::Part(PlayerPart::Head) => (at.head, FrameLerp::still(0).into()),
-                _ => (at.weapon, FrameLerp::still(0).into()),
-            };
+            let (matrix, pose) = piece_at(piece, &at, instance.legs, instance.torso);
             let placed_instance = placed.instances(s)[n];
             let expected = instance.transform * in_y_up(matrix);
             assert!(
@@ -274,26 +299,12 @@ fn a_player_with_a_weapon_places_every_piece_at_its_tag_and_draws_it_there() {
             );
             assert_eq!(placed_instance.pose, pose);
         }
-        for (model, matrix, lerp) in [
-            (player.part(PlayerPart::Lower), at.lower, instance.legs),
-            (player.part(PlayerPart::Upper), at.upper, instance.torso),
-            (
-                player.part(PlayerPart::Head),
-                at.head,
-                FrameLerp::still(0).into(),
-            ),
-            (
-                player.weapon().unwrap(),
-                at.weapon,
-                FrameLerp::still(0).into(),
-            ),
-        ] {
-            for surface in model.surface_models().unwrap() {
-                let pose: Pose = lerp;
-                let transform = instance.transform * in_y_up(matrix);
-                triangles.extend(cpu_triangles(&surface, &pose, transform));
-            }
-        }
+        triangles.extend(player_triangles(
+            &player,
+            instance.legs,
+            instance.torso,
+            instance.transform,
+        ));
     }
     // A wrong tag or pose would not place a triangle where the reference
     // does: every pixel it decides agrees.

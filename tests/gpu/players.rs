@@ -6,41 +6,17 @@
 //! immediate path's, and both to the CPU reference.
 
 use glam::{Mat4, Quat, Vec3};
-use md2_wgpu::anim::{ClipClock, FrameLerp, Pose};
+use md2_wgpu::anim::ClipClock;
 use md2_wgpu::contract::InstanceRecord;
-use md2_wgpu::format::md3::{Md3Player, PlayerAnimation, PlayerPart, PlayerTransforms};
+use md2_wgpu::format::md3::{Md3Player, PlayerAnimation, PlayerPart};
 use md2_wgpu::gpu::{
     CrowdHandle, GpuPlayer, Md2Batch, PlayerCrowd, PlayerMember, PlayerPiece, PrepareError,
 };
 use md2_wgpu::scene::QUAKE_TO_Y_UP;
 use md2_wgpu::{Md2Instance, Md2Renderer, Md2RendererOptions};
 
-use super::md3::{from_below, in_y_up};
+use super::md3::{from_below, piece_at, player_triangles};
 use crate::common::*;
-
-/// Where a part sits for a player at `transform` whose tree of parts the
-/// CPU placed at `at`: the matrix from the part's Quake-axes model space to
-/// the world, whose first three rows are the member's rows as the crowd
-/// keeps them.
-fn part_matrix(piece: PlayerPiece, transform: Mat4, at: &PlayerTransforms) -> Mat4 {
-    let part = match piece {
-        PlayerPiece::Part(PlayerPart::Lower) => at.lower,
-        PlayerPiece::Part(PlayerPart::Upper) => at.upper,
-        PlayerPiece::Part(PlayerPart::Head) => at.head,
-        PlayerPiece::Weapon => at.weapon,
-    };
-    transform * QUAKE_TO_Y_UP * part
-}
-
-/// The pose a piece shows for a player whose legs and torso show `legs`
-/// and `torso` (the head and weapon their first frame).
-fn piece_pose(piece: PlayerPiece, legs: Pose, torso: Pose) -> Pose {
-    match piece {
-        PlayerPiece::Part(PlayerPart::Lower) => legs,
-        PlayerPiece::Part(PlayerPart::Upper) => torso,
-        _ => FrameLerp::still(0).into(),
-    }
-}
 
 /// A record's rows as a matrix (the inverse of how the renderer packs an
 /// instance's transform: exact, `QUAKE_TO_Y_UP` being a permutation).
@@ -162,7 +138,10 @@ fn every_part_of_a_player_crowd_rides_its_parents_tag_as_the_cpu_places_it() {
                     let member = players.get(handle).unwrap();
                     let (legs, torso) = (member.legs.pose(time), member.torso.pose(time));
                     let at = player.parts_at(legs, torso).unwrap();
-                    let expected = part_matrix(*piece, member.transform, &at);
+                    // The member's rows are the first three of the matrix
+                    // from the part's Quake-axes space to the world.
+                    let (part, want) = piece_at(*piece, &at, legs, torso);
+                    let expected = member.transform * QUAKE_TO_Y_UP * part;
                     let size = expected
                         .to_cols_array()
                         .iter()
@@ -183,7 +162,6 @@ fn every_part_of_a_player_crowd_rides_its_parents_tag_as_the_cpu_places_it() {
                     }
                     // The pose each part shows is its own clock's.
                     let shown = record_pose(record);
-                    let want = piece_pose(*piece, legs, torso);
                     assert_eq!(
                         (shown.primary.frame_a, shown.primary.frame_b),
                         (want.primary.frame_a, want.primary.frame_b),
@@ -276,26 +254,8 @@ fn a_crowd_of_players_with_weapons_draws_what_the_immediate_path_draws() {
         let legs = ClipClock::new(clip.clone(), -0.03 * i as f64);
         let torso = ClipClock::new(clip.clone(), 0.05 * i as f64).with_speed(0.7);
         let (legs, torso) = (legs.sample(time).into(), torso.sample(time).into());
-        let at = player.parts_at(legs, torso).unwrap();
         let transform = Mat4::from_translation(*spot);
-        for (model, matrix, pose) in [
-            (player.part(PlayerPart::Lower), at.lower, legs),
-            (player.part(PlayerPart::Upper), at.upper, torso),
-            (
-                player.part(PlayerPart::Head),
-                at.head,
-                FrameLerp::still(0).into(),
-            ),
-            (
-                player.weapon().unwrap(),
-                at.weapon,
-                FrameLerp::still(0).into(),
-            ),
-        ] {
-            for surface in model.surface_models().unwrap() {
-                triangles.extend(cpu_triangles(&surface, &pose, transform * in_y_up(matrix)));
-            }
-        }
+        triangles.extend(player_triangles(&player, legs, torso, transform));
     }
     let (decided, wrong) = coverage_against(&picture, &camera, &triangles);
     eprintln!(

@@ -300,7 +300,8 @@ impl PlayerCrowd {
         at: f64,
         duration: f64,
     ) -> Result<(), PlayerCrowdError> {
-        self.play(handle, PlayerPart::Lower, next, at, duration)
+        let legs = Some(PlayerPiece::Part(PlayerPart::Lower));
+        self.each(handle, legs, |edit| edit.play(next.clone(), at, duration))
     }
 
     /// Crossfades the torso of the player behind `handle` into `next`: its
@@ -312,7 +313,8 @@ impl PlayerCrowd {
         at: f64,
         duration: f64,
     ) -> Result<(), PlayerCrowdError> {
-        self.play(handle, PlayerPart::Upper, next, at, duration)
+        let torso = Some(PlayerPiece::Part(PlayerPart::Upper));
+        self.each(handle, torso, |edit| edit.play(next.clone(), at, duration))
     }
 
     /// Moves the player behind `handle`: every part follows.
@@ -321,7 +323,7 @@ impl PlayerCrowd {
         handle: CrowdHandle,
         transform: Mat4,
     ) -> Result<(), PlayerCrowdError> {
-        self.each(handle, |edit| edit.set_transform(transform))
+        self.each(handle, None, |edit| edit.set_transform(transform))
     }
 
     /// Tints every part of the player behind `handle`.
@@ -330,7 +332,7 @@ impl PlayerCrowd {
         handle: CrowdHandle,
         tint: [f32; 4],
     ) -> Result<(), PlayerCrowdError> {
-        self.each(handle, |edit| edit.set_tint(tint))
+        self.each(handle, None, |edit| edit.set_tint(tint))
     }
 
     /// Gives every part of the player behind `handle` these effects.
@@ -339,7 +341,7 @@ impl PlayerCrowd {
         handle: CrowdHandle,
         effects: Effects,
     ) -> Result<(), PlayerCrowdError> {
-        self.each(handle, |edit| edit.set_effects(effects))
+        self.each(handle, None, |edit| edit.set_effects(effects))
     }
 
     /// Every surface's crowd, each part before the parts that ride it: what
@@ -373,43 +375,20 @@ impl PlayerCrowd {
             .map_err(|error| PlayerCrowdError { piece, error })
     }
 
-    /// `next` played by every surface of `part` of the player behind
-    /// `handle`. The surfaces of one part have the same frames, so the
-    /// first refuses what all would, before any changed.
-    fn play(
-        &mut self,
-        handle: CrowdHandle,
-        part: PlayerPart,
-        next: ClipClock,
-        at: f64,
-        duration: f64,
-    ) -> Result<(), PlayerCrowdError> {
-        let i = self.index(handle)?;
-        for (piece, crowd) in &mut self.surfaces {
-            if *piece == PlayerPiece::Part(part) {
-                let handle = crowd.handle_at(i);
-                crowd
-                    .member(handle)
-                    .play(next.clone(), at, duration)
-                    .map_err(|error| PlayerCrowdError {
-                        piece: *piece,
-                        error,
-                    })?;
-            }
-        }
-        Ok(())
-    }
-
     /// `change` made to every surface's member of the player behind
-    /// `handle`. It checks its value the same way in each, so the first
-    /// refuses what all would, before any changed.
+    /// `handle` (of `only` that piece's surfaces, where given). It checks
+    /// its value the same way in each (the surfaces of one part have the
+    /// same frames), so the first refuses what all would, before any
+    /// changed.
     fn each(
         &mut self,
         handle: CrowdHandle,
+        only: Option<PlayerPiece>,
         mut change: impl FnMut(&mut super::MemberEdit<'_>) -> Result<(), CrowdError>,
     ) -> Result<(), PlayerCrowdError> {
         let i = self.index(handle)?;
-        for (piece, crowd) in &mut self.surfaces {
+        let chosen = |piece: &PlayerPiece| only.is_none_or(|only| only == *piece);
+        for (piece, crowd) in self.surfaces.iter_mut().filter(|(p, _)| chosen(p)) {
             let handle = crowd.handle_at(i);
             change(&mut crowd.member(handle)).map_err(|error| PlayerCrowdError {
                 piece: *piece,
