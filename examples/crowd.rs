@@ -35,7 +35,7 @@ use md2_wgpu::support::{Rng, player_clips};
 use md2_wgpu::{
     Camera, Clip, CrowdMember, GpuModel, Light, Md2Crowd, Md2Renderer, Quake2Player, QuakeModel,
     anim::{ClipClock, FrameLerp},
-    contract::MAX_LEVELS,
+    contract::{GpuModelOptions, MAX_LEVELS},
     format::md3::{Md3Player, PlayerAnimation},
     gpu::{CrowdHandle, GpuPlayer, PlayerCrowd, PlayerMember, VisibleMembers},
     mesh::LevelOptions,
@@ -599,12 +599,19 @@ impl Crowd {
         let (population, clips, height) = match source {
             Source::Model(loaded) => Crowd::model(gpu, &renderer, *loaded, levels)?,
             Source::Player(file) => {
-                let gpu_player = GpuPlayer::new(
+                // Levels of detail on every surface, each chosen on its own.
+                let options = if levels {
+                    GpuModelOptions::WITH_LEVELS
+                } else {
+                    GpuModelOptions::DEFAULT
+                };
+                let gpu_player = GpuPlayer::with_options(
                     &gpu.device,
                     &gpu.queue,
                     &renderer,
                     &file.player,
                     &file.textures,
+                    options,
                 )
                 .map_err(|e| format!("{name}: {e}"))?;
                 let crowd = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player)

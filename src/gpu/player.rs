@@ -14,6 +14,7 @@ use super::error::SetupError;
 use super::model::GpuModel;
 use super::view::Md2Batch;
 use crate::anim::{FrameLerp, Pose};
+use crate::contract::GpuModelOptions;
 use crate::format::md3::{Md3Model, Md3Player, Md3SurfaceError, PlayerPart, PlayerTagError};
 use crate::model::KeyframeError;
 use crate::scene::{Md2Instance, QUAKE_TO_Y_UP};
@@ -207,6 +208,23 @@ impl GpuPlayer {
         player: &Md3Player,
         textures: &[(String, RgbaImage)],
     ) -> Result<GpuPlayer, PlayerSetupError> {
+        let options = GpuModelOptions::DEFAULT;
+        GpuPlayer::with_options(device, queue, cache, player, textures, options)
+    }
+
+    /// [`GpuPlayer::new`] with every surface uploaded as `options` say:
+    /// [`GpuModelOptions::WITH_LEVELS`] builds each surface's levels of
+    /// detail over every one of its frames, so that players far away
+    /// (immediate or in a [`PlayerCrowd`](crate::gpu::PlayerCrowd)) draw
+    /// fewer triangles, each surface's level chosen on its own.
+    pub fn with_options(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cache: &impl AsRef<Md2Cache>,
+        player: &Md3Player,
+        textures: &[(String, RgbaImage)],
+        options: GpuModelOptions,
+    ) -> Result<GpuPlayer, PlayerSetupError> {
         let mut pieces: Vec<(PlayerPiece, &Md3Model, Vec<String>)> = PlayerPart::ALL
             .into_iter()
             .map(|part| {
@@ -239,13 +257,12 @@ impl GpuPlayer {
                     .into_iter()
                     .collect();
                 let gpu =
-                    GpuModel::new(device, queue, cache, &keyframes, &picture).map_err(|error| {
-                        PlayerSetupError::Upload {
+                    GpuModel::with_options(device, queue, cache, &keyframes, &picture, options)
+                        .map_err(|error| PlayerSetupError::Upload {
                             piece,
                             surface: name.clone(),
                             error,
-                        }
-                    })?;
+                        })?;
                 surfaces.push(Surface {
                     piece,
                     name,

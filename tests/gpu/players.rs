@@ -7,7 +7,7 @@
 
 use glam::{Mat4, Quat, Vec3};
 use md2_wgpu::anim::ClipClock;
-use md2_wgpu::contract::InstanceRecord;
+use md2_wgpu::contract::{GpuModelOptions, InstanceRecord};
 use md2_wgpu::format::md3::{Md3Player, PlayerAnimation, PlayerPart};
 use md2_wgpu::gpu::{
     CrowdHandle, GpuPlayer, Md2Batch, PlayerCrowd, PlayerMember, PlayerPiece, PrepareError,
@@ -83,20 +83,24 @@ fn army(players: &mut PlayerCrowd, player: &Md3Player, time: f64) {
 }
 
 /// Each surface's crowd's records from `renderer`'s last `prepare_crowds`
-/// (culling off: every member, in member order).
+/// (culling off: every member), bucket by bucket, and how many buckets
+/// (levels of detail) they were drawn in.
 fn records_of(
     gpu: &Gpu,
     renderer: &Md2Renderer,
     players: &PlayerCrowd,
-) -> Vec<(PlayerPiece, Vec<InstanceRecord>)> {
-    players
+) -> (Vec<(PlayerPiece, Vec<InstanceRecord>)>, usize) {
+    let mut buckets = std::collections::HashSet::new();
+    let records = players
         .crowds()
         .enumerate()
         .map(|(k, (piece, _))| {
             let records = crowd_records(gpu, renderer, k).unwrap();
+            buckets.extend(records.iter().map(|(b, _)| *b));
             (piece, records.into_iter().map(|(_, r)| r).collect())
         })
-        .collect()
+        .collect();
+    (records, buckets.len())
 }
 
 #[test]
@@ -109,9 +113,26 @@ fn every_part_of_a_player_crowd_rides_its_parents_tag_as_the_cpu_places_it() {
         }
     }
     let mut renderer = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
-    let camera = square_camera(Vec3::new(0.0, 50.0, 200.0), Vec3::ZERO, 0.8, 1.0, 1000.0);
+    // Levels are chosen for the pixels of a 256-square view: the nearest
+    // players at full detail, the farthest coarser.
+    let camera = square_camera(
+        Vec3::new(0.0, 50.0, 60.0),
+        Vec3::new(60.0, 0.0, -80.0),
+        0.8,
+        1.0,
+        1000.0,
+    )
+    .with_viewport(glam::UVec2::splat(256));
     for (name, player) in &players_to_test {
-        let gpu_player = GpuPlayer::new(&gpu.device, &gpu.queue, &renderer, player, &[]).unwrap();
+        // The shared players with levels of detail on every surface: a
+        // part's level changes what it draws, never where it rides.
+        let options = match *name {
+            "major" => GpuModelOptions::WITH_LEVELS,
+            _ => GpuModelOptions::DEFAULT,
+        };
+        let gpu_player =
+            GpuPlayer::with_options(&gpu.device, &gpu.queue, &renderer, player, &[], options)
+                .unwrap();
         let mut players = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player).unwrap();
         for time in [0.0, 1.37, 86_400.25] {
             army(&mut players, player, time);
@@ -123,7 +144,13 @@ fn every_part_of_a_player_crowd_rides_its_parents_tag_as_the_cpu_places_it() {
                 crowd.set_culling(false);
             }
             step_crowds(&gpu, &mut renderer, &camera, players.crowds_mut(), time);
-            let records = records_of(&gpu, &renderer, &players);
+            let (records, buckets) = records_of(&gpu, &renderer, &players);
+            if *name == "major" {
+                assert!(
+                    buckets > 1,
+                    "{name}: some parts are drawn at coarser levels"
+                );
+            }
             // Every element is a sum of at most four products per level of
             // attachment (two levels: the head on the torso on the legs),
             // after a lerp, a normalisation and a crossfade of the tag: some
@@ -134,43 +161,62 @@ fn every_part_of_a_player_crowd_rides_its_parents_tag_as_the_cpu_places_it() {
             let mut worst = 0.0f32;
             for (piece, drawn) in &records {
                 assert_eq!(drawn.len(), handles.len(), "{name}: {piece}'s members");
-                for (n, (&handle, record)) in handles.iter().zip(drawn).enumerate() {
-                    let member = players.get(handle).unwrap();
-                    let (legs, torso) = (member.legs.pose(time), member.torso.pose(time));
-                    let at = player.parts_at(legs, torso).unwrap();
-                    // The member's rows are the first three of the matrix
-                    // from the part's Quake-axes space to the world.
-                    let (part, want) = piece_at(*piece, &at, legs, torso);
-                    let expected = member.transform * QUAKE_TO_Y_UP * part;
-                    let size = expected
+                // What the CPU places, member by member: the matrix from
+                // the part's Quake-axes space to the world (the member's
+                // rows are its first three) and the pose the part shows.
+                let expected: Vec<(Mat4, md2_wgpu::anim::Pose)> = handles
+                    .iter()
+                    .map(|&handle| {
+                        let member = players.get(handle).unwrap();
+                        let (legs, torso) = (member.legs.pose(time), member.torso.pose(time));
+                        let at = player.parts_at(legs, torso).unwrap();
+                        let (part, pose) = piece_at(*piece, &at, legs, torso);
+                        (member.transform * QUAKE_TO_Y_UP * part, pose)
+                    })
+                    .collect();
+                let off_by = |m: &Mat4, record: &InstanceRecord| {
+                    (0..12).fold(0.0f32, |worst, k| {
+                        let (r, c) = (k / 4, k % 4);
+                        worst.max((record.rows[r][c] - m.col(c)[r]).abs())
+                    })
+                };
+                // Records come bucket by bucket (each level its own): each
+                // is matched to the member it is nearest (players stand 40
+                // units apart), and every member is matched once.
+                let mut matched = vec![false; handles.len()];
+                for record in drawn {
+                    let (n, (matrix, pose)) = expected
+                        .iter()
+                        .enumerate()
+                        .min_by(|a, b| off_by(&a.1.0, record).total_cmp(&off_by(&b.1.0, record)))
+                        .unwrap();
+                    let size = matrix
                         .to_cols_array()
                         .iter()
                         .fold(1.0f32, |m, x| m.max(x.abs()));
                     let bound = 1e-5 * size;
-                    for r in 0..3 {
-                        for c in 0..4 {
-                            let want = expected.col(c)[r];
-                            let got = record.rows[r][c];
-                            let off = (got - want).abs();
-                            worst = worst.max(off / bound);
-                            assert!(
-                                off <= bound,
-                                "{name} at {time} s, player {n}, {piece}: row {r} column {c} \
-                                 is {got}, the CPU's {want} (bound {bound})"
-                            );
-                        }
-                    }
+                    let off = off_by(matrix, record);
+                    worst = worst.max(off / bound);
+                    assert!(
+                        off <= bound,
+                        "{name} at {time} s, player {n}, {piece}: {:?} is {off} from the \
+                         CPU's {matrix:?} (bound {bound})",
+                        record.rows
+                    );
+                    assert!(!matched[n], "{name}, {piece}: player {n} drawn twice");
+                    matched[n] = true;
                     // The pose each part shows is its own clock's.
                     let shown = record_pose(record);
                     assert_eq!(
                         (shown.primary.frame_a, shown.primary.frame_b),
-                        (want.primary.frame_a, want.primary.frame_b),
+                        (pose.primary.frame_a, pose.primary.frame_b),
                         "{name}, player {n}, {piece}"
                     );
                 }
             }
             eprintln!(
-                "{name} at {time} s: {} surfaces × {} players placed, worst share of the bound {worst:.3}",
+                "{name} at {time} s: {} surfaces × {} players placed ({buckets} levels drawn), \
+                 worst share of the bound {worst:.3}",
                 records.len(),
                 handles.len()
             );
