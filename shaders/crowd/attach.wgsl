@@ -4,16 +4,23 @@
 // the parent's clock (src/gpu/crowd/attach.rs; the CPU reference is
 // Md3Model::tag_at and Md3Tag::attach).
 //
-// `cs_attach` runs before the views' passes, one invocation per member, with
-// the parent crowd's group as group 1 (`members` and `crowd` are the
-// parent's) and its own group 2: the view's frame (the time), the child
-// crowd's members, which it writes, and the parent model's tag, TAG_VEC4S
-// vec4s per frame. It samples the parent member's clocks as cs_emit does,
-// lerps the tag between the two frames of each clock and crossfades the two
-// tags as the pose crossfades, then writes the child member's rows as the
-// parent's rows times the tag's matrix. Parts attached to attached parts
-// (the head on the torso) are dispatched after their parent's, in the same
-// pass, so they read rows written this frame.
+// `cs_attach` runs in each view's pass just before the rider's own passes
+// and after its parent's and its root's (the legs, which ride nothing), one
+// invocation per member, with the parent crowd's members and parameters as
+// group 1 (`members` and `crowd` are the parent's) and its own group 2: the
+// view's frame (the time), the root's work buffer for this view (`work`:
+// whether cs_classify found the root member in view), the rider's members,
+// which it writes, and the parent model's tag, TAG_VEC4S vec4s per frame.
+//
+// A member whose root is out of the view is marked MEMBER_HIDDEN and left
+// where it was: one culling test (the root's, on a box the crowd made large
+// enough for every part on every frame) decides for the whole tree, and
+// only members in view pay for their clocks. For the others it samples the
+// parent member's clocks as cs_emit does, lerps the tag between the two
+// frames of each clock and crossfades the two tags as the pose crossfades,
+// then writes the child member's rows as the parent's rows times the tag's
+// matrix. Parts riding parts (the head on the torso) are placed after their
+// parent, in the same pass, so they read rows written this frame.
 //
 // The child member with the parent's index is the one placed: the crowds
 // are kept in step (same members, same order) by the player crowd that
@@ -82,6 +89,17 @@ fn cs_attach(
     if index >= crowd.count || index >= arrayLength(&attached) / MEMBER_VEC4S {
         return;
     }
+    // The root's culling decides for every part: its placed word for this
+    // view (the crowds are in step, so the parent's count and workgroups
+    // are the root's).
+    let in_view = (work[placed_at(index)] & PLACED_MAIN) != 0u;
+    let at = index * MEMBER_VEC4S;
+    var look = attached[at + 3u];
+    look.z = select(look.z | MEMBER_HIDDEN, look.z & ~MEMBER_HIDDEN, in_view);
+    attached[at + 3u] = look;
+    if !in_view {
+        return;
+    }
     let now = frame.now;
     var tag = tag_at(sample(member_clock(index, false), now));
     // A crossfading parent: the tag of each clock, lerped by the fade's
@@ -98,7 +116,6 @@ fn cs_attach(
         }
     }
     let rows = member_rows(index);
-    let at = index * MEMBER_VEC4S;
     attached[at] = bitcast<vec4<u32>>(attached_row(rows[0], tag));
     attached[at + 1u] = bitcast<vec4<u32>>(attached_row(rows[1], tag));
     attached[at + 2u] = bitcast<vec4<u32>>(attached_row(rows[2], tag));

@@ -43,7 +43,8 @@ fn cs_classify(
     if index < crowd.count {
         let rows = member_rows(index);
         let effects = member_effects(index);
-        if (crowd.flags & CROWD_CULL) == 0u || visible(index, rows, effects) {
+        let shown = (effects & MEMBER_HIDDEN) == 0u;
+        if shown && ((crowd.flags & CROWD_CULL) == 0u || visible(index, rows, effects)) {
             level = member_level(rows);
             main = main_bucket(effects, level);
             mine[main] = 1u;

@@ -72,6 +72,11 @@ const CLOCK_HOLD: u32 = 2u;
 // bounds being the model-space box of every frame the clip plays.
 const MEMBER_VEC4S: u32 = 8u;
 const CLIP_VEC4S: u32 = 2u;
+// In a member's effects word (beside the MD2_MEMBER_* bits): a member that
+// rides another's tag (crowd/attach.wgsl) whose root member is out of the
+// view being laid out. cs_attach sets or clears it per view, before the
+// rider's passes; cs_classify leaves such a member out.
+const MEMBER_HIDDEN: u32 = 0x40000000u;
 
 fn member_rows(index: u32) -> array<vec4<f32>, 3> {
     let at = index * MEMBER_VEC4S;

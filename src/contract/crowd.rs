@@ -59,6 +59,10 @@ pub(crate) const CLIP_VEC4S: u32 = 2;
 /// vec4s per frame of an attached crowd's tag table (crowd/attach.wgsl's
 /// `TAG_VEC4S`): (axis k, origin component k) for k = 0, 1, 2.
 pub(crate) const TAG_VEC4S: u32 = 3;
+/// A riding member whose root is out of the view being laid out
+/// (crowd/types.wgsl's `MEMBER_HIDDEN`, in the effects word): set on the
+/// GPU only, by the attach pass.
+pub(crate) const MEMBER_HIDDEN: u32 = 0x4000_0000;
 
 /// One resident member as the member buffer holds it, 128 bytes (see
 /// crowd/types.wgsl, which reads it as eight `vec4<u32>`): what the vertex

@@ -314,6 +314,7 @@ fn shader_constants_match_the_crate() {
         ("MEMBER_VEC4S", MEMBER_VEC4S),
         ("CLIP_VEC4S", CLIP_VEC4S),
         ("TAG_VEC4S", TAG_VEC4S),
+        ("MEMBER_HIDDEN", MEMBER_HIDDEN),
         ("GROUP_WORDS", GROUP_WORDS),
         ("BUCKETS", BUCKETS as u32),
         ("MAX_LEVELS", MAX_LEVELS as u32),

@@ -375,3 +375,75 @@ fn a_player_crowd_refuses_as_one_and_its_riders_need_their_parents() {
         .unwrap();
     gpu.queue.submit([encoder.finish()]);
 }
+
+#[test]
+fn one_culling_test_decides_for_a_whole_player() {
+    let Some(gpu) = gpu() else { return };
+    let mut renderer = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
+    let player = tiny_player().with_weapon(tiny_md3());
+    let gpu_player = GpuPlayer::new(&gpu.device, &gpu.queue, &renderer, &player, &[]).unwrap();
+    let mut players = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player).unwrap();
+    let idle = md2_wgpu::Clip::looping("idle", 0, 1);
+    let clock = || ClipClock::new(idle.clone(), 0.0);
+    // One player at the origin, one far off to the side.
+    for x in [0.0, 2000.0] {
+        let at = Mat4::from_translation(Vec3::new(x, 0.0, 0.0));
+        players
+            .add(PlayerMember::new(at, clock(), clock()))
+            .unwrap();
+    }
+    let surfaces = gpu_player.surface_count();
+    // A narrow view of the near player's torso, head and weapon (y 7.5 to
+    // 24.5 where they stand): its legs (the tiny legs lie at y 0 to 1) are
+    // below it.
+    let torso_view = square_camera(
+        Vec3::new(0.0, 16.0, 40.0),
+        Vec3::new(0.0, 16.0, 0.0),
+        0.42,
+        1.0,
+        500.0,
+    );
+    step_crowds(&gpu, &mut renderer, &torso_view, players.crowds_mut(), 0.0);
+    assert_eq!(
+        visible(&gpu, &renderer).per_crowd,
+        vec![1; surfaces],
+        "the near player, every part, and not the far one"
+    );
+    // The legs alone, culled on their own box, are out of that view: the
+    // player's box (every part on every frame) is what keeps its torso
+    // and head from vanishing with them.
+    let mut legs_alone =
+        md2_wgpu::Md2Crowd::new(&gpu.device, &renderer, gpu_player.surface(0).unwrap().2).unwrap();
+    legs_alone
+        .add(md2_wgpu::CrowdMember::new(Mat4::IDENTITY, clock()))
+        .unwrap();
+    let mut alone = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
+    step_crowd(&gpu, &mut alone, &torso_view, &mut legs_alone, 0.0);
+    assert_eq!(visible(&gpu, &alone).per_crowd, vec![0]);
+
+    // Looking away from both: no part of either is laid out (the riders of
+    // a player out of view are not placed at all).
+    let away = square_camera(
+        Vec3::new(0.0, 16.0, 40.0),
+        Vec3::new(0.0, 16.0, 100.0),
+        0.8,
+        1.0,
+        500.0,
+    );
+    step_crowds(&gpu, &mut renderer, &away, players.crowds_mut(), 0.0);
+    assert_eq!(visible(&gpu, &renderer).per_crowd, vec![0; surfaces]);
+    // And back: both parts' records are where the CPU puts them.
+    step_crowds(&gpu, &mut renderer, &torso_view, players.crowds_mut(), 0.0);
+    let (records, _) = records_of(&gpu, &renderer, &players);
+    let near = players.crowds().next().unwrap().1.iter().next().unwrap().0;
+    let member = players.get(near).unwrap();
+    let (legs, torso) = (member.legs.pose(0.0), member.torso.pose(0.0));
+    let at = player.parts_at(legs, torso).unwrap();
+    for (piece, drawn) in &records {
+        assert_eq!(drawn.len(), 1, "{piece}");
+        let (part, _) = piece_at(*piece, &at, legs, torso);
+        let expected = QUAKE_TO_Y_UP * part;
+        let got = record_transform(&drawn[0]) * QUAKE_TO_Y_UP;
+        assert!(got.abs_diff_eq(expected, 1e-4), "{piece}: {got:?}");
+    }
+}

@@ -641,6 +641,20 @@ impl Md2Crowd {
         self.uploads.members()
     }
 
+    /// The parameters' uniform buffer.
+    pub(crate) fn params_buffer(&self) -> &wgpu::Buffer {
+        self.uploads.params()
+    }
+
+    /// Culls the members on `bounds`, one per frame of the model, in its
+    /// space (Quake axes), instead of the model's own: a player's legs are
+    /// culled on a box that holds every part riding them. Clips entered
+    /// before keep the bounds they were entered with: call it on an empty
+    /// crowd.
+    pub(super) fn set_frame_bounds(&mut self, bounds: Arc<[Bounds]>) {
+        self.frame_bounds = bounds;
+    }
+
     /// Uploads what changed since the last flush (see [`Uploads::flush`]);
     /// returns the bytes written. `now` is the frame's time; `motion` says
     /// the view draws motion, so the members' motion records must be on the

@@ -7,7 +7,7 @@ use super::clips::{ClipId, ClipTable, gpu_clock};
 use crate::anim::clock::{fade_ticks, to_ticks};
 use crate::anim::{ClipClock, Fade, Playback};
 use crate::contract::clock::GpuClock;
-use crate::contract::crowd::MemberRecord;
+use crate::contract::crowd::{MEMBER_HIDDEN, MemberRecord};
 use crate::contract::{
     MEMBER_FADING, MEMBER_MIRRORED, MEMBER_TRANSLUCENT, mirrors, rows, tint_words,
 };
@@ -85,6 +85,8 @@ impl MemberState {
         if self.playback.fade.is_some() {
             word |= MEMBER_FADING;
         }
+        // The attach pass's bit: the GPU's alone.
+        debug_assert_eq!(word & MEMBER_HIDDEN, 0);
         word
     }
 }

@@ -6,6 +6,7 @@
 //! nothing per member, however the members animate.
 
 use std::fmt;
+use std::sync::Arc;
 
 use glam::Mat4;
 
@@ -13,9 +14,10 @@ use super::attach::tag_table;
 use super::handle::CrowdHandle;
 use super::md2_crowd::Md2Crowd;
 use crate::anim::{Clip, ClipClock, Playback};
-use crate::format::md3::{PlayerPart, PlayerTagError};
+use crate::format::md3::{Md3Model, Md3Player, PlayerPart, PlayerTagError};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::player::{GpuPlayer, PlayerPiece, PlayerSetupError};
+use crate::model::Bounds;
 use crate::scene::{CrowdError, CrowdMember, Effects};
 
 /// One player of a [`PlayerCrowd`]: where it stands and what its legs and
@@ -95,8 +97,15 @@ impl std::error::Error for PlayerCrowdError {
 /// Give its crowds to
 /// [`Md2Renderer::prepare_crowds`](crate::Md2Renderer::prepare_crowds) as
 /// [`crowds_mut`](PlayerCrowd::crowds_mut) yields them (each part before
-/// the parts that ride it), alone or among other crowds. Each surface's
-/// crowd culls its members against each view on its own bounds.
+/// the parts that ride it), alone or among other crowds.
+///
+/// One culling test decides for a whole player, in each view: the legs'
+/// crowds cull on a box that holds every part on every frame (its tags'
+/// reach, made when the crowd is), and the torso, head and weapon are
+/// placed, and drawn, only where their legs are in view (each surface is
+/// then culled on its own box too). A player at the edge of a view does
+/// not lose its torso with its legs, and players out of it cost their
+/// parts no clock.
 ///
 /// The head and the weapon show their first frame, as
 /// [`GpuPlayer::place`] draws them. Motion vectors of the parts that ride
@@ -195,6 +204,17 @@ impl PlayerCrowd {
                     surface: "its tags".into(),
                     error,
                 })?;
+        }
+        // One culling test for the whole tree: the legs' crowds cull on a
+        // box that holds every part on every frame, and the parts riding
+        // them are drawn where the legs are in view (cs_attach).
+        if let Some(bounds) = tree_bounds(md3) {
+            let bounds: Arc<[Bounds]> = bounds.into();
+            for (piece, crowd) in &mut surfaces {
+                if *piece == PlayerPiece::Part(PlayerPart::Lower) {
+                    crowd.set_frame_bounds(Arc::clone(&bounds));
+                }
+            }
         }
         Ok(PlayerCrowd {
             surfaces,
@@ -397,4 +417,69 @@ impl PlayerCrowd {
         }
         Ok(())
     }
+}
+
+/// How far from its origin a model reaches on any frame: the farthest
+/// corner of any frame's box.
+fn reach(model: &Md3Model) -> f32 {
+    let length = |p: [f32; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+    model
+        .frames()
+        .iter()
+        .flat_map(|f| {
+            (0..8).map(move |corner| {
+                let pick = |k: usize| {
+                    if corner >> k & 1 == 0 {
+                        f.min[k]
+                    } else {
+                        f.max[k]
+                    }
+                };
+                length([pick(0), pick(1), pick(2)])
+            })
+        })
+        .fold(0.0, f32::max)
+}
+
+/// Per frame of the legs, a box in their space (Quake axes) that holds the
+/// whole player on that frame, whatever the torso plays: the legs' own box
+/// and a cube around `tag_torso`'s origin as large as the torso, head and
+/// weapon reach from it. A part placed on a tag lands at the tag's origin
+/// plus its point along the tag's axes, each of unit length (lerped axes
+/// are normalised, not made perpendicular), so within √3 × the point's
+/// distance: the cube holds every pose, lerped or crossfaded, of frames
+/// whose tag origins it holds (a lerped origin lies between them). `None`
+/// where a frame lacks a tag (the crowd was refused before this).
+fn tree_bounds(player: &Md3Player) -> Option<Vec<Bounds>> {
+    const ROOT3: f32 = 1.732_051;
+    let (legs, torso, head) = (
+        player.part(PlayerPart::Lower),
+        player.part(PlayerPart::Upper),
+        player.part(PlayerPart::Head),
+    );
+    let length = |p: [f32; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+    let farthest = |model: &Md3Model, tag: &str, rider: f32| -> Option<f32> {
+        (0..model.frames().len())
+            .map(|f| Some(length(model.tag(f, tag)?.origin) + ROOT3 * rider))
+            .try_fold(0.0f32, |m, r| Some(m.max(r?)))
+    };
+    let mut torso_reach = reach(torso).max(farthest(torso, "tag_head", reach(head))?);
+    if let Some(weapon) = player.weapon() {
+        torso_reach = torso_reach.max(farthest(torso, "tag_weapon", reach(weapon))?);
+    }
+    let around = ROOT3 * torso_reach;
+    (0..legs.frames().len())
+        .map(|f| {
+            let frame = &legs.frames()[f];
+            let o = legs.tag(f, "tag_torso")?.origin;
+            let cube = Bounds {
+                min: std::array::from_fn(|k| o[k] - around),
+                max: std::array::from_fn(|k| o[k] + around),
+            };
+            Some(cube.union(Bounds {
+                min: frame.min,
+                max: frame.max,
+            }))
+        })
+        .collect()
 }

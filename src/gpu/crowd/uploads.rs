@@ -134,6 +134,11 @@ impl Uploads {
         self.members.size() + self.params.size()
     }
 
+    /// The parameters' uniform buffer.
+    pub fn params(&self) -> &wgpu::Buffer {
+        &self.params
+    }
+
     /// The member buffer (members, then the clip table), which the
     /// resident draws read too.
     pub fn members(&self) -> &wgpu::Buffer {

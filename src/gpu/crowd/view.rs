@@ -9,7 +9,7 @@ use crate::contract::crowd::{
 };
 use crate::gpu::device::buffers::grow;
 use crate::gpu::device::cache::Md2Cache;
-use crate::gpu::device::crowd_pipelines::{CrowdPipelines, attach_group, draw_group, view_group};
+use crate::gpu::device::crowd_pipelines::{CrowdPipelines, attach_groups, draw_group, view_group};
 use crate::gpu::error::PrepareError;
 use crate::gpu::model::DrawModel;
 
@@ -24,6 +24,17 @@ const MAX_GROUPS_X: u32 = 65535;
 /// The `SEEN` word of a view that has not drawn the crowd yet: nothing it
 /// shows has moved.
 const NOT_SEEN: u32 = u32::MAX;
+
+/// What a riding crowd's attach pass binds of the crowd it rides and of
+/// the root of its tree, in one view.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Parent {
+    pub members: wgpu::Buffer,
+    pub params: wgpu::Buffer,
+    /// The root crowd's work buffer in this view: whether its passes found
+    /// each member in view.
+    pub root_work: wgpu::Buffer,
+}
 
 #[derive(Debug)]
 pub(crate) struct CrowdView {
@@ -44,12 +55,10 @@ pub(crate) struct CrowdView {
     /// The draws' group 3 (each bucket's draw words, the records, the
     /// crowd's members), and the member buffer it was made with.
     draw_group: Option<(wgpu::BindGroup, wgpu::Buffer)>,
-    /// Of a crowd that rides another on a tag: the attach pass's group 2
-    /// (this view's time, the crowd's members, the tags) and the member
-    /// buffer it was made with, and the parent crowd's group as of the
-    /// last `fit`.
-    attach: Option<(wgpu::BindGroup, wgpu::Buffer)>,
-    parent_group: Option<wgpu::BindGroup>,
+    /// Of a crowd that rides another on a tag: the attach pass's groups 1
+    /// and 2, and what they were made with (the parent's and the root's
+    /// buffers, the crowd's members).
+    attach: Option<([wgpu::BindGroup; 2], (Parent, wgpu::Buffer))>,
     /// The layout words last written into the work buffer (extra base,
     /// sort layout), to write them again only where they change.
     layout_written: Option<(u32, [u32; 6])>,
@@ -74,7 +83,6 @@ impl CrowdView {
             crowd_group: None,
             draw_group: None,
             attach: None,
-            parent_group: None,
             layout_written: None,
             model: None,
             model_generation: None,
@@ -89,8 +97,8 @@ impl CrowdView {
     /// Makes room for every record and work word the crowd can need, takes
     /// the crowd's current layout, and writes which generation of its
     /// changes this view has seen; returns the view and the bytes written.
-    /// `parent` is the group of the crowd this one rides, where it rides
-    /// one.
+    /// `parent` is what the attach pass binds of the crowd this one rides
+    /// and of its root, where it rides one.
     pub(crate) fn fit(
         mut self,
         device: &wgpu::Device,
@@ -98,7 +106,7 @@ impl CrowdView {
         cache: &Md2Cache,
         crowd: &Md2Crowd,
         frame: &wgpu::Buffer,
-        parent: Option<&wgpu::BindGroup>,
+        parent: Option<&Parent>,
     ) -> Result<(CrowdView, u64), PrepareError> {
         let layout = crowd.layout();
         let grown = self.grow(device, &layout)?;
@@ -210,43 +218,40 @@ impl CrowdView {
         }
     }
 
-    /// The attach pass's groups, where the crowd rides another: its own
-    /// made anew where the crowd's members moved.
+    /// The attach pass's groups, where the crowd rides another, made anew
+    /// where a buffer they bind changed.
     fn bind_attach(
         &mut self,
         device: &wgpu::Device,
         cache: &Md2Cache,
         crowd: &Md2Crowd,
         frame: &wgpu::Buffer,
-        parent: Option<&wgpu::BindGroup>,
+        parent: Option<&Parent>,
     ) {
         let (Some(attachment), Some(parent)) = (crowd.attachment(), parent) else {
             self.attach = None;
-            self.parent_group = None;
             return;
         };
         let members = crowd.member_buffer();
-        if self.attach.as_ref().is_none_or(|(_, m)| m != members) {
-            let group = attach_group(device, cache.layouts(), frame, members, attachment.tags());
-            self.attach = Some((group, members.clone()));
+        let made_with = (parent.clone(), members.clone());
+        if self
+            .attach
+            .as_ref()
+            .is_none_or(|(_, with)| *with != made_with)
+        {
+            let groups = attach_groups(
+                device,
+                cache.layouts(),
+                (&parent.members, &parent.params),
+                (frame, &parent.root_work, members, attachment.tags()),
+            );
+            self.attach = Some((groups, made_with));
         }
-        self.parent_group = Some(parent.clone());
     }
 
-    /// Records the attach pass of a crowd that rides another: every
-    /// member's rows placed on its parent's tag at this view's time.
-    pub(crate) fn record_attach(
-        &self,
-        pass: &mut wgpu::ComputePass<'_>,
-        pipelines: &CrowdPipelines,
-    ) {
-        let (Some((group, _)), Some(parent)) = (&self.attach, &self.parent_group) else {
-            return;
-        };
-        pass.set_bind_group(1, parent, &[]);
-        pass.set_bind_group(2, group, &[]);
-        pass.set_pipeline(&pipelines.attach);
-        dispatch(pass, self.layout.groups);
+    /// This view's work buffer (after `fit`).
+    pub(crate) fn work_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.work.as_ref()
     }
 
     /// Writes the work words that changed: where the extra records start
@@ -306,6 +311,13 @@ impl CrowdView {
             return;
         };
         let layout = &self.layout;
+        // A rider is placed first, where its root is in this view.
+        if let Some(([parent, attach], _)) = &self.attach {
+            pass.set_bind_group(1, parent, &[]);
+            pass.set_bind_group(2, attach, &[]);
+            pass.set_pipeline(&pipelines.attach);
+            dispatch(pass, layout.groups);
+        }
         pass.set_bind_group(1, crowd_group, &[]);
         pass.set_bind_group(2, group, &[0]);
         pass.set_pipeline(&pipelines.classify);

@@ -8,7 +8,7 @@ use std::future::Future;
 
 use super::counts::{VisibleCounts, VisibleMembers};
 use super::md2_crowd::Md2Crowd;
-use super::view::CrowdView;
+use super::view::{CrowdView, Parent};
 use crate::contract::crowd::CrowdFrame;
 use crate::contract::{FRAME_EXTRA, FRAME_FIRST, FRAME_SORT};
 use crate::gpu::device::buffers::write_changed;
@@ -40,9 +40,10 @@ pub(crate) struct CrowdViews {
     counts: Option<VisibleCounts>,
     /// `prepare` calls so far.
     frames: u64,
-    /// The groups of the crowds of this `prepare` so far, by id: where a
-    /// crowd that rides another finds its parent's.
-    groups_seen: Vec<(u64, wgpu::BindGroup)>,
+    /// The crowds of this `prepare` so far, by id: where a crowd that
+    /// rides another finds what its attach pass binds of its parent and
+    /// root.
+    seen: Vec<(u64, Parent)>,
 }
 
 impl CrowdViews {
@@ -100,26 +101,38 @@ impl CrowdViews {
         let frame_buffer = frame_buffer.clone();
         let mut views = std::mem::take(&mut self.spare);
         views.clear();
-        self.groups_seen.clear();
+        self.seen.clear();
         for (position, crowd) in crowds.into_iter().enumerate() {
             uploaded += crowd.flush(device, queue, time, kind.extra)?;
             let parent = match crowd.attachment() {
                 Some(attachment) => Some(
-                    self.groups_seen
+                    self.seen
                         .iter()
                         .find(|(id, _)| *id == attachment.parent())
-                        .map(|(_, group)| group.clone())
+                        .map(|(_, parent)| parent.clone())
                         .ok_or(PrepareError::ParentCrowdMissing { crowd: position })?,
                 ),
                 None => None,
             };
-            self.groups_seen.push((crowd.id(), crowd.group().clone()));
             let view = match self.views.iter().position(|v| v.crowd_id() == crowd.id()) {
                 Some(i) => self.views.swap_remove(i),
                 None => CrowdView::new(crowd, kind.sort, kind.extra),
             };
             let (view, written) =
                 view.fit(device, queue, cache, crowd, &frame_buffer, parent.as_ref())?;
+            // A root's riders are placed where its own passes in this view
+            // found it: they bind its work buffer.
+            let root_work = match (&parent, view.work_buffer()) {
+                (Some(parent), _) => parent.root_work.clone(),
+                (None, Some(work)) => work.clone(),
+                (None, None) => unreachable!("fit makes the work buffer"),
+            };
+            let seen = Parent {
+                members: crowd.member_buffer().clone(),
+                params: crowd.params_buffer().clone(),
+                root_work,
+            };
+            self.seen.push((crowd.id(), seen));
             uploaded += written;
             views.push(view);
         }
@@ -131,11 +144,8 @@ impl CrowdViews {
                 timestamp_writes: None,
             });
             pass.set_bind_group(0, camera_group, &[]);
-            // Riders first, in the order given (a parent before the crowds
-            // that ride it), so every view's passes read placed rows.
-            for view in &self.views {
-                view.record_attach(&mut pass, pipelines);
-            }
+            // In the order given: a rider after its parent and its root,
+            // whose passes decided whether it is in view.
             for view in &self.views {
                 view.record(&mut pass, pipelines);
             }
@@ -152,7 +162,7 @@ impl CrowdViews {
     pub(crate) fn forget(&mut self) {
         self.views.clear();
         self.spare.clear();
-        self.groups_seen.clear();
+        self.seen.clear();
         self.frame_written = None;
         self.counts = None;
     }

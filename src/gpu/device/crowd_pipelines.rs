@@ -245,31 +245,40 @@ pub(crate) fn draw_group(
     })
 }
 
-/// Group 2 of the attach pass: the view's time, the attached crowd's
-/// members and its parent's tag table.
-pub(crate) fn attach_group(
+/// The attach pass's groups for one view of a riding crowd: group 1, the
+/// parent crowd's `members` and `params`; group 2, the view's `frame`, the
+/// root crowd's `work` buffer of that view, the riding crowd's `members`
+/// and its `tags`.
+pub(crate) fn attach_groups(
     device: &wgpu::Device,
     layouts: &Layouts,
-    frame: &wgpu::Buffer,
-    members: &wgpu::Buffer,
-    tags: &wgpu::Buffer,
-) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("md2-wgpu crowd attach bind group"),
-        layout: &layouts.crowd_attach,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: frame.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 4,
-                resource: members.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 5,
-                resource: tags.as_entire_binding(),
-            },
-        ],
-    })
+    (members, params): (&wgpu::Buffer, &wgpu::Buffer),
+    (frame, work, attached, tags): (&wgpu::Buffer, &wgpu::Buffer, &wgpu::Buffer, &wgpu::Buffer),
+) -> [wgpu::BindGroup; 2] {
+    let group = |label, layout, entries: &[(u32, &wgpu::Buffer)]| {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = entries
+            .iter()
+            .map(|&(binding, buffer)| wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout,
+            entries: &entries,
+        })
+    };
+    [
+        group(
+            "md2-wgpu crowd parent bind group",
+            &layouts.crowd_parent,
+            &[(0, members), (1, params)],
+        ),
+        group(
+            "md2-wgpu crowd attach bind group",
+            &layouts.crowd_attach,
+            &[(0, frame), (2, work), (4, attached), (5, tags)],
+        ),
+    ]
 }

@@ -76,8 +76,13 @@ pub(crate) struct Layouts {
     /// arguments, prefix sums, sort keys) and the sort step (a dynamic
     /// offset into the cache's table of steps).
     pub crowd_view: wgpu::BindGroupLayout,
-    /// Group 2 of the crowd's attach pass: one view's time, the attached
-    /// crowd's members (written) and its parent's tag per frame.
+    /// Group 1 of the crowd's attach pass: the parent crowd's members and
+    /// parameters (without its motion records: the pass has four storage
+    /// buffers, WebGPU's downlevel limit).
+    pub crowd_parent: wgpu::BindGroupLayout,
+    /// Group 2 of the crowd's attach pass: one view's time, the root
+    /// crowd's work buffer of that view, the attached crowd's members
+    /// (written) and its parent's tag per frame.
     pub crowd_attach: wgpu::BindGroupLayout,
     /// Group 3 of the resident crowd's draws: the bucket's draw words (a
     /// uniform at a dynamic offset into the view's work buffer), the view's
@@ -165,12 +170,21 @@ impl Layouts {
                 },
             ],
         );
-        // Bindings 4 and 5 beside the view's time: the other passes' group
-        // 2 has 1 to 3, and the one module declares both.
+        let crowd_parent = layout(
+            "md2-wgpu crowd parent layout",
+            &[
+                storage(0, S::COMPUTE, true),
+                uniform(1, S::COMPUTE, size_of::<CrowdParams>()),
+            ],
+        );
+        // The view's time and work buffer where the other passes' group 2
+        // has them (the one module declares them once), bindings 4 and 5
+        // its own.
         let crowd_attach = layout(
             "md2-wgpu crowd attach layout",
             &[
                 uniform(0, S::COMPUTE, size_of::<CrowdFrame>()),
+                storage(2, S::COMPUTE, false),
                 storage(4, S::COMPUTE, false),
                 storage(5, S::COMPUTE, true),
             ],
@@ -209,7 +223,7 @@ impl Layouts {
         );
         let attach_pipeline = pipeline(
             "md2-wgpu crowd attach pipeline layout",
-            &[&crowd_camera, &crowd, &crowd_attach],
+            &[&crowd_camera, &crowd_parent, &crowd_attach],
         );
         Layouts {
             view,
@@ -217,6 +231,7 @@ impl Layouts {
             crowd_camera,
             crowd,
             crowd_view,
+            crowd_parent,
             crowd_attach,
             crowd_draw,
             render_pipeline,
