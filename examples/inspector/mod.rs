@@ -472,17 +472,75 @@ impl Inspector {
         }
     }
 
-    /// Opens the weapon at `path`, drawn with the body's frames.
+    /// Opens the weapon at `path`, drawn with the body's frames; while a
+    /// Quake III player is shown, an `.md3` at `path` goes in its hand
+    /// (its textures found in the weapon's folder).
     pub fn open_weapon(&mut self, path: &Path) -> bool {
+        let is_md3 = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md3"));
+        if self.quake3.is_some() && is_md3 {
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let read = |file: &str| std::fs::read(dir.join(file)).ok();
+            return match std::fs::read(path) {
+                Ok(bytes) => self.hold_weapon(&name, &bytes, read),
+                Err(e) => {
+                    self.errors.push(format!("{}: {e}", path.display()));
+                    false
+                }
+            };
+        }
         self.take_upload(ModelFile::open(path, None), |inspector, weapon| {
             inspector.weapon = Some(weapon);
             inspector.show_weapon = true;
         })
     }
 
-    /// Removes the weapon.
+    /// Puts the Quake III weapon `name` (its bytes, its textures among the
+    /// files `read` gives) in the shown player's hand; on failure the
+    /// error joins [`Inspector::errors`] and the player stays as it was.
+    fn hold_weapon(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        read: impl Fn(&str) -> Option<Vec<u8>>,
+    ) -> bool {
+        let Some(q3) = &mut self.quake3 else {
+            return false;
+        };
+        let held = q3
+            .file
+            .clone()
+            .with_weapon(name, bytes, read)
+            .and_then(|file| q3.replace_file(&self.device, &self.queue, &self.cache, file));
+        match held {
+            Ok(()) => {
+                self.show_weapon = true;
+                self.errors.clear();
+                true
+            }
+            Err(e) => {
+                self.errors.push(e);
+                false
+            }
+        }
+    }
+
+    /// Removes the weapon (a shown player's too).
     pub fn remove_weapon(&mut self) {
         self.weapon = None;
+        if let Some(q3) = &mut self.quake3
+            && q3.file.player.weapon().is_some()
+        {
+            let file = q3.file.clone().without_weapon();
+            if let Err(e) = q3.replace_file(&self.device, &self.queue, &self.cache, file) {
+                self.errors.push(e);
+            }
+        }
     }
 
     /// Opens files given as bytes, as a browser hands them over: a model
@@ -492,6 +550,21 @@ impl Inspector {
     /// not load joins [`Inspector::errors`] and the model shown stays.
     /// True when something opened.
     pub fn open_files(&mut self, files: Vec<NamedFile>, weapon: bool) -> bool {
+        // A Quake III weapon for the player shown: an .md3 among the
+        // files, its textures beside it.
+        let md3 = |f: &&NamedFile| f.name.to_ascii_lowercase().ends_with(".md3");
+        if weapon
+            && self.quake3.is_some()
+            && let Some(model) = files.iter().find(md3)
+        {
+            let read = |name: &str| {
+                files
+                    .iter()
+                    .find(|f| f.name.eq_ignore_ascii_case(name))
+                    .map(|f| f.bytes.clone())
+            };
+            return self.hold_weapon(&model.name, &model.bytes, read);
+        }
         let Opened {
             body,
             weapon: new_weapon,

@@ -7,6 +7,7 @@ use egui::{Color32, RichText, Sense, Ui};
 use md2_wgpu::QuakeModel;
 use md2_wgpu::format::md3::PlayerPart;
 use md2_wgpu::glam::Vec3;
+use md2_wgpu::gpu::PlayerPiece;
 
 use super::model::{CACHE_SIZE, LoadedModel};
 use super::player::{MAX_FADE, Player, SPEEDS};
@@ -218,13 +219,20 @@ impl Inspector {
     fn quake3_controls(&mut self, ui: &mut Ui) {
         section(ui, "File", true, |ui| self.open_section(ui));
         let Some(q3) = &mut self.quake3 else { return };
+        let mut remove = false;
         ui.horizontal(|ui| {
             let paused = q3.legs.paused && q3.torso.paused;
             if ui.button(if paused { "Play" } else { "Pause" }).clicked() {
                 q3.legs.paused = !paused;
                 q3.torso.paused = !paused;
             }
+            // A weapon in its hand (Open as weapon, with an .md3).
+            remove = q3.file.player.weapon().is_some() && ui.button("Remove weapon").clicked();
         });
+        if remove {
+            self.remove_weapon();
+        }
+        let Some(q3) = &mut self.quake3 else { return };
         let legs = format!("Legs ({} animations, lower.md3)", q3.legs.clips().len());
         section(ui, &legs, true, |ui| {
             clip_list(ui, &mut q3.legs, "md3 legs")
@@ -259,11 +267,17 @@ impl Inspector {
         });
         section(ui, "Parts", true, |ui| {
             egui::Grid::new("md3 parts").num_columns(2).show(ui, |ui| {
-                for part in PlayerPart::ALL {
-                    let model = q3.file.player.part(part);
+                let parts =
+                    PlayerPart::ALL.map(|part| (part.model_file(), q3.file.player.part(part)));
+                let weapon = q3
+                    .file
+                    .player
+                    .weapon()
+                    .map(|w| ("weapon (tag_weapon)".to_owned(), w));
+                for (name, model) in parts.into_iter().chain(weapon) {
                     row(
                         ui,
-                        part.model_file().as_str(),
+                        name.as_str(),
                         format!(
                             "{}, {}, {}",
                             count(model.frames().len(), "frame"),
@@ -277,8 +291,12 @@ impl Inspector {
         section(ui, "Textures (default skins)", true, |ui| {
             // Where a texture came from can be a long sentence: wrapped
             // under its surface's name rather than in a grid's column.
-            for (part, surface, status) in &q3.file.surfaces {
-                ui.label(RichText::new(format!("{} {surface}", part.name())).weak());
+            for (piece, surface, status) in &q3.file.surfaces {
+                let piece = match piece {
+                    PlayerPiece::Part(part) => part.name(),
+                    PlayerPiece::Weapon => "weapon",
+                };
+                ui.label(RichText::new(format!("{piece} {surface}")).weak());
                 ui.add(egui::Label::new(status.as_str()).wrap());
             }
         });

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use md2_wgpu::format::md3::{
-    Md3Player, Md3PlayerLoader, Md3SurfaceTexture, PlayerAnimation, PlayerPart,
+    Md3Model, Md3Player, Md3PlayerLoader, Md3SurfaceTexture, PlayerAnimation, PlayerPart,
+    texture_candidates,
 };
 use md2_wgpu::glam::{Mat4, Vec3};
-use md2_wgpu::gpu::{GpuPlayer, Md2Cache, PlayerInstance};
+use md2_wgpu::gpu::{GpuPlayer, Md2Cache, PlayerInstance, PlayerPiece};
 use md2_wgpu::image::RgbaImage;
 use md2_wgpu::scene::quake_to_y_up;
 use md2_wgpu::{Clip, skins, wgpu};
@@ -51,9 +52,9 @@ pub struct PlayerFile {
     pub player: Md3Player,
     /// Each texture found, by the key its surfaces find it by.
     pub textures: Vec<(String, RgbaImage)>,
-    /// Per part, per surface: the surface, and where its texture came from
-    /// or why it is missing.
-    pub surfaces: Vec<(PlayerPart, String, String)>,
+    /// Per piece (each part, then the weapon), per surface: the surface,
+    /// and where its texture came from or why it is missing.
+    pub surfaces: Vec<(PlayerPiece, String, String)>,
 }
 
 impl PlayerFile {
@@ -122,7 +123,7 @@ impl PlayerFile {
                         Err(why) => why,
                     }
                 };
-                surfaces.push((part, texture.surface.clone(), status));
+                surfaces.push((PlayerPiece::Part(part), texture.surface.clone(), status));
             }
         }
         Ok(PlayerFile {
@@ -132,6 +133,56 @@ impl PlayerFile {
             textures,
             surfaces,
         })
+    }
+}
+
+impl PlayerFile {
+    /// The player holding the Quake III weapon model `name` (its bytes):
+    /// each surface in the texture its first shader names (Quake III's
+    /// default for a weapon's surface), found among the files `read`
+    /// gives by name as the player's are (`.tga` for a `.jpg` name). The
+    /// weapon it held before is let go; the error names the file.
+    pub fn with_weapon(
+        mut self,
+        name: &str,
+        bytes: &[u8],
+        read: impl Fn(&str) -> Option<Vec<u8>>,
+    ) -> Result<PlayerFile, String> {
+        let weapon = Md3Model::from_bytes(bytes).map_err(|e| format!("{name}: {e}"))?;
+        self.surfaces
+            .retain(|(piece, _, _)| *piece != PlayerPiece::Weapon);
+        for surface in weapon.surfaces() {
+            let key = surface.default_texture();
+            let texture = Md3SurfaceTexture {
+                surface: surface.name(),
+                candidates: texture_candidates(&key),
+                texture: Some(key.clone()).filter(|k| !k.is_empty()),
+            };
+            let status = if self.textures.iter().any(|(k, _)| *k == key) {
+                format!("{key} (as above)")
+            } else {
+                match found(&read, &texture) {
+                    Ok((file, image)) => {
+                        let status = format!("{file} ({}x{})", image.width(), image.height());
+                        self.textures.push((key, image));
+                        status
+                    }
+                    Err(why) => why,
+                }
+            };
+            self.surfaces
+                .push((PlayerPiece::Weapon, texture.surface, status));
+        }
+        self.player = self.player.with_weapon(weapon);
+        Ok(self)
+    }
+
+    /// The player with nothing in its hand.
+    pub fn without_weapon(mut self) -> PlayerFile {
+        self.surfaces
+            .retain(|(piece, _, _)| *piece != PlayerPiece::Weapon);
+        self.player = self.player.without_weapon();
+        self
     }
 }
 
@@ -215,6 +266,23 @@ impl LoadedPlayer {
             .pose_box()
             .unwrap_or((Vec3::splat(-24.0), Vec3::splat(32.0)));
         Ok(loaded)
+    }
+
+    /// Shows `file` (the same player, holding another weapon or none) in
+    /// place of the files shown, its legs and torso playing on where they
+    /// were.
+    pub fn replace_file(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cache: &Md2Cache,
+        file: PlayerFile,
+    ) -> Result<(), String> {
+        let gpu = GpuPlayer::new(device, queue, cache, &file.player, &file.textures)
+            .map_err(|e| format!("{}: {e}", file.name))?;
+        self.gpu = Arc::new(gpu);
+        self.file = file;
+        Ok(())
     }
 
     /// Both clocks on by `dt` seconds.

@@ -17,6 +17,7 @@ use egui_kittest::kittest::Queryable;
 use egui_kittest::wgpu::{WgpuTestRenderer, create_render_state};
 use egui_kittest::{Harness, SnapshotOptions};
 use egui_wgpu::{RenderState, RendererOptions, WgpuSetup, WgpuSetupExisting};
+use md2_wgpu::gpu::PlayerPiece;
 use md2_wgpu::image::{Rgba, RgbaImage};
 use md2_wgpu::{Md2Model, Quake2Player, demo};
 
@@ -463,6 +464,44 @@ fn a_quake3_player_opens_by_its_folder_and_plays_legs_and_torso_apart() {
         "the player covers {player_pixels} pixels"
     );
     assert!(harness.state().stats().draws() >= 3, "a draw per surface");
+
+    // A Quake III weapon in its hand (Open as weapon): the tiny model, two
+    // surfaces, the first one's texture (`models/tiny/body.tga`) beside
+    // it. Legs and torso play on; the weapon is drawn on `tag_weapon`.
+    let gun = dir.join("tiny_gun.md3");
+    std::fs::write(&gun, common::tiny_md3().to_bytes()).unwrap();
+    RgbaImage::from_pixel(4, 4, Rgba([40, 40, 230, 255]))
+        .save_with_format(dir.join("body.tga"), md2_wgpu::image::ImageFormat::Tga)
+        .unwrap();
+    assert!(
+        harness.state_mut().open_weapon(&gun),
+        "{:?}",
+        harness.state().errors()
+    );
+    let q3 = harness.state().quake3().unwrap();
+    assert_eq!(q3.gpu.surface_count(), 5);
+    assert_eq!(q3.torso.clip().name.as_ref(), "TORSO_ATTACK");
+    let held: Vec<&str> = q3
+        .file
+        .surfaces
+        .iter()
+        .filter(|s| s.0 == PlayerPiece::Weapon)
+        .map(|s| s.2.as_str())
+        .collect();
+    assert_eq!(held.len(), 2);
+    assert!(held[0].starts_with("body.tga"), "{held:?}");
+    harness.step();
+    let (picture, armed_pixels) = against_background(&mut harness, &state);
+    common::save_picture(&picture, "inspector-quake3-weapon.png");
+    assert!(
+        picture.pixels().any(|p| p.0[2] > 150 && p.0[0] < 90),
+        "the weapon wears its blue texture"
+    );
+    assert!(harness.state().stats().draws() >= 5, "a draw per surface");
+    // And out of its hand again.
+    harness.state_mut().remove_weapon();
+    assert_eq!(harness.state().quake3().unwrap().gpu.surface_count(), 3);
+    assert!(armed_pixels > 0);
 
     // Opening a model again leaves the player.
     let md2 = scratch("after-player").join("demo.md2");

@@ -267,6 +267,14 @@ impl Md3Player {
         }
     }
 
+    /// The player with nothing in its hand.
+    pub fn without_weapon(self) -> Md3Player {
+        Md3Player {
+            weapon: None,
+            ..self
+        }
+    }
+
     /// A part's model.
     pub fn part(&self, part: PlayerPart) -> &Md3Model {
         &self.parts[part.index()]
