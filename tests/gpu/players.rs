@@ -447,3 +447,63 @@ fn one_culling_test_decides_for_a_whole_player() {
         assert!(got.abs_diff_eq(expected, 1e-4), "{piece}: {got:?}");
     }
 }
+
+#[test]
+fn a_moved_players_riding_parts_come_from_where_the_last_frame_drew_them() {
+    use md2_wgpu::gpu::low_level::read_crowd_extras;
+    let Some(gpu) = gpu() else { return };
+    let options = Md2RendererOptions::WITH_DEPTH.with_motion_target(wgpu::TextureFormat::Rg16Float);
+    let mut renderer = srgb_renderer_with(&gpu, options);
+    let player = tiny_player().with_weapon(tiny_md3());
+    let gpu_player = GpuPlayer::new(&gpu.device, &gpu.queue, &renderer, &player, &[]).unwrap();
+    let mut players = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player).unwrap();
+    for crowd in players.crowds_mut() {
+        crowd.set_culling(false);
+    }
+    let walk = md2_wgpu::Clip::looping("walk", 0, 1);
+    let turned = |x: f32, turn: f32| {
+        Mat4::from_rotation_translation(Quat::from_rotation_y(turn), Vec3::new(x, 0.0, -2.0 * x))
+    };
+    let (before, after) = (turned(0.0, 0.3), turned(6.0, 0.9));
+    let handle = players
+        .add(PlayerMember::new(
+            before,
+            ClipClock::new(walk.clone(), 0.0),
+            ClipClock::new(walk, 0.04).with_speed(0.6),
+        ))
+        .unwrap();
+    let camera = square_camera(Vec3::new(0.0, 20.0, 60.0), Vec3::ZERO, 0.8, 1.0, 500.0);
+    let (t0, t1) = (10.02, 10.02 + 1.0 / 24.0);
+    // The view's first frame shows no motion; the second is at t0 too, so
+    // the next one's previous frame is t0's.
+    step_crowds(&gpu, &mut renderer, &camera, players.crowds_mut(), t0);
+    step_crowds(&gpu, &mut renderer, &camera, players.crowds_mut(), t0);
+    players.set_transform(handle, after).unwrap();
+    step_crowds(&gpu, &mut renderer, &camera, players.crowds_mut(), t1);
+
+    let member = players.get(handle).unwrap();
+    let placed = |t: f64, transform: Mat4| {
+        let (legs, torso) = (member.legs.pose(t), member.torso.pose(t));
+        let at = player.parts_at(legs, torso).unwrap();
+        move |piece| transform * QUAKE_TO_Y_UP * piece_at(piece, &at, legs, torso).0
+    };
+    let (then, now) = (placed(t0, before), placed(t1, after));
+    let close = |rows: &[[f32; 4]; 3], m: Mat4| {
+        (0..12).all(|k| (rows[k / 4][k % 4] - m.col(k % 4)[k / 4]).abs() <= 1e-4)
+    };
+    for (k, (piece, _)) in players.crowds().enumerate() {
+        let records = crowd_records(&gpu, &renderer, k).unwrap();
+        let extras = crowd_read_back(&gpu, &renderer, k, read_crowd_extras).unwrap();
+        assert_eq!((records.len(), extras.len()), (1, 1), "{piece}");
+        // Drawn where the CPU puts it now, coming from where it put it in
+        // the frame before (the player's old place, the part at its tag
+        // at t0): not from the legs' old place.
+        assert!(close(&records[0].1.rows, now(piece)), "{piece} now");
+        assert!(
+            close(&extras[0].1.rows, then(piece)),
+            "{piece} before: {:?}, the CPU's {:?}",
+            extras[0].1.rows,
+            then(piece)
+        );
+    }
+}

@@ -20,7 +20,7 @@ use super::motion::Motion;
 use super::uploads::{MotionAt, RESERVED_CLIPS, Uploads, binding_cap};
 use crate::anim::{ClipClock, Playback, fade_weight_at};
 use crate::contract::crowd::{ClipRecord, MemberRecord, member_part};
-use crate::contract::{BUCKETS, Buckets, CROWD_CULL, MOTION_MOVED, MOTION_NEW, MOTION_POSE};
+use crate::contract::{BUCKETS, Buckets, CROWD_CULL, MOTION_MOVED, MOTION_NEW, MOTION_POSE, rows};
 use crate::gpu::device::buffers::caught;
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::device::submit::Submit;
@@ -282,9 +282,28 @@ impl Md2Crowd {
         handle: CrowdHandle,
         transform: Mat4,
     ) -> Result<(), CrowdError> {
+        self.set_transform_from(handle, transform, None)
+    }
+
+    /// Moves the member behind `handle` to `transform`; a view that draws
+    /// motion takes it to have shown `previous` in the last frame where
+    /// given (a riding part, whose drawn transform the GPU placed), else
+    /// the transform it had.
+    pub(super) fn set_transform_from(
+        &mut self,
+        handle: CrowdHandle,
+        transform: Mat4,
+        previous: Option<Mat4>,
+    ) -> Result<(), CrowdError> {
         let i = self.slots.dense(handle)?;
         check_transform(&transform)?;
-        self.capture_motion(i, MOTION_MOVED as u8);
+        match previous {
+            Some(previous) => {
+                self.motion
+                    .capture(i, MOTION_MOVED as u8, rows(&previous), |_| unreachable!())
+            }
+            None => self.capture_motion(i, MOTION_MOVED as u8),
+        }
         self.members[i].transform = transform;
         write_transform(&mut self.records[i], &self.members[i]);
         self.rebucket(i);
@@ -558,6 +577,12 @@ impl Md2Crowd {
         if let Some(shell) = buckets.shell {
             add(&mut self.counts[shell]);
         }
+    }
+
+    /// The time of the frame a change's previous transform and pose are
+    /// those of, where some view draws the crowd's motion.
+    pub(super) fn motion_time(&self) -> Option<f64> {
+        self.motion.last_time()
     }
 
     /// Keeps what member `i` showed before a change of the kinds in `bits`.

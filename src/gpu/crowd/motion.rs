@@ -82,6 +82,12 @@ impl Motion {
         }
     }
 
+    /// The time of the last flush, where some view draws motion: the frame
+    /// a change's previous transform and pose are those of.
+    pub fn last_time(&self) -> Option<f64> {
+        self.last_now.filter(|_| self.buffer.is_some())
+    }
+
     /// Notes what member `i` showed in the last frame before a change of the
     /// kinds in `bits` (MOTION_*): the first change of each kind since the
     /// last flush keeps the transform (MOVED: `rows`, its rows until now) or

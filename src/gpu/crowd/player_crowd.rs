@@ -14,11 +14,11 @@ use super::attach::tag_table;
 use super::handle::CrowdHandle;
 use super::md2_crowd::Md2Crowd;
 use crate::anim::{Clip, ClipClock, Playback};
-use crate::format::md3::{Md3Model, Md3Player, PlayerPart, PlayerTagError};
+use crate::format::md3::{Md3Model, Md3Player, PlayerPart, PlayerTagError, PlayerTransforms};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::player::{GpuPlayer, PlayerPiece, PlayerSetupError};
 use crate::model::Bounds;
-use crate::scene::{CrowdError, CrowdMember, Effects};
+use crate::scene::{CrowdError, CrowdMember, Effects, QUAKE_TO_Y_UP};
 
 /// One player of a [`PlayerCrowd`]: where it stands and what its legs and
 /// its torso play, each on its own clock (crossfades included), as the
@@ -109,9 +109,10 @@ impl std::error::Error for PlayerCrowdError {
 ///
 /// The head and the weapon show their first frame, as
 /// [`GpuPlayer::place`] draws them. Motion vectors of the parts that ride
-/// show their own pose's motion and the player's transform's, not their
-/// parent's animation moving them (the transform the GPU places is not
-/// kept for the next frame).
+/// show their own pose's motion and the player's moves
+/// ([`set_transform`](PlayerCrowd::set_transform)), not their parent's
+/// animation carrying them (the transform the GPU places is not kept for
+/// the next frame).
 ///
 /// ```no_run
 /// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, renderer: &mut md2_wgpu::Md2Renderer,
@@ -142,6 +143,9 @@ pub struct PlayerCrowd {
     surfaces: Vec<(PlayerPiece, Md2Crowd)>,
     /// What the head and the weapon play.
     still: Playback,
+    /// The player, for where its riding parts were when it moves (the
+    /// motion of views that draw it).
+    player: Box<Md3Player>,
 }
 
 impl PlayerCrowd {
@@ -219,6 +223,7 @@ impl PlayerCrowd {
         Ok(PlayerCrowd {
             surfaces,
             still: ClipClock::new(Clip::looping("still", 0, 0), 0.0).into(),
+            player: Box::new(md3.clone()),
         })
     }
 
@@ -337,13 +342,36 @@ impl PlayerCrowd {
         self.each(handle, torso, |edit| edit.play(next.clone(), at, duration))
     }
 
-    /// Moves the player behind `handle`: every part follows.
+    /// Moves the player behind `handle`: every part follows. Views that
+    /// draw motion see each riding part come from where the last frame
+    /// drew it (the player's transform then, the part at its tag at the
+    /// legs' and torso's poses then).
     pub fn set_transform(
         &mut self,
         handle: CrowdHandle,
         transform: Mat4,
     ) -> Result<(), PlayerCrowdError> {
-        self.each(handle, None, |edit| edit.set_transform(transform))
+        let i = self.index(handle)?;
+        let before = self.placed_before(i);
+        for (piece, crowd) in &mut self.surfaces {
+            let piece = *piece;
+            let previous = match (piece, &before) {
+                (PlayerPiece::Part(PlayerPart::Lower), _) | (_, None) => None,
+                (piece, Some((moved, at))) => {
+                    let part = match piece {
+                        PlayerPiece::Part(PlayerPart::Upper) => at.upper,
+                        PlayerPiece::Part(PlayerPart::Head) => at.head,
+                        _ => at.weapon,
+                    };
+                    Some(*moved * QUAKE_TO_Y_UP * part * QUAKE_TO_Y_UP.inverse())
+                }
+            };
+            let handle = crowd.handle_at(i);
+            crowd
+                .set_transform_from(handle, transform, previous)
+                .map_err(|error| PlayerCrowdError { piece, error })?;
+        }
+        Ok(())
     }
 
     /// Tints every part of the player behind `handle`.
@@ -381,6 +409,21 @@ impl PlayerCrowd {
     /// its tags included; each view keeps its visible records too).
     pub fn gpu_bytes(&self) -> u64 {
         self.surfaces.iter().map(|(_, c)| c.gpu_bytes()).sum()
+    }
+
+    /// Where player `i`'s parts were drawn in the last frame of a view that
+    /// draws motion: its transform, and its parts placed at the legs' and
+    /// torso's poses at that frame's time; `None` where no view draws
+    /// motion (or a tag is missing, which the crowd refused before).
+    fn placed_before(&self, i: usize) -> Option<(Mat4, PlayerTransforms)> {
+        let (_, legs) = self.surfaces.first()?;
+        let then = legs.motion_time()?;
+        let member = self.get(legs.handle_at(i))?;
+        let at = self
+            .player
+            .parts_at(member.legs.pose(then), member.torso.pose(then))
+            .ok()?;
+        Some((member.transform, at))
     }
 
     /// The dense index of `handle`'s player.
