@@ -103,6 +103,20 @@ fn records_of(
     (records, buckets.len())
 }
 
+/// A renderer with `options`, the tiny player holding the tiny model (two
+/// surfaces) as its weapon, that player on the GPU and an empty crowd of
+/// it.
+fn armed_tiny_players(
+    gpu: &Gpu,
+    options: Md2RendererOptions,
+) -> (Md2Renderer, Md3Player, GpuPlayer, PlayerCrowd) {
+    let renderer = srgb_renderer_with(gpu, options);
+    let player = tiny_player().with_weapon(tiny_md3());
+    let gpu_player = GpuPlayer::new(&gpu.device, &gpu.queue, &renderer, &player, &[]).unwrap();
+    let players = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player).unwrap();
+    (renderer, player, gpu_player, players)
+}
+
 #[test]
 fn every_part_of_a_player_crowd_rides_its_parents_tag_as_the_cpu_places_it() {
     let Some(gpu) = gpu() else { return };
@@ -322,10 +336,8 @@ fn a_crowd_of_players_with_weapons_draws_what_the_immediate_path_draws() {
 #[test]
 fn a_player_crowd_refuses_as_one_and_its_riders_need_their_parents() {
     let Some(gpu) = gpu() else { return };
-    let mut renderer = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
-    let player = tiny_player().with_weapon(tiny_md3());
-    let gpu_player = GpuPlayer::new(&gpu.device, &gpu.queue, &renderer, &player, &[]).unwrap();
-    let mut players = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player).unwrap();
+    let (mut renderer, _, _, mut players) =
+        armed_tiny_players(&gpu, Md2RendererOptions::WITH_DEPTH);
     let idle = md2_wgpu::Clip::looping("idle", 0, 1);
     let handle = players
         .add(PlayerMember::new(
@@ -379,10 +391,8 @@ fn a_player_crowd_refuses_as_one_and_its_riders_need_their_parents() {
 #[test]
 fn one_culling_test_decides_for_a_whole_player() {
     let Some(gpu) = gpu() else { return };
-    let mut renderer = srgb_renderer_with(&gpu, Md2RendererOptions::WITH_DEPTH);
-    let player = tiny_player().with_weapon(tiny_md3());
-    let gpu_player = GpuPlayer::new(&gpu.device, &gpu.queue, &renderer, &player, &[]).unwrap();
-    let mut players = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player).unwrap();
+    let (mut renderer, player, gpu_player, mut players) =
+        armed_tiny_players(&gpu, Md2RendererOptions::WITH_DEPTH);
     let idle = md2_wgpu::Clip::looping("idle", 0, 1);
     let clock = || ClipClock::new(idle.clone(), 0.0);
     // One player at the origin, one far off to the side.
@@ -453,10 +463,7 @@ fn a_moved_players_riding_parts_come_from_where_the_last_frame_drew_them() {
     use md2_wgpu::gpu::low_level::read_crowd_extras;
     let Some(gpu) = gpu() else { return };
     let options = Md2RendererOptions::WITH_DEPTH.with_motion_target(wgpu::TextureFormat::Rg16Float);
-    let mut renderer = srgb_renderer_with(&gpu, options);
-    let player = tiny_player().with_weapon(tiny_md3());
-    let gpu_player = GpuPlayer::new(&gpu.device, &gpu.queue, &renderer, &player, &[]).unwrap();
-    let mut players = PlayerCrowd::new(&gpu.device, &renderer, &gpu_player).unwrap();
+    let (mut renderer, player, _gpu_player, mut players) = armed_tiny_players(&gpu, options);
     for crowd in players.crowds_mut() {
         crowd.set_culling(false);
     }
