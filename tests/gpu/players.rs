@@ -364,6 +364,35 @@ fn a_player_crowd_refuses_as_one_and_its_riders_need_their_parents() {
     assert!(players.set_transform(handle, bad).is_err());
     assert_eq!(players.get(handle).unwrap().transform, Mat4::IDENTITY);
 
+    // A surface's crowd emptied on its own: the player crowd refuses the
+    // player that crowd lost, and new players, naming the piece; nothing
+    // panics, and it still prepares.
+    players.crowds_mut().nth(1).unwrap().clear();
+    let out_of_step = players.remove(handle).unwrap_err();
+    assert_eq!(
+        out_of_step,
+        md2_wgpu::gpu::PlayerCrowdError {
+            piece: PlayerPiece::Part(PlayerPart::Upper),
+            error: md2_wgpu::scene::CrowdError::StaleHandle,
+        }
+    );
+    assert!(players.set_tint(handle, [1.0; 4]).is_err());
+    let idle_clock = || ClipClock::new(idle.clone(), 0.0);
+    let again = PlayerMember::new(Mat4::IDENTITY, idle_clock(), idle_clock());
+    assert!(players.add(again).is_err());
+    assert_eq!(players.len(), 1);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer
+        .prepare_crowds(
+            &gpu.device,
+            &gpu.queue,
+            &mut encoder,
+            0.0,
+            players.crowds_mut(),
+        )
+        .unwrap();
+    gpu.queue.submit([encoder.finish()]);
+
     // The torso's crowd given without the legs' before it.
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let refused = renderer.prepare_crowds(

@@ -623,9 +623,9 @@ impl Md2Crowd {
         self.attachment.as_ref()
     }
 
-    /// The handle of the member at dense index `i` (`i < len()`).
-    pub(super) fn handle_at(&self, i: usize) -> CrowdHandle {
-        self.slots.handle(i)
+    /// The handle of the member at dense index `i`, if there is one.
+    pub(super) fn handle_at(&self, i: usize) -> Option<CrowdHandle> {
+        (i < self.members.len()).then(|| self.slots.handle(i))
     }
 
     /// The dense index of the member behind `handle`.

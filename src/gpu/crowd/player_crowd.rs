@@ -249,6 +249,15 @@ impl PlayerCrowd {
     /// valid until it is removed. Where a piece's crowd refuses it (a clip
     /// past the part's frames, say), no crowd keeps it.
     pub fn add(&mut self, member: PlayerMember) -> Result<CrowdHandle, PlayerCrowdError> {
+        // Out of step (a surface's crowd changed on its own): refused, as
+        // the players it lacks are.
+        let len = self.len();
+        if let Some((piece, _)) = self.surfaces.iter().find(|(_, c)| c.len() != len) {
+            return Err(PlayerCrowdError {
+                piece: *piece,
+                error: CrowdError::StaleHandle,
+            });
+        }
         let mut first = None;
         for k in 0..self.surfaces.len() {
             let (piece, crowd) = &mut self.surfaces[k];
@@ -269,8 +278,11 @@ impl PlayerCrowd {
                     // The crowds before took it as their last member:
                     // removing that leaves each as it was.
                     for (_, crowd) in &mut self.surfaces[..k] {
-                        let last = crowd.handle_at(crowd.len() - 1);
-                        let _ = crowd.remove(last);
+                        if let Some(last) =
+                            crowd.len().checked_sub(1).and_then(|i| crowd.handle_at(i))
+                        {
+                            let _ = crowd.remove(last);
+                        }
                     }
                     return Err(PlayerCrowdError { piece, error });
                 }
@@ -289,7 +301,7 @@ impl PlayerCrowd {
             self.surfaces
                 .iter()
                 .find(|(piece, _)| *piece == PlayerPiece::Part(part))
-                .and_then(|(_, crowd)| crowd.get(crowd.handle_at(i)))
+                .and_then(|(_, crowd)| crowd.get(crowd.handle_at(i)?))
         };
         let legs = of(PlayerPart::Lower)?;
         let torso = of(PlayerPart::Upper).map_or_else(|| legs.playback.clone(), |m| m.playback);
@@ -305,13 +317,15 @@ impl PlayerCrowd {
     /// Removes the player behind `handle`: the last player moves into its
     /// place in every surface's crowd, and the handle goes stale.
     pub fn remove(&mut self, handle: CrowdHandle) -> Result<PlayerMember, PlayerCrowdError> {
+        let i = self.index(handle)?;
         let member = self.get(handle).ok_or(PlayerCrowdError {
             piece: PlayerPiece::Part(PlayerPart::Lower),
             error: CrowdError::StaleHandle,
         })?;
-        let i = self.index(handle)?;
         for (_, crowd) in &mut self.surfaces {
-            let _ = crowd.remove(crowd.handle_at(i));
+            if let Some(handle) = crowd.handle_at(i) {
+                let _ = crowd.remove(handle);
+            }
         }
         Ok(member)
     }
@@ -366,7 +380,10 @@ impl PlayerCrowd {
                     Some(*moved * QUAKE_TO_Y_UP * part * QUAKE_TO_Y_UP.inverse())
                 }
             };
-            let handle = crowd.handle_at(i);
+            let handle = crowd.handle_at(i).ok_or(PlayerCrowdError {
+                piece,
+                error: CrowdError::StaleHandle,
+            })?;
             crowd
                 .set_transform_from(handle, transform, previous)
                 .map_err(|error| PlayerCrowdError { piece, error })?;
@@ -395,7 +412,11 @@ impl PlayerCrowd {
     /// Every surface's crowd, each part before the parts that ride it: what
     /// [`Md2Renderer::prepare_crowds`](crate::Md2Renderer::prepare_crowds)
     /// takes (chain it with other crowds: `players.crowds_mut().chain([&mut
-    /// md2_crowd])`).
+    /// md2_crowd])`), and where a setting of each (culling) is changed.
+    /// Adding or removing members of one of them on its own takes it out of
+    /// step with the others: the player crowd then refuses the players it
+    /// no longer has in every surface ([`CrowdError::StaleHandle`], naming
+    /// the piece), and draws riders only for members their parents have.
     pub fn crowds_mut(&mut self) -> impl Iterator<Item = &mut Md2Crowd> {
         self.surfaces.iter_mut().map(|(_, crowd)| crowd)
     }
@@ -418,7 +439,7 @@ impl PlayerCrowd {
     fn placed_before(&self, i: usize) -> Option<(Mat4, PlayerTransforms)> {
         let (_, legs) = self.surfaces.first()?;
         let then = legs.motion_time()?;
-        let member = self.get(legs.handle_at(i))?;
+        let member = self.get(legs.handle_at(i)?)?;
         let at = self
             .player
             .parts_at(member.legs.pose(then), member.torso.pose(then))
@@ -433,9 +454,18 @@ impl PlayerCrowd {
             piece,
             error: CrowdError::StaleHandle,
         })?;
-        crowd
+        let i = crowd
             .index_of(handle)
-            .map_err(|error| PlayerCrowdError { piece, error })
+            .map_err(|error| PlayerCrowdError { piece, error })?;
+        // A surface's crowd changed on its own (through `crowds_mut`) may
+        // no longer have the player: refused before anything changes.
+        match self.surfaces.iter().find(|(_, c)| c.handle_at(i).is_none()) {
+            Some((piece, _)) => Err(PlayerCrowdError {
+                piece: *piece,
+                error: CrowdError::StaleHandle,
+            }),
+            None => Ok(i),
+        }
     }
 
     /// `change` made to every surface's member of the player behind
@@ -452,7 +482,10 @@ impl PlayerCrowd {
         let i = self.index(handle)?;
         let chosen = |piece: &PlayerPiece| only.is_none_or(|only| only == *piece);
         for (piece, crowd) in self.surfaces.iter_mut().filter(|(p, _)| chosen(p)) {
-            let handle = crowd.handle_at(i);
+            let handle = crowd.handle_at(i).ok_or(PlayerCrowdError {
+                piece: *piece,
+                error: CrowdError::StaleHandle,
+            })?;
             change(&mut crowd.member(handle)).map_err(|error| PlayerCrowdError {
                 piece: *piece,
                 error,
