@@ -150,6 +150,8 @@ impl PlacedPlayers {
 struct Surface {
     piece: PlayerPiece,
     name: String,
+    /// The key of the picture it wears.
+    key: String,
     gpu: GpuModel,
     /// The model's last frame: a head or weapon is drawn at its first
     /// frame, clamped.
@@ -199,7 +201,9 @@ impl GpuPlayer {
     /// each with the picture `textures` holds under its key
     /// ([`Md3Player::texture_keys`]; a weapon's surfaces by
     /// [`Md3Surface::default_texture`](crate::format::md3::Md3Surface::default_texture)),
-    /// or the renderer's checker where there is none. A surface without
+    /// or the renderer's checker where there is none. A picture several
+    /// surfaces wear is uploaded once (the first surface's
+    /// [`gpu_bytes_breakdown`](GpuModel::gpu_bytes_breakdown) counts it). A surface without
     /// triangles is left out, as Quake III leaves it out.
     pub fn new(
         device: &wgpu::Device,
@@ -256,16 +260,33 @@ impl GpuPlayer {
                     .map(|(_, image)| image.clone())
                     .into_iter()
                     .collect();
-                let gpu =
-                    GpuModel::with_options(device, queue, cache, &keyframes, &picture, options)
-                        .map_err(|error| PlayerSetupError::Upload {
-                            piece,
-                            surface: name.clone(),
-                            error,
-                        })?;
+                // A picture another surface wears already (the penguin's
+                // skin.tga, on its legs and its head) is uploaded once.
+                let wearing = surfaces
+                    .iter()
+                    .find(|s: &&Surface| !picture.is_empty() && s.key == *key);
+                let gpu = match wearing {
+                    Some(other) => GpuModel::with_options_sharing_skins(
+                        device,
+                        queue,
+                        cache.as_ref(),
+                        &keyframes,
+                        options,
+                        &other.gpu,
+                    ),
+                    None => {
+                        GpuModel::with_options(device, queue, cache, &keyframes, &picture, options)
+                    }
+                }
+                .map_err(|error| PlayerSetupError::Upload {
+                    piece,
+                    surface: name.clone(),
+                    error,
+                })?;
                 surfaces.push(Surface {
                     piece,
                     name,
+                    key: key.clone(),
                     gpu,
                     last_frame: keyframes.frame_count() - 1,
                 });

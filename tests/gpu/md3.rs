@@ -178,6 +178,20 @@ fn the_shared_players_draw_at_their_tags_with_their_skins() {
         gpu_player.place(&instance, &mut placed).unwrap();
         let batches = gpu_player.batches(&placed);
         assert_eq!(batches.len(), gpu_player.surface_count());
+        // A picture several surfaces wear (the penguin's skin.tga) is
+        // uploaded once: as many skin textures as distinct pictures.
+        let mut pictures: Vec<&str> = textures.iter().map(|(k, _)| k.as_str()).collect();
+        pictures.sort_unstable();
+        pictures.dedup();
+        let skin_bytes: Vec<u64> = (0..gpu_player.surface_count())
+            .map(|s| gpu_player.surface(s).unwrap().2.gpu_bytes_breakdown().skins)
+            .collect();
+        eprintln!("{name}: skin bytes per surface {skin_bytes:?}");
+        assert_eq!(
+            skin_bytes.iter().filter(|&&b| b > 0).count(),
+            pictures.len(),
+            "{name}: {pictures:?}"
+        );
         let picture = render_square(&gpu, &mut renderer, &camera, &batches, SIZE);
         save_picture(&picture, &format!("md3-{name}.png"));
 

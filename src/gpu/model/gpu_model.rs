@@ -9,7 +9,7 @@ use glam::Mat4;
 use image::RgbaImage;
 
 use super::draw::{DrawModel, Published};
-use super::skins::upload_skins;
+use super::skins::{SkinTexture, upload_skins};
 use crate::contract::{
     GpuModelOptions, IndexFormat, MAX_LEVELS, ModelData, ModelDataError, ModelLevels, model_levels,
     narrow, reversed,
@@ -108,6 +108,17 @@ pub struct GpuModel {
     published: OnceLock<Arc<Published>>,
     /// The cache it was made with: it knows whether the device was lost.
     cache: Md2Cache,
+    /// Its skins, which another model of the same pictures may share.
+    skin: SkinTexture,
+}
+
+/// Where a model's skins come from.
+#[derive(Clone, Copy)]
+enum Skins<'a> {
+    /// Pictures to upload.
+    Upload(&'a [RgbaImage]),
+    /// Another model's texture.
+    Shared(&'a SkinTexture),
 }
 
 /// What a model is, beside its buffers.
@@ -175,11 +186,41 @@ impl GpuModel {
         data: &ModelData,
         skins: &[RgbaImage],
     ) -> Result<GpuModel, SetupError> {
-        let cache = cache.as_ref();
+        GpuModel::from_data_with(device, queue, cache.as_ref(), data, Skins::Upload(skins))
+    }
+
+    /// [`GpuModel::with_options`] for a model that wears the very skins
+    /// `with` wears: their texture is shared, not uploaded again (a Quake
+    /// III player's surfaces that name one picture). The model's
+    /// [`gpu_bytes_breakdown`](GpuModel::gpu_bytes_breakdown) counts no
+    /// skin bytes: `with`'s does.
+    pub(crate) fn with_options_sharing_skins(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cache: &Md2Cache,
+        model: &KeyframeModel,
+        options: GpuModelOptions,
+        with: &GpuModel,
+    ) -> Result<GpuModel, SetupError> {
+        let data = ModelData::new(model, options).map_err(too_many_frames)?;
+        GpuModel::from_data_with(device, queue, cache, &data, Skins::Shared(&with.skin))
+    }
+
+    fn from_data_with(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cache: &Md2Cache,
+        data: &ModelData,
+        skins: Skins<'_>,
+    ) -> Result<GpuModel, SetupError> {
         cache.check_setup("uploading a model")?;
         let masks = data.info().flags & crate::contract::MODEL_FULLBRIGHT_MASKS != 0;
-        if masks && (skins.is_empty() || !skins.len().is_multiple_of(2)) {
-            return Err(SetupError::FullbrightMasks { skins: skins.len() });
+        let given = match skins {
+            Skins::Upload(skins) => skins.len(),
+            Skins::Shared(skin) => skin.layers as usize,
+        };
+        if masks && (given == 0 || !given.is_multiple_of(2)) {
+            return Err(SetupError::FullbrightMasks { skins: given });
         }
         let limits = device.limits();
         check_size(
@@ -217,7 +258,10 @@ impl GpuModel {
                 U::STORAGE,
             )?;
             let corners = buffer("md2-wgpu corners", data.corner_bytes(), U::VERTEX)?;
-            let skin = upload_skins(device, queue, skins);
+            let skin = match skins {
+                Skins::Upload(skins) => upload_skins(device, queue, skins),
+                Skins::Shared(skin) => Ok(skin.clone()),
+            };
             let bind_group = skin.as_ref().ok().map(|skin| {
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("md2-wgpu model bind group"),
@@ -257,7 +301,11 @@ impl GpuModel {
             vertex_data: vertex_data.size(),
             frame_params: frame_params.size(),
             corners: corners.size(),
-            skins: skin.bytes,
+            // A shared texture is counted by the model that uploaded it.
+            skins: match skins {
+                Skins::Upload(_) => skin.bytes,
+                Skins::Shared(_) => 0,
+            },
             info: info.size(),
             ..GpuModelBytes::default()
         };
@@ -292,6 +340,7 @@ impl GpuModel {
             bytes,
             published: OnceLock::new(),
             cache: cache.clone(),
+            skin,
         })
     }
 

@@ -7,6 +7,7 @@ use crate::contract::{MAX_GPU_SKINS, SkinArray};
 use crate::gpu::error::SetupError;
 
 /// The uploaded skins.
+#[derive(Clone, Debug)]
 pub(crate) struct SkinTexture {
     pub view: wgpu::TextureView,
     pub layers: u32,
