@@ -197,9 +197,7 @@ fn found(
         return Err("no texture: the skin names none (the checker stands in)".into());
     };
     let (file, bytes) = texture
-        .candidates
-        .iter()
-        .map(|c| c.rsplit(['/', '\\']).next().unwrap_or(c))
+        .file_names()
         .find_map(|f| read(f).map(|bytes| (f, bytes)))
         .ok_or_else(|| {
             format!(

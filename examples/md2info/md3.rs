@@ -110,14 +110,15 @@ struct FoundTextures {
 }
 
 impl FoundTextures {
-    /// Looks for the texture `path` as the files `candidates` (by their
-    /// last parts) in `dir`, once per path, decoding the first there.
-    fn look_for(&mut self, dir: &Path, path: &str, candidates: &[String]) {
+    /// Looks for `texture` (the game path `path`) as the files it may be
+    /// (by their last parts) in `dir`, once per path, decoding the first
+    /// there.
+    fn look_for(&mut self, dir: &Path, path: &str, texture: &Md3SurfaceTexture) {
         if self.looked_for.iter().any(|p| p == path) {
             return;
         }
         self.looked_for.push(path.to_owned());
-        let line = match file_in(dir, candidates) {
+        let line = match found_in(dir, texture) {
             Some(file) => match skins::load_skin(dir.join(&file)) {
                 Ok(image) => {
                     let line = format!(
@@ -133,7 +134,7 @@ impl FoundTextures {
             None => format!(
                 "did not embed texture {path}: not found in {} (tried {})",
                 dir.display(),
-                candidates.join(", ")
+                texture.candidates.join(", ")
             ),
         };
         self.lines.push(line);
@@ -151,7 +152,12 @@ fn model_textures(model: &Md3Model, file: &Path) -> FoundTextures {
     for surface in model.surfaces() {
         let shader = surface.shaders().first().map(|s| s.name());
         if let Some(path) = shader.filter(|n| !n.is_empty()) {
-            found.look_for(dir, &path, &texture_candidates(&path));
+            let texture = Md3SurfaceTexture {
+                surface: surface.name(),
+                candidates: texture_candidates(&path),
+                texture: Some(path.clone()),
+            };
+            found.look_for(dir, &path, &texture);
         }
     }
     found
@@ -164,7 +170,7 @@ fn player_textures(player: &Md3Player, dir: &Path) -> FoundTextures {
     for part in PlayerPart::ALL {
         for texture in player.textures(part) {
             if let Some(path) = &texture.texture {
-                found.look_for(dir, path, &texture.candidates);
+                found.look_for(dir, path, &texture);
             }
         }
     }
@@ -380,15 +386,8 @@ pub fn obj(model: &Md3Model, frame: u32, name: &str) -> Result<String, String> {
 /// III tries whose last part is a file in `dir` (a texture elsewhere
 /// under the game's root is not looked for).
 fn found_in(dir: &Path, texture: &Md3SurfaceTexture) -> Option<String> {
-    file_in(dir, &texture.candidates)
-}
-
-/// The last part of the first of `candidates` (game paths) that is a file
-/// in `dir`.
-fn file_in(dir: &Path, candidates: &[String]) -> Option<String> {
-    candidates
-        .iter()
-        .map(|c| c.rsplit(['/', '\\']).next().unwrap_or(c))
+    texture
+        .file_names()
         .find(|file| dir.join(file).is_file())
         .map(str::to_owned)
 }

@@ -33,9 +33,8 @@ pub fn shared_md3_dir() -> Option<PathBuf> {
 /// such file is there.
 pub fn texture_in(dir: &Path, texture: &Md3SurfaceTexture) -> Option<image::RgbaImage> {
     texture
-        .candidates
-        .iter()
-        .map(|c| dir.join(c.rsplit(['/', '\\']).next().unwrap_or(c)))
+        .file_names()
+        .map(|name| dir.join(name))
         .find(|file| file.is_file())
         .map(|file| {
             image::open(&file)

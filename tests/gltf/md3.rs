@@ -63,15 +63,11 @@ fn folder_textures(player: &Md3Player, dir: &Path) -> Textures {
     let mut textures: Textures = Vec::new();
     for part in PlayerPart::ALL {
         for t in player.textures(part) {
+            let file = t.file_names().map(|n| dir.join(n)).find(|f| f.is_file());
             let Some(path) = t.texture else { continue };
             if textures.iter().any(|(p, _)| *p == path) {
                 continue;
             }
-            let file = t
-                .candidates
-                .iter()
-                .map(|c| dir.join(c.rsplit(['/', '\\']).next().unwrap_or(c)))
-                .find(|f| f.is_file());
             if let Some(file) = file {
                 let image = md2_wgpu::skins::load_skin(&file)
                     .unwrap_or_else(|e| panic!("{}: {e}", file.display()));

@@ -221,6 +221,29 @@ pub struct Md3SurfaceTexture {
     pub candidates: Vec<String>,
 }
 
+impl Md3SurfaceTexture {
+    /// The last part of each of [`candidates`](Md3SurfaceTexture::candidates),
+    /// in order: the names a folder of the player's files (or files
+    /// dropped together) holds the texture by, where the game's paths do
+    /// not apply.
+    ///
+    /// ```
+    /// use md2_wgpu::format::md3::{Md3SurfaceTexture, texture_candidates};
+    /// let texture = Md3SurfaceTexture {
+    ///     surface: "h_head".into(),
+    ///     texture: Some("models/players/major/head.jpg".into()),
+    ///     candidates: texture_candidates("models/players/major/head.jpg"),
+    /// };
+    /// let names: Vec<&str> = texture.file_names().collect();
+    /// assert_eq!(names, ["head.jpg", "head.tga"]);
+    /// ```
+    pub fn file_names(&self) -> impl Iterator<Item = &str> {
+        self.candidates
+            .iter()
+            .map(|c| c.rsplit(['/', '\\']).next().unwrap_or(c))
+    }
+}
+
 /// A Quake III player: its three models, `animation.cfg`, one skin set's
 /// `.skin` files (each giving a texture to every surface of its model)
 /// and, optionally, a weapon.
