@@ -5,6 +5,7 @@
 //! torso's tags) placed on the CPU as Quake III's `CG_Player` places it.
 
 use std::fmt;
+use std::sync::Arc;
 
 use glam::Mat4;
 use image::RgbaImage;
@@ -192,7 +193,8 @@ struct Surface {
 /// ```
 #[derive(Debug)]
 pub struct GpuPlayer {
-    player: Md3Player,
+    /// Shared with the player crowds made of it.
+    player: Arc<Md3Player>,
     surfaces: Vec<Surface>,
 }
 
@@ -293,7 +295,7 @@ impl GpuPlayer {
             }
         }
         Ok(GpuPlayer {
-            player: player.clone(),
+            player: Arc::new(player.clone()),
             surfaces,
         })
     }
@@ -301,6 +303,11 @@ impl GpuPlayer {
     /// The player uploaded (its tags place the parts).
     pub fn player(&self) -> &Md3Player {
         &self.player
+    }
+
+    /// The player uploaded, for a crowd of it to keep without a copy.
+    pub(crate) fn shared_player(&self) -> Arc<Md3Player> {
+        Arc::clone(&self.player)
     }
 
     /// How many surfaces were uploaded.

@@ -297,13 +297,8 @@ impl Md2Crowd {
     ) -> Result<(), CrowdError> {
         let i = self.slots.dense(handle)?;
         check_transform(&transform)?;
-        match previous {
-            Some(previous) => {
-                self.motion
-                    .capture(i, MOTION_MOVED as u8, rows(&previous), |_| unreachable!())
-            }
-            None => self.capture_motion(i, MOTION_MOVED as u8),
-        }
+        let shown = previous.map_or(self.records[i].rows, |m| rows(&m));
+        self.capture_motion_from(i, MOTION_MOVED as u8, shown);
         self.members[i].transform = transform;
         write_transform(&mut self.records[i], &self.members[i]);
         self.rebucket(i);
@@ -587,8 +582,14 @@ impl Md2Crowd {
 
     /// Keeps what member `i` showed before a change of the kinds in `bits`.
     fn capture_motion(&mut self, i: usize, bits: u8) {
+        self.capture_motion_from(i, bits, self.records[i].rows);
+    }
+
+    /// [`capture_motion`](Md2Crowd::capture_motion), the member having
+    /// been drawn with `rows`.
+    fn capture_motion_from(&mut self, i: usize, bits: u8, rows: [[f32; 4]; 3]) {
         let (members, clips) = (&self.members, &self.clips);
-        self.motion.capture(i, bits, self.records[i].rows, |then| {
+        self.motion.capture(i, bits, rows, |then| {
             members[i].member(clips).playback.pose(then)
         });
     }

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use glam::Mat4;
+use glam::{Mat4, Vec3};
 
 use super::attach::tag_table;
 use super::handle::CrowdHandle;
@@ -145,7 +145,7 @@ pub struct PlayerCrowd {
     still: Playback,
     /// The player, for where its riding parts were when it moves (the
     /// motion of views that draw it).
-    player: Box<Md3Player>,
+    player: Arc<Md3Player>,
 }
 
 impl PlayerCrowd {
@@ -223,7 +223,7 @@ impl PlayerCrowd {
         Ok(PlayerCrowd {
             surfaces,
             still: ClipClock::new(Clip::looping("still", 0, 0), 0.0).into(),
-            player: Box::new(md3.clone()),
+            player: player.shared_player(),
         })
     }
 
@@ -498,21 +498,15 @@ impl PlayerCrowd {
 /// How far from its origin a model reaches on any frame: the farthest
 /// corner of any frame's box.
 fn reach(model: &Md3Model) -> f32 {
-    let length = |p: [f32; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+    // The corner farthest from the origin takes each axis's larger end.
     model
         .frames()
         .iter()
-        .flat_map(|f| {
-            (0..8).map(move |corner| {
-                let pick = |k: usize| {
-                    if corner >> k & 1 == 0 {
-                        f.min[k]
-                    } else {
-                        f.max[k]
-                    }
-                };
-                length([pick(0), pick(1), pick(2)])
-            })
+        .map(|f| {
+            Vec3::from(f.min)
+                .abs()
+                .max(Vec3::from(f.max).abs())
+                .length()
         })
         .fold(0.0, f32::max)
 }
@@ -533,10 +527,9 @@ fn tree_bounds(player: &Md3Player) -> Option<Vec<Bounds>> {
         player.part(PlayerPart::Upper),
         player.part(PlayerPart::Head),
     );
-    let length = |p: [f32; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
     let farthest = |model: &Md3Model, tag: &str, rider: f32| -> Option<f32> {
         (0..model.frames().len())
-            .map(|f| Some(length(model.tag(f, tag)?.origin) + ROOT3 * rider))
+            .map(|f| Some(Vec3::from(model.tag(f, tag)?.origin).length() + ROOT3 * rider))
             .try_fold(0.0f32, |m, r| Some(m.max(r?)))
     };
     let mut torso_reach = reach(torso).max(farthest(torso, "tag_head", reach(head))?);
