@@ -457,19 +457,11 @@ impl Inspector {
     /// Shows `loaded` in place of what is shown, or keeps that and records
     /// why not.
     fn show_player(&mut self, loaded: Result<LoadedPlayer, String>) -> bool {
-        match loaded {
-            Ok(player) => {
-                self.path = player.file.dir.display().to_string();
-                self.quake3 = Some(player);
-                self.orbit = None;
-                self.errors.clear();
-                true
-            }
-            Err(e) => {
-                self.errors.push(e);
-                false
-            }
-        }
+        self.take(loaded, |inspector, player| {
+            inspector.path = player.file.dir.display().to_string();
+            inspector.quake3 = Some(player);
+            inspector.orbit = None;
+        })
     }
 
     /// Opens the weapon at `path`, drawn with the body's frames; while a
@@ -517,17 +509,7 @@ impl Inspector {
             .clone()
             .with_weapon(name, bytes, read)
             .and_then(|file| q3.replace_file(&self.device, &self.queue, &self.cache, file));
-        match held {
-            Ok(()) => {
-                self.show_weapon = true;
-                self.errors.clear();
-                true
-            }
-            Err(e) => {
-                self.errors.push(e);
-                false
-            }
-        }
+        self.take(held, |inspector, ()| inspector.show_weapon = true)
     }
 
     /// Removes the weapon (a shown player's too).
@@ -677,9 +659,15 @@ impl Inspector {
     ) -> bool {
         let loaded =
             file.and_then(|file| LoadedModel::upload(&self.device, &self.queue, &self.cache, file));
+        self.take(loaded, take)
+    }
+
+    /// Hands what loaded to `take`, clearing the errors; or keeps what is
+    /// shown and records why not. Whether it loaded.
+    fn take<T>(&mut self, loaded: Result<T, String>, take: impl FnOnce(&mut Inspector, T)) -> bool {
         match loaded {
-            Ok(model) => {
-                take(self, model);
+            Ok(value) => {
+                take(self, value);
                 self.errors.clear();
                 true
             }
