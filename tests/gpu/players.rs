@@ -381,17 +381,8 @@ fn a_player_crowd_refuses_as_one_and_its_riders_need_their_parents() {
     let again = PlayerMember::new(Mat4::IDENTITY, idle_clock(), idle_clock());
     assert!(players.add(again).is_err());
     assert_eq!(players.len(), 1);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer
-        .prepare_crowds(
-            &gpu.device,
-            &gpu.queue,
-            &mut encoder,
-            0.0,
-            players.crowds_mut(),
-        )
-        .unwrap();
-    gpu.queue.submit([encoder.finish()]);
+    let camera = square_camera(Vec3::new(0.0, 20.0, 60.0), Vec3::ZERO, 0.8, 1.0, 500.0);
+    step_crowds(&gpu, &mut renderer, &camera, players.crowds_mut(), 0.0);
 
     // The torso's crowd given without the legs' before it.
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
@@ -404,17 +395,7 @@ fn a_player_crowd_refuses_as_one_and_its_riders_need_their_parents() {
     );
     assert_eq!(refused, Err(PrepareError::ParentCrowdMissing { crowd: 0 }));
     // In order, it prepares.
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer
-        .prepare_crowds(
-            &gpu.device,
-            &gpu.queue,
-            &mut encoder,
-            0.0,
-            players.crowds_mut(),
-        )
-        .unwrap();
-    gpu.queue.submit([encoder.finish()]);
+    step_crowds(&gpu, &mut renderer, &camera, players.crowds_mut(), 0.0);
 }
 
 #[test]
