@@ -73,6 +73,15 @@ crowd=$target/debug/examples/crowd
 # changes under 1% of its pixels.
 timeout 600 "$crowd" --soldiers 120 --frames 30 --size 640x400 \
   --screenshot "$out/crowd.png" --check-screenshot
+# A crowd of Quake III players (parts on their tags as Bevy children), where
+# the shared community players are (they are never committed).
+players=${MD2_SHARED_MODELS:-$PWD/../shared/md2}/../md3/major
+if [ -f "$players/lower.md3" ]; then
+  timeout 600 "$crowd" --player "$players" --soldiers 120 --frames 30 --size 640x400 \
+    --screenshot "$out/crowd-players.png" --check-screenshot
+else
+  echo "ci-bevy: crowd of players SKIPPED: no shared Quake III player at $players (set MD2_SHARED_MODELS)"
+fi
 if $docs; then
   timeout 600 "$crowd" --frames 90 --size 960x540 \
     --screenshot md2-bevy/docs/crowd.png --check-screenshot

@@ -2,10 +2,15 @@
 //! their shadows on the ground: md2-bevy's plugin drawing md2-wgpu's built-in
 //! demo model (or a model of yours), every soldier on its own clock, some
 //! stopping now and then to wave, salute or taunt (crossfades in and out).
+//! Given a Quake III player's folder, a crowd of players instead: legs
+//! running on their own clocks, torsos now and then gesturing or attacking
+//! on theirs without breaking stride, heads on the torsos' `tag_head`,
+//! a weapon (`--weapon`) in every hand.
 //!
 //! ```sh
 //! cargo run --release -p md2-bevy --example crowd
 //! cargo run --release -p md2-bevy --example crowd -- --model path/to/tris.md2 --soldiers 400
+//! cargo run --release -p md2-bevy --example crowd -- --player ../shared/md3/major [--skin red] [--weapon gun.md3]
 //! # unattended (CI): N frames, a screenshot, exit; --check-screenshot exits
 //! # 1 when the picture is one colour or the crowd changes no pixel of it
 //! cargo run --release -p md2-bevy --example crowd -- --frames 60 --screenshot crowd.png --check-screenshot
@@ -24,8 +29,12 @@ use bevy::prelude::*;
 use bevy::render::RenderPlugin;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::window::WindowResolution;
-use md2_bevy::{Md2, Md2Animator, Md2Asset, Md2Plugin};
+use md2_bevy::{
+    Md2, Md2Animator, Md2Asset, Md2Plugin, Md3PlayerAsset, Md3PlayerEntity, Md3PlayerParts,
+    Md3PlayerSettings,
+};
 use md2_wgpu::Quake2Player;
+use md2_wgpu::format::md3::PlayerAnimation;
 
 /// A Quake unit in metres: a 56-unit player stands 1.75 m tall.
 const METRES: f32 = md2_wgpu::gltf::METRES_PER_QUAKE_UNIT;
@@ -35,6 +44,9 @@ const METRES: f32 = md2_wgpu::gltf::METRES_PER_QUAKE_UNIT;
 struct Args {
     soldiers: u32,
     model: Option<PathBuf>,
+    player: Option<PathBuf>,
+    skin: String,
+    weapon: Option<PathBuf>,
     size: (u32, u32),
     frames: Option<u32>,
     screenshot: Option<PathBuf>,
@@ -45,6 +57,9 @@ fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         soldiers: 240,
         model: None,
+        player: None,
+        skin: "default".to_owned(),
+        weapon: None,
         size: (1280, 720),
         frames: None,
         screenshot: None,
@@ -58,6 +73,9 @@ fn parse_args() -> Result<Args, String> {
                 args.soldiers = value()?.parse().map_err(|e| format!("--soldiers: {e}"))?
             }
             "--model" => args.model = Some(PathBuf::from(value()?)),
+            "--player" => args.player = Some(PathBuf::from(value()?)),
+            "--skin" => args.skin = value()?,
+            "--weapon" => args.weapon = Some(PathBuf::from(value()?)),
             "--size" => {
                 let v = value()?;
                 let (w, h) = v.split_once('x').ok_or("--size is WIDTHxHEIGHT")?;
@@ -73,13 +91,20 @@ fn parse_args() -> Result<Args, String> {
             "--check-screenshot" => args.check = true,
             "--help" | "-h" => {
                 return Err(
-                    "usage: crowd [--soldiers N] [--model FILE.md2] [--size WxH] \
+                    "usage: crowd [--soldiers N] [--model FILE.md2 | --player DIR [--skin NAME] \
+                            [--weapon FILE.md3]] [--size WxH] \
                             [--frames N --screenshot PNG [--check-screenshot]]"
                         .to_owned(),
                 );
             }
             other => return Err(format!("unknown argument {other} (try --help)")),
         }
+    }
+    if args.model.is_some() && args.player.is_some() {
+        return Err("--model or --player, not both".to_owned());
+    }
+    if args.weapon.is_some() && args.player.is_none() {
+        return Err("--weapon is for a --player".to_owned());
     }
     if args.screenshot.is_some() && args.frames.is_none() {
         args.frames = Some(60);
@@ -125,6 +150,25 @@ fn main() -> AppExit {
             AssetSourceBuilder::platform_default(&folder.to_string_lossy(), None),
         );
     }
+    // A player's folder, and a weapon's, likewise.
+    let folders = [
+        ("player", args.player.clone()),
+        (
+            "weapon",
+            args.weapon
+                .as_ref()
+                .map(|w| w.parent().unwrap_or(Path::new(".")).to_path_buf()),
+        ),
+    ];
+    for (source, folder) in folders {
+        if let Some(folder) = folder {
+            let folder = std::path::absolute(&folder).unwrap_or_else(|_| PathBuf::from("."));
+            app.register_asset_source(
+                source,
+                AssetSourceBuilder::platform_default(&folder.to_string_lossy(), None),
+            );
+        }
+    }
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin {
@@ -150,7 +194,16 @@ fn main() -> AppExit {
     })
     .insert_resource(ClearColor(Color::srgb(0.55, 0.7, 0.9)))
     .add_systems(Startup, setup)
-    .add_systems(Update, (walk, gesture, unattended, report_load_failure))
+    .add_systems(
+        Update,
+        (
+            walk,
+            gesture,
+            gesture_players,
+            unattended,
+            report_load_failure,
+        ),
+    )
     .run()
 }
 
@@ -167,8 +220,9 @@ struct Walker {
     next_rest: f64,
 }
 
+/// What the crowd is of: an MD2 (or MDL) model, or a Quake III player.
 #[derive(Resource)]
-struct Model(Handle<Md2Asset>);
+struct Model(UntypedHandle);
 
 /// A small deterministic generator, so every run shows the same crowd.
 struct Lcg(u64);
@@ -190,40 +244,33 @@ fn setup(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    let model: Handle<Md2Asset> = match &args.model {
-        Some(path) => {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            assets.load(format!("model://{name}"))
-        }
-        None => assets.load("demo://soldier/tris.md2"),
+    let file_name = |path: &Path| {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     };
-    commands.insert_resource(Model(model.clone()));
-
-    let mut rng = Lcg(7);
-    for i in 0..args.soldiers {
-        let radius = 3.0 + 15.0 * rng.next().sqrt();
-        let direction = if i % 2 == 0 { 1.0 } else { -1.0 };
-        // Running at about 4 m/s (Quake II's run, scaled), on its own phase.
-        let pace = direction * (3.0 + rng.next()) / radius;
-        let tint = Color::hsl(360.0 * rng.next(), 0.35, 0.8);
-        commands.spawn((
-            Md2(model.clone()),
-            Md2Animator::player(Quake2Player::Run)
-                .with_phase(f64::from(rng.next()) * 0.6)
-                .with_speed(0.9 + 0.2 * rng.next())
-                .with_tint(tint),
-            Transform::from_scale(Vec3::splat(METRES)),
-            Walker {
-                radius,
-                angle: rng.next() * TAU,
-                pace,
-                resting_until: None,
-                next_rest: 2.0 + 10.0 * f64::from(rng.next()),
-            },
-        ));
+    if args.player.is_some() {
+        let skin = args.skin.clone();
+        let weapon = args
+            .weapon
+            .as_deref()
+            .map(|w| format!("weapon://{}", file_name(w)));
+        let player: Handle<Md3PlayerAsset> = assets
+            .load_builder()
+            .with_settings(move |s: &mut Md3PlayerSettings| {
+                s.skin = skin.clone();
+                s.weapon = weapon.clone();
+            })
+            .load("player://animation.cfg");
+        commands.insert_resource(Model(player.clone().untyped()));
+        spawn_players(&mut commands, &player, args.soldiers);
+    } else {
+        let model: Handle<Md2Asset> = match &args.model {
+            Some(path) => assets.load(format!("model://{}", file_name(path))),
+            None => assets.load("demo://soldier/tris.md2"),
+        };
+        commands.insert_resource(Model(model.clone().untyped()));
+        spawn_soldiers(&mut commands, &model, args.soldiers);
     }
 
     commands.spawn((
@@ -255,6 +302,66 @@ fn setup(
         Tonemapping::AcesFitted,
         Transform::from_xyz(0.0, 14.0, 30.0).looking_at(Vec3::new(0.0, 0.0, 2.0), Vec3::Y),
     ));
+}
+
+/// A walker's circle, pace and first rest, and a tint, from `rng`.
+fn walker(rng: &mut Lcg, i: u32) -> (Walker, Color) {
+    let radius = 3.0 + 15.0 * rng.next().sqrt();
+    let direction = if i.is_multiple_of(2) { 1.0 } else { -1.0 };
+    // Running at about 4 m/s (Quake's run, scaled).
+    let pace = direction * (3.0 + rng.next()) / radius;
+    let tint = Color::hsl(360.0 * rng.next(), 0.35, 0.8);
+    let walker = Walker {
+        radius,
+        angle: rng.next() * TAU,
+        pace,
+        resting_until: None,
+        next_rest: 2.0 + 10.0 * f64::from(rng.next()),
+    };
+    (walker, tint)
+}
+
+/// `count` soldiers of `model`, each running on its own phase and speed.
+fn spawn_soldiers(commands: &mut Commands, model: &Handle<Md2Asset>, count: u32) {
+    let mut rng = Lcg(7);
+    for i in 0..count {
+        let (walker, tint) = walker(&mut rng, i);
+        commands.spawn((
+            Md2(model.clone()),
+            Md2Animator::player(Quake2Player::Run)
+                .with_phase(f64::from(rng.next()) * 0.6)
+                .with_speed(0.9 + 0.2 * rng.next())
+                .with_tint(tint),
+            Transform::from_scale(Vec3::splat(METRES)),
+            walker,
+        ));
+    }
+}
+
+/// `count` players of `player`, legs running and torsos standing, each
+/// on its own phases and speeds (their clips come from the player's
+/// `animation.cfg` once it has loaded).
+fn spawn_players(commands: &mut Commands, player: &Handle<Md3PlayerAsset>, count: u32) {
+    let mut rng = Lcg(7);
+    for i in 0..count {
+        let (walker, tint) = walker(&mut rng, i);
+        let mut entity = Md3PlayerEntity::new(player.clone());
+        entity.legs = entity
+            .legs
+            .with_speed(0.9 + 0.2 * rng.next())
+            .with_phase(f64::from(rng.next()) * 0.6)
+            .with_tint(tint);
+        entity.torso = entity
+            .torso
+            .with_phase(f64::from(rng.next()) * 2.0)
+            .with_tint(tint);
+        commands.spawn((
+            entity.playing(PlayerAnimation::LegsRun, PlayerAnimation::TorsoStand),
+            Transform::from_scale(Vec3::splat(METRES)),
+            walker,
+            TorsoGesture::default(),
+        ));
+    }
 }
 
 /// Walks every soldier round its circle, facing the way it goes (the model
@@ -301,6 +408,54 @@ fn gesture(time: Res<Time>, mut walkers: Query<(&mut Walker, &mut Md2Animator)>)
     }
 }
 
+/// While a player's torso gestures: when it stands again. Its legs run
+/// on meanwhile.
+#[derive(Component, Default)]
+struct TorsoGesture(Option<f64>);
+
+/// Now and then a player's torso gestures or attacks (a crossfade into a
+/// one-shot clip of its own), its legs running on, then stands again (a
+/// crossfade back).
+fn gesture_players(
+    time: Res<Time>,
+    assets: Res<Assets<Md3PlayerAsset>>,
+    mut players: Query<
+        (&mut Walker, &mut TorsoGesture, &mut Md3PlayerEntity),
+        With<Md3PlayerParts>,
+    >,
+) {
+    let now = time.elapsed_secs_f64();
+    const GESTURES: [PlayerAnimation; 3] = [
+        PlayerAnimation::TorsoGesture,
+        PlayerAnimation::TorsoAttack,
+        PlayerAnimation::TorsoAttack2,
+    ];
+    for (mut walker, mut gesture, mut player) in &mut players {
+        let Some(asset) = assets.get(&player.asset) else {
+            continue;
+        };
+        match gesture.0 {
+            None if now >= walker.next_rest => {
+                let pick = GESTURES[(walker.next_rest * 7.0) as usize % GESTURES.len()];
+                let Some(clip) = asset.clip(pick) else {
+                    continue;
+                };
+                let until = now + clip.duration() / f64::from(player.torso.speed());
+                player.torso.crossfade(clip, now, 0.15);
+                gesture.0 = Some(until);
+            }
+            Some(until) if now >= until => {
+                if let Some(stand) = asset.clip(PlayerAnimation::TorsoStand) {
+                    player.torso.crossfade(stand, now, 0.25);
+                }
+                gesture.0 = None;
+                walker.next_rest = now + 3.0 + (walker.radius as f64 % 5.0) * 2.0;
+            }
+            _ => {}
+        }
+    }
+}
+
 fn report_load_failure(
     assets: Res<AssetServer>,
     model: Res<Model>,
@@ -330,6 +485,12 @@ struct Unattended {
     captures: Arc<Mutex<Captures>>,
 }
 
+/// Soldiers without their model yet, and players without their parts.
+type Waiting = Or<(
+    (With<Md2>, Without<md2_bevy::Md2Slot>),
+    (With<Md3PlayerEntity>, Without<Md3PlayerParts>),
+)>;
+
 /// `--frames N --screenshot PATH`: the picture N frames after the crowd
 /// has its model (loading takes a machine-dependent number of frames) is
 /// saved, then (with `--check-screenshot`) the same view without the crowd
@@ -339,7 +500,7 @@ fn unattended(
     args: Res<Args>,
     frame: Res<FrameCount>,
     mut crowd: Query<&mut Visibility, With<Md2>>,
-    waiting: Query<(), (With<Md2>, Without<md2_bevy::Md2Slot>)>,
+    waiting: Query<(), Waiting>,
     mut exit: MessageWriter<AppExit>,
     mut state: Local<Unattended>,
 ) {

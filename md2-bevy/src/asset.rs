@@ -1,5 +1,6 @@
-//! A loaded MD2 (or Quake I MDL) model: the Bevy assets its entities draw with, its clips,
-//! and what it costs on the GPU.
+//! A loaded MD2 (or Quake I MDL) model, or one surface of a Quake III
+//! MD3: the Bevy assets its entities draw with, its clips, and what it
+//! costs on the GPU.
 
 use std::sync::Arc;
 
@@ -8,6 +9,7 @@ use bevy::camera::primitives::Aabb;
 use bevy::mesh::Mesh;
 use bevy::reflect::TypePath;
 use bevy::render::storage::ShaderBuffer;
+use md2_wgpu::model::KeyframeModel;
 use md2_wgpu::{Clip, Quake2Player, QuakeModel};
 
 use crate::material::Md2Material;
@@ -43,15 +45,28 @@ impl Md2GpuBytes {
     }
 }
 
-/// An MD2 or MDL model loaded by [`Md2Loader`](crate::Md2Loader): give its handle
-/// to an [`Md2`](crate::Md2) component to draw it.
+/// What an [`Md2Asset`] draws: a whole MD2 or MDL, or one surface of an
+/// MD3 (whose tags and other surfaces are its [`Md3Asset`](crate::Md3Asset)'s).
+#[derive(Debug, Clone)]
+pub(crate) enum AssetModel {
+    /// A Quake II or Quake I model.
+    Quake(Arc<QuakeModel>),
+    /// A surface of an MD3, as md2-wgpu's model seam holds it
+    /// ([`Md3Model::surface_model`](md2_wgpu::format::md3::Md3Model::surface_model)).
+    Md3Surface { keyframes: Arc<KeyframeModel> },
+}
+
+/// An MD2 or MDL model loaded by [`Md2Loader`](crate::Md2Loader), or a
+/// surface of an MD3 (an [`Md3Asset`](crate::Md3Asset)'s, each surface with
+/// its own texture): give its handle to an [`Md2`](crate::Md2) component
+/// to draw it.
 ///
 /// Its labelled sub-assets are the mesh (`#mesh`), the material
 /// (`#material`), the GPU buffers (`#vertices`, `#frame_params`,
 /// `#poses`) and the skins (`#skins`).
 #[derive(Asset, TypePath, Debug, Clone)]
 pub struct Md2Asset {
-    pub(crate) model: Arc<QuakeModel>,
+    pub(crate) model: AssetModel,
     pub(crate) mesh: Handle<Mesh>,
     pub(crate) material: Handle<Md2Material>,
     pub(crate) poses: Handle<ShaderBuffer>,
@@ -66,9 +81,22 @@ pub struct Md2Asset {
 impl Md2Asset {
     /// The model as md2-wgpu parsed it (frames, animations, warnings): an
     /// MD2 or an MDL, either deref'ing to md2-wgpu's
-    /// [`KeyframeModel`](md2_wgpu::model::KeyframeModel).
-    pub fn model(&self) -> &QuakeModel {
-        &self.model
+    /// [`KeyframeModel`]; `None` for a surface of an MD3, whose model is
+    /// [`Md3Asset::model`](crate::Md3Asset::model).
+    pub fn model(&self) -> Option<&QuakeModel> {
+        match &self.model {
+            AssetModel::Quake(model) => Some(model),
+            AssetModel::Md3Surface { .. } => None,
+        }
+    }
+
+    /// The frames the shaders decode, as md2-wgpu's model seam holds them:
+    /// the MD2's or MDL's, or the MD3 surface's 8-byte words.
+    pub fn keyframes(&self) -> &KeyframeModel {
+        match &self.model {
+            AssetModel::Quake(model) => model,
+            AssetModel::Md3Surface { keyframes, .. } => keyframes,
+        }
     }
 
     /// The mesh every entity of the model shares: welded corners (vertex
@@ -103,7 +131,7 @@ impl Md2Asset {
             return Some(clip.clone());
         }
         Quake2Player::from_name(name)
-            .filter(|_| Quake2Player::fits(&self.model))
+            .filter(|_| Quake2Player::fits(self.keyframes()))
             .map(Quake2Player::clip)
     }
 

@@ -1,4 +1,5 @@
-//! Quake II MD2 models in [Bevy](https://bevyengine.org), drawn the way
+//! Quake II MD2 models (and Quake I MDL, and Quake III MD3 models and
+//! players) in [Bevy](https://bevyengine.org), drawn the way
 //! [md2-wgpu](md2_wgpu) draws them: every frame uploaded once in the file's
 //! packed 4-byte form, decoded and interpolated in the vertex shader by
 //! md2-wgpu's own `md2_pose_vertex`, in every pass Bevy draws a mesh in
@@ -54,6 +55,18 @@
 //! - `shaders`: md2-wgpu's pose WGSL at the material's bind group, and the
 //!   vertex and fragment stages (`md2-bevy/shaders/`), with the material's
 //!   binding numbers they declare.
+//! - `model_assets`: one model's buffers, mesh, pose buffer, skins and
+//!   material as labelled sub-assets, whatever file it came from.
+//! - [`Md3Loader`] and [`Md3Asset`] (`md3_asset`): an `.md3`'s surfaces,
+//!   each an [`Md2Asset`] wearing the texture found as Quake III finds it,
+//!   and its tags.
+//! - [`Md3PlayerAsset`] (`player_asset`): a Quake III player loaded from its
+//!   `animation.cfg` by md2-wgpu's sans-I/O loader through Bevy's reader,
+//!   with a skin set and a weapon ([`Md3PlayerSettings`]).
+//! - [`Md3`], [`Md3Tag`] (`md3_entity`): an MD3 in the world, a child
+//!   entity per surface and per tag, the tags placed at the pose every
+//!   frame; [`Md3PlayerEntity`] (`player_entity`): a player's parts, each
+//!   riding its parent's tag.
 //! - [`Md2Plugin`] (`plugin`): all of it registered.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -63,7 +76,12 @@ mod asset;
 mod entity;
 mod loader;
 mod material;
+mod md3_asset;
+mod md3_entity;
 mod mesh;
+mod model_assets;
+mod player_asset;
+mod player_entity;
 mod plugin;
 mod poses;
 pub mod shaders;
@@ -72,9 +90,14 @@ mod skins;
 pub use animator::Md2Animator;
 pub use asset::{Md2Asset, Md2GpuBytes};
 pub use entity::Md2;
-pub use loader::{INITIAL_POSE_CAPACITY, MAX_SKIN_SIDE, Md2LoadError, Md2Loader};
+pub use loader::{Md2LoadError, Md2Loader};
 pub use material::{Md2Material, Md2ModelInfo};
+pub use md3_asset::{Md3Asset, Md3AssetSurface, Md3Loader};
+pub use md3_entity::{Md3, Md3Children, Md3Tag, nearest_rotation, tag_transform};
 pub use mesh::{ATTRIBUTE_MD2_VERTEX, every_frame_aabb, md2_mesh};
+pub use model_assets::{INITIAL_POSE_CAPACITY, MAX_SKIN_SIDE};
+pub use player_asset::{Md3PlayerAsset, Md3PlayerAssetLoader, Md3PlayerSettings};
+pub use player_entity::{Md3PlayerEntity, Md3PlayerParts};
 pub use plugin::{Md2Plugin, Md2Systems};
 pub use poses::{Md2Poses, Md2Slot, PoseRecord};
 pub use shaders::{INSTANCES_BINDING, POSE_FIRST_BINDING, SAMPLER_BINDING, SKINS_BINDING};

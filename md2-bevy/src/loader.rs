@@ -6,39 +6,19 @@ use std::fmt;
 use std::sync::Arc;
 
 use bevy::asset::io::Reader;
-use bevy::asset::{AssetLoader, AssetServer, LoadContext, RenderAssetUsages};
-use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
+use bevy::asset::{AssetLoader, AssetServer, LoadContext};
 use bevy::log::{info, warn};
 use bevy::reflect::TypePath;
-use bevy::render::render_resource::{
-    Extent3d, TextureDataOrder, TextureDimension, TextureFormat, TextureViewDescriptor,
-    TextureViewDimension,
-};
-use bevy::render::storage::ShaderBuffer;
 use md2_wgpu::contract::SkinArray;
+use md2_wgpu::format::md3::{Md3Error, Md3PlayerError, Md3SurfaceError};
 use md2_wgpu::format::mdl::{MdlError, MdlModel};
-use md2_wgpu::{
-    Md2Model, ModelData, QuakeModel,
-    contract::{GpuModelOptions, ModelDataError},
-    format::Md2Error,
-};
+use md2_wgpu::{Md2Model, QuakeModel, contract::ModelDataError, format::Md2Error};
 
-use crate::asset::{Md2Asset, Md2GpuBytes};
-use crate::material::{Md2Material, Md2ModelInfo};
-use crate::mesh::{every_frame_aabb, md2_mesh};
-use crate::poses::{PoseRecord, pose_buffer};
+use crate::asset::{AssetModel, Md2Asset};
+use crate::model_assets::{MAX_SKIN_SIDE, Skins, add_model};
 use crate::skins::{load_palette, load_skins};
 
-/// The largest skin side uploaded: larger skins are scaled down (WebGPU's
-/// smallest `max_texture_dimension_2d` is 8192; MD2 skins are a few
-/// hundred texels).
-pub const MAX_SKIN_SIDE: u32 = 2048;
-
-/// How many entity records a model's pose buffer starts with; it doubles
-/// when more entities draw the model.
-pub const INITIAL_POSE_CAPACITY: u32 = 64;
-
-/// Why an `.md2` or `.mdl` asset did not load. Bevy reports it (in the log, and to
+/// Why an `.md2`, `.mdl` or `.md3` asset, or a Quake III player, did not load. Bevy reports it (in the log, and to
 /// [`AssetServer::load_state`] as `LoadState::Failed`), and every other
 /// asset keeps loading.
 #[derive(Debug)]
@@ -56,15 +36,37 @@ pub enum Md2LoadError {
     /// The model is valid but cannot become GPU data (more frames than a
     /// pose can address).
     GpuData(ModelDataError),
+    /// The bytes are not a Quake III model md2-wgpu accepts (an `.md3`).
+    Md3(Md3Error),
+    /// A surface of an MD3 that md2-wgpu's model seam refuses (other than
+    /// one without triangles, which is left out as Quake III leaves it).
+    Md3Surface(Md3SurfaceError),
+    /// A Quake III player's files (a model, a `.skin`, the
+    /// `animation.cfg`) are missing or not valid: md2-wgpu's error names
+    /// the file.
+    Player(Md3PlayerError),
+    /// The weapon a player's settings named did not load.
+    Weapon {
+        /// The weapon's asset path.
+        path: std::path::PathBuf,
+        /// Why.
+        error: Box<Md2LoadError>,
+    },
 }
 
 impl fmt::Display for Md2LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Md2LoadError::Read(e) => write!(f, "cannot read the MD2 file: {e}"),
+            Md2LoadError::Read(e) => write!(f, "cannot read the file: {e}"),
             Md2LoadError::Model(e) => write!(f, "not a valid MD2 model: {e}"),
             Md2LoadError::Mdl(e) => write!(f, "not a valid MDL model: {e}"),
-            Md2LoadError::GpuData(e) => write!(f, "the MD2 model cannot be drawn: {e}"),
+            Md2LoadError::GpuData(e) => write!(f, "the model cannot be drawn: {e}"),
+            Md2LoadError::Md3(e) => write!(f, "not a valid MD3 model: {e}"),
+            Md2LoadError::Md3Surface(e) => write!(f, "an MD3 surface cannot be drawn: {e}"),
+            Md2LoadError::Player(e) => write!(f, "the Quake III player does not load: {e}"),
+            Md2LoadError::Weapon { path, error } => {
+                write!(f, "the weapon {}: {error}", path.display())
+            }
         }
     }
 }
@@ -76,6 +78,10 @@ impl std::error::Error for Md2LoadError {
             Md2LoadError::Model(e) => Some(e),
             Md2LoadError::Mdl(e) => Some(e),
             Md2LoadError::GpuData(e) => Some(e),
+            Md2LoadError::Md3(e) => Some(e),
+            Md2LoadError::Md3Surface(e) => Some(e),
+            Md2LoadError::Player(e) => Some(e),
+            Md2LoadError::Weapon { error, .. } => Some(error.as_ref()),
         }
     }
 }
@@ -83,7 +89,7 @@ impl std::error::Error for Md2LoadError {
 /// Loads `.md2` (Quake II) and `.mdl` (Quake I) files as [`Md2Asset`]s:
 /// parses the bytes with md2-wgpu (validation as strict as Q2PRO's or
 /// QuakeSpasm's, never a panic), builds the model's
-/// GPU data ([`ModelData`]) and its skins' texture array ([`SkinArray`]),
+/// GPU data ([`ModelData`](md2_wgpu::ModelData)) and its skins' texture array ([`SkinArray`]),
 /// and makes the model's mesh, buffers, skins and material as labelled
 /// sub-assets.
 #[derive(TypePath)]
@@ -109,11 +115,7 @@ impl AssetLoader for Md2Loader {
         _settings: &(),
         ctx: &mut LoadContext<'_>,
     ) -> Result<Md2Asset, Md2LoadError> {
-        let mut bytes = Vec::new();
-        reader
-            .read_to_end(&mut bytes)
-            .await
-            .map_err(Md2LoadError::Read)?;
+        let bytes = read_file(reader).await?;
         // The extension says which format, as Bevy chose this loader by it.
         let is_mdl = ctx
             .path()
@@ -174,72 +176,33 @@ impl AssetLoader for Md2Loader {
                 info!("{}: {note}", ctx.path());
             }
         }
-        let options = GpuModelOptions::DEFAULT.with_fullbright_masks(masks);
-        let data = ModelData::new(&model, options).map_err(Md2LoadError::GpuData)?;
         let skin_array = SkinArray::new(&images, MAX_SKIN_SIDE);
-
-        let vertices = ctx.add_labeled_asset(
-            "vertices".to_owned(),
-            ShaderBuffer::new(data.vertex_bytes(), RenderAssetUsages::RENDER_WORLD),
-        );
-        let frame_params = ctx.add_labeled_asset(
-            "frame_params".to_owned(),
-            ShaderBuffer::new(data.frame_param_bytes(), RenderAssetUsages::RENDER_WORLD),
-        );
-        let poses = ctx.add_labeled_asset(
-            "poses".to_owned(),
-            pose_buffer(&vec![PoseRecord::default(); INITIAL_POSE_CAPACITY as usize]),
-        );
-        let skin_image = ctx.add_labeled_asset("skins".to_owned(), skin_image(&skin_array));
-        let mesh = ctx.add_labeled_asset("mesh".to_owned(), md2_mesh(&data));
-        let info = data.info();
-        let material = ctx.add_labeled_asset(
-            "material".to_owned(),
-            Md2Material {
-                info: Md2ModelInfo {
-                    num_xyz: info.num_xyz,
-                    num_frames: info.num_frames,
-                    flags: info.flags,
-                    padding_b: 0,
-                },
-                vertices,
-                frame_params,
-                poses: poses.clone(),
-                skins: skin_image,
-            },
-        );
-
-        let full = data.levels_of_detail().levels()[0];
-        let gpu_bytes = Md2GpuBytes {
-            vertices: data.vertex_bytes().len() as u64,
-            frame_params: data.frame_param_bytes().len() as u64,
-            info: data.info_bytes().len() as u64,
-            corners: data.corner_bytes().len() as u64,
-            indices: u64::from(full.index_count) * data.index_format().size(),
-            skins: skin_array.bytes(),
-        };
-        Ok(Md2Asset {
-            aabb: every_frame_aabb(&data),
-            clips: model.clips(),
-            // Masks are not skins an entity chooses.
-            skin_count: if masks {
-                skin_array.layer_count() / 2
-            } else {
-                skin_array.layer_count()
-            },
-            model: Arc::new(model),
-            mesh,
-            material,
-            poses,
-            pose_capacity: INITIAL_POSE_CAPACITY,
+        let skins = Skins::add(ctx, "", &skin_array, masks);
+        let model = Arc::new(model);
+        add_model(
+            ctx,
+            "",
+            &model,
+            AssetModel::Quake(model.clone()),
+            skins,
             skin_notes,
-            gpu_bytes,
-        })
+        )
+        .map_err(Md2LoadError::GpuData)
     }
 
     fn extensions(&self) -> &[&str] {
         &["md2", "MD2", "mdl", "MDL"]
     }
+}
+
+/// Every byte of the file being loaded.
+pub(crate) async fn read_file(reader: &mut dyn Reader) -> Result<Vec<u8>, Md2LoadError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .await
+        .map_err(Md2LoadError::Read)?;
+    Ok(bytes)
 }
 
 /// No skins found (the model's source cannot list folders).
@@ -251,45 +214,4 @@ fn load_skins_without_source() -> md2_wgpu::skins::LoadedSkins {
         unresolved: Vec::new(),
         failed: Vec::new(),
     }
-}
-
-/// The skins as one sRGB 2D-array texture, every layer with its mips
-/// (layer after layer, each largest first), sampled as md2-wgpu samples
-/// them: bilinear, mipmapped, repeating.
-fn skin_image(skins: &SkinArray) -> Image {
-    let (width, height) = skins.size();
-    let mut data = Vec::with_capacity(skins.bytes() as usize);
-    for layer in 0..skins.layer_count() {
-        for mip in skins.mips(layer) {
-            data.extend_from_slice(mip.as_raw());
-        }
-    }
-    let mut image = Image::new_uninit(
-        Extent3d {
-            width,
-            height,
-            depth_or_array_layers: skins.layer_count(),
-        },
-        TextureDimension::D2,
-        TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::RENDER_WORLD,
-    );
-    image.data = Some(data);
-    image.data_order = TextureDataOrder::LayerMajor;
-    image.texture_descriptor.mip_level_count = skins.mip_level_count();
-    // One skin is still an array of one layer: the view must say so.
-    image.texture_view_descriptor = Some(TextureViewDescriptor {
-        dimension: Some(TextureViewDimension::D2Array),
-        ..Default::default()
-    });
-    image.sampler = ImageSampler::Descriptor(ImageSamplerDescriptor {
-        label: Some("md2_bevy skins".to_owned()),
-        address_mode_u: ImageAddressMode::Repeat,
-        address_mode_v: ImageAddressMode::Repeat,
-        mag_filter: ImageFilterMode::Linear,
-        min_filter: ImageFilterMode::Linear,
-        mipmap_filter: ImageFilterMode::Linear,
-        ..Default::default()
-    });
-    image
 }

@@ -8,28 +8,48 @@ use bevy::ecs::schedule::IntoScheduleConfigs;
 use bevy::pbr::MaterialPlugin;
 use bevy::shader::Shader;
 
+use bevy::transform::TransformSystems;
+
 use crate::asset::Md2Asset;
 use crate::entity::{attach_models, free_slot};
 use crate::loader::Md2Loader;
 use crate::material::Md2Material;
+use crate::md3_asset::{Md3Asset, Md3Loader};
+use crate::md3_entity::{attach_md3, follow_md3_animators, place_tags};
+use crate::player_asset::{Md3PlayerAsset, Md3PlayerAssetLoader};
+use crate::player_entity::{attach_players, follow_players};
 use crate::poses::{Md2Poses, write_poses};
 
-/// MD2 models in a Bevy app: add it after Bevy's `DefaultPlugins` (it needs
-/// the asset server, the renderer and PBR), then load `.md2` files and
-/// spawn [`Md2`](crate::Md2) entities.
+/// MD2, MDL and MD3 models in a Bevy app: add it after Bevy's
+/// `DefaultPlugins` (it needs the asset server, the renderer and PBR),
+/// then load `.md2`, `.mdl` or `.md3` files (or a Quake III player's
+/// `animation.cfg` as an [`Md3PlayerAsset`]) and spawn [`Md2`](crate::Md2),
+/// [`Md3`](crate::Md3) or [`Md3PlayerEntity`](crate::Md3PlayerEntity)
+/// entities.
 ///
-/// Every frame (in `PostUpdate`, before Bevy computes visibility) it gives
-/// newly loaded entities their model's mesh, material, [`MeshTag`](bevy::mesh::MeshTag)
-/// and box, then samples every entity's [`Md2Animator`](crate::Md2Animator)
-/// on Bevy's clock and rewrites each model's pose buffer in place.
+/// Every frame (in `PostUpdate`, before Bevy propagates transforms and
+/// computes visibility) it spawns the parts of newly loaded players and
+/// the surfaces and tags of newly loaded MD3 entities, gives newly loaded
+/// entities their model's mesh, material, [`MeshTag`](bevy::mesh::MeshTag)
+/// and box, places every MD3 tag at its model's pose, then samples every
+/// entity's [`Md2Animator`](crate::Md2Animator) on Bevy's clock and
+/// rewrites each model's pose buffer in place.
 #[derive(Default)]
 pub struct Md2Plugin;
 
-/// The plugin's systems, in order: attach models, then write poses.
+/// The plugin's systems, in order: attach models, place tags, write
+/// poses.
 #[derive(bevy::ecs::schedule::SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Md2Systems {
-    /// Entities whose model has loaded get its mesh, material, slot and box.
+    /// Players whose files have loaded get their parts, MD3 entities their
+    /// surfaces and tags, and entities whose model has loaded its mesh,
+    /// material, slot and box.
     Attach,
+    /// Players' animators go to their parts, MD3 entities' to their
+    /// surfaces, and every MD3 tag is placed at its model's pose (before
+    /// Bevy propagates transforms, so what rides a tag follows it in the
+    /// same frame).
+    Tags,
     /// Every entity's pose is sampled and written to its model's buffer.
     WritePoses,
 }
@@ -38,17 +58,28 @@ impl Plugin for Md2Plugin {
     fn build(&self, app: &mut App) {
         app.add_plugins(MaterialPlugin::<Md2Material>::default())
             .init_asset::<Md2Asset>()
+            .init_asset::<Md3Asset>()
+            .init_asset::<Md3PlayerAsset>()
             .init_resource::<Md2Poses>()
             .configure_sets(
                 PostUpdate,
-                (Md2Systems::Attach, Md2Systems::WritePoses)
+                (Md2Systems::Attach, Md2Systems::Tags, Md2Systems::WritePoses)
                     .chain()
                     .before(VisibilitySystems::CalculateBounds),
+            )
+            .configure_sets(
+                PostUpdate,
+                Md2Systems::Tags.before(TransformSystems::Propagate),
             )
             .add_systems(
                 PostUpdate,
                 (
-                    attach_models.in_set(Md2Systems::Attach),
+                    (attach_players, attach_md3, attach_models)
+                        .chain()
+                        .in_set(Md2Systems::Attach),
+                    (follow_players, follow_md3_animators, place_tags)
+                        .chain()
+                        .in_set(Md2Systems::Tags),
                     write_poses.in_set(Md2Systems::WritePoses),
                 ),
             )
@@ -56,6 +87,8 @@ impl Plugin for Md2Plugin {
 
         crate::shaders::register(&mut app.world_mut().resource_mut::<Assets<Shader>>());
         let server = app.world().resource::<AssetServer>().clone();
-        app.register_asset_loader(Md2Loader::new(server));
+        app.register_asset_loader(Md2Loader::new(server))
+            .register_asset_loader(Md3Loader)
+            .register_asset_loader(Md3PlayerAssetLoader);
     }
 }

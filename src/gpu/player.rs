@@ -17,7 +17,6 @@ use super::view::Md2Batch;
 use crate::anim::{FrameLerp, Pose};
 use crate::contract::GpuModelOptions;
 use crate::format::md3::{Md3Model, Md3Player, Md3SurfaceError, PlayerPart, PlayerTagError};
-use crate::model::KeyframeError;
 use crate::scene::{Md2Instance, QUAKE_TO_Y_UP};
 
 /// Which piece of a player a surface belongs to.
@@ -251,7 +250,7 @@ impl GpuPlayer {
             for (index, key) in keys.iter().enumerate() {
                 let keyframes = match model.surface_model(index) {
                     Some(Ok(k)) => k,
-                    Some(Err(error)) if is_without_triangles(&error.error) => continue,
+                    Some(Err(error)) if error.is_skipped() => continue,
                     Some(Err(error)) => return Err(PlayerSetupError::Surface { piece, error }),
                     None => continue,
                 };
@@ -385,14 +384,10 @@ impl GpuPlayer {
     }
 }
 
-/// Whether the seam refused a surface for having no triangles.
-fn is_without_triangles(error: &KeyframeError) -> bool {
-    matches!(error, KeyframeError::Empty { what } if *what == "triangles" || *what == "vertices")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::KeyframeError;
 
     #[test]
     fn errors_name_the_piece_as_a_person_would() {
@@ -403,18 +398,18 @@ mod tests {
         };
         let error = PlayerSetupError::Surface {
             piece: PlayerPiece::Part(PlayerPart::Upper),
-            error: surface,
+            error: surface.clone(),
         };
         assert_eq!(
             error.to_string(),
             "upper.md3: surface 2 (\"u_torso\"): a model needs triangles: it has none"
         );
         assert_eq!(PlayerPiece::Weapon.to_string(), "the weapon");
-        assert!(is_without_triangles(&KeyframeError::Empty {
-            what: "triangles"
-        }));
-        assert!(!is_without_triangles(&KeyframeError::Empty {
-            what: "frames"
-        }));
+        assert!(surface.is_skipped());
+        let framesless = Md3SurfaceError {
+            error: KeyframeError::Empty { what: "frames" },
+            ..surface.clone()
+        };
+        assert!(!framesless.is_skipped());
     }
 }

@@ -5,6 +5,7 @@
 
 mod fuzz;
 mod limits;
+mod md3;
 mod models;
 mod quake_again;
 #[cfg(feature = "wgpu")]
@@ -16,6 +17,10 @@ pub use fuzz::{
     check_model_use,
 };
 pub use limits::{limits_model, limits_model_with};
+pub use md3::{
+    QUARTER_TURN, STRAIGHT, TINY_PLAYER_DIR, load_player, tiny_md3, tiny_md3_parts, tiny_part,
+    tiny_player, tiny_player_files,
+};
 pub use models::{files_in, md2_files_in, player_clips, shared_mdl_dir, shared_models_dir};
 pub use quake_again::QUAKE_AGAIN_WGSL;
 #[cfg(feature = "wgpu")]

@@ -76,6 +76,17 @@ pub fn gpu_or_skip(test: &str) -> bool {
     }
 }
 
+/// A black background and an ambient light bright enough that every pixel
+/// of a model is far from black: its silhouette is the pixels that are
+/// not black.
+pub fn bright_on_black(app: &mut App) {
+    app.insert_resource(ClearColor(Color::BLACK))
+        .insert_resource(bevy::light::GlobalAmbientLight {
+            brightness: 20_000.0,
+            ..default()
+        });
+}
+
 /// Bevy's warnings and errors on stderr: one subscriber for the process,
 /// since a test binary's apps share it.
 fn install_subscriber() {

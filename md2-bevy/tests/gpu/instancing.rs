@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use bevy::core_pipeline::prepass::{
     DeferredPrepass, DepthPrepass, MotionVectorPrepass, NormalPrepass,
 };
-use bevy::light::{CascadeShadowConfigBuilder, GlobalAmbientLight};
+use bevy::light::CascadeShadowConfigBuilder;
 use bevy::pbr::DefaultOpaqueRendererMethod;
 use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
@@ -23,8 +23,8 @@ use md2_bevy::{Md2, Md2Animator, Md2Poses};
 use md2_wgpu::Quake2Player;
 
 use crate::draws::{DrawnItem, count_draws};
-use crate::harness::{Harness, gpu_or_skip, pixels, save_actual};
-use crate::reference::{Mask, PosedModel, rasterize};
+use crate::harness::{Harness, bright_on_black, gpu_or_skip, save_actual};
+use crate::reference::{PosedModel, compare, lit_mask, rasterize};
 
 const ENTITIES: u32 = 1000;
 
@@ -143,13 +143,7 @@ fn entities_added_later_grow_the_pose_buffer_and_draw_in_their_poses() {
     if !gpu_or_skip("instancing, growth") {
         return;
     }
-    let mut h = Harness::new(|app| {
-        app.insert_resource(ClearColor(Color::BLACK))
-            .insert_resource(GlobalAmbientLight {
-                brightness: 20_000.0,
-                ..default()
-            });
-    });
+    let mut h = Harness::new(bright_on_black);
     let log = count_draws(&mut h.app);
     let handle = h.load_demo();
     let model = md2_wgpu::demo::demo_model();
@@ -219,21 +213,11 @@ fn entities_added_later_grow_the_pose_buffer_and_draw_in_their_poses() {
             .extend(PosedModel::new(&model, &animator.pose(0.0), place.to_matrix()).triangles);
     }
     let cpu = rasterize(&crowd, clip_from_world, size, size).mask;
-    let colour = pixels(&image);
-    let gpu = Mask::from_fn(size, size, |x, y| {
-        colour[(y * size + x) as usize][..3]
-            .iter()
-            .any(|&c| c > 0.05)
-    });
-    eprintln!(
-        "100 soldiers, 60 of them spawned after the buffer was full: {} pixels (CPU {}), {} differ, {} more than a pixel away",
-        gpu.count(),
-        cpu.count(),
-        gpu.differing(&cpu),
-        gpu.beyond(&cpu, 1)
-    );
+    let gpu = lit_mask(&image);
+    let what = "100 soldiers, 60 of them spawned after the buffer was full";
+    let far = compare(what, &gpu, &cpu);
     assert!(cpu.count() > 1000);
-    if gpu.beyond(&cpu, 1) != 0 {
+    if far != 0 {
         panic!(
             "the crowd is not in its poses: {}",
             save_actual(&image, "instancing-growth").display()

@@ -13,4 +13,5 @@ mod loading;
 mod motion;
 mod pose;
 mod quake1;
+mod quake3;
 mod shadows;

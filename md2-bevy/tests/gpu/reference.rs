@@ -5,6 +5,7 @@
 //! back-face culling; silhouettes compared within a pixel.
 
 use bevy::prelude::*;
+use md2_wgpu::model::KeyframeModel;
 use md2_wgpu::{
     Md2Model, ModelData,
     anim::{Pose, reference},
@@ -31,7 +32,13 @@ impl PosedModel {
     /// `model` in `pose`, placed by `transform` (Bevy's world from the
     /// mesh's Y-up local space).
     pub fn new(model: &Md2Model, pose: &Pose, transform: Mat4) -> PosedModel {
-        let n = model.keyframes().vertex_count();
+        PosedModel::of(model.keyframes(), pose, transform)
+    }
+
+    /// [`PosedModel::new`] for any model of md2-wgpu's seam (an MD3
+    /// surface's).
+    pub fn of(model: &KeyframeModel, pose: &Pose, transform: Mat4) -> PosedModel {
+        let n = model.vertex_count();
         let mut positions = vec![[0.0; 3]; n];
         let mut normals = vec![[0.0; 3]; n];
         reference::blend(model, pose, &mut positions, &mut normals)
@@ -144,6 +151,31 @@ impl Mask {
             .count();
         both as f64 / either.max(1) as f64
     }
+}
+
+/// The pixels of a picture on black that are not black (any channel over
+/// 0.05): a lit model's silhouette.
+pub fn lit_mask(image: &Image) -> Mask {
+    let (width, height) = (image.width(), image.height());
+    let colour = crate::harness::pixels(image);
+    Mask::from_fn(width, height, |x, y| {
+        colour[(y * width + x) as usize][..3]
+            .iter()
+            .any(|&c| c > 0.05)
+    })
+}
+
+/// Says how `gpu` and `cpu` differ (`what` names the picture), and gives
+/// how many pixels are more than a pixel from the other's silhouette.
+pub fn compare(what: &str, gpu: &Mask, cpu: &Mask) -> usize {
+    let far = gpu.beyond(cpu, 1);
+    eprintln!(
+        "{what}: {} pixels (CPU {}), {} differ, {far} more than a pixel away",
+        gpu.count(),
+        cpu.count(),
+        gpu.differing(cpu),
+    );
+    far
 }
 
 /// What covers each pixel centre: the nearest front-facing triangle

@@ -26,6 +26,16 @@ pub struct Md3SurfaceError {
     pub error: KeyframeError,
 }
 
+impl Md3SurfaceError {
+    /// Whether the surface is one Quake III skips when it draws the model
+    /// (`R_AddMD3Surfaces` draws nothing of a surface with no triangles or
+    /// no vertices): every host leaves it out and draws the rest, where any
+    /// other refusal is an error.
+    pub fn is_skipped(&self) -> bool {
+        matches!(self.error, KeyframeError::Empty { what } if what == "triangles" || what == "vertices")
+    }
+}
+
 impl fmt::Display for Md3SurfaceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
