@@ -7,8 +7,9 @@
 #
 #   .ci/bevy.sh          check; the screenshot goes to bevy-check/ in the
 #                        target directory
-#   .ci/bevy.sh --docs   also (re)make md2-bevy/docs/crowd.png (the demo
-#                        model only)
+#   .ci/bevy.sh --docs   also (re)make md2-bevy/docs/crowd.png and
+#                        md2-bevy/docs/players.png (the demo model, and the
+#                        demo as a Quake III player)
 #
 # The tests and the example share one build (the dev profile: the
 # workspace builds dependencies at opt-level 2), so the example costs no
@@ -73,17 +74,28 @@ crowd=$target/debug/examples/crowd
 # changes under 1% of its pixels.
 timeout 600 "$crowd" --soldiers 120 --frames 30 --size 640x400 \
   --screenshot "$out/crowd.png" --check-screenshot
-# A crowd of Quake III players (parts on their tags as Bevy children), where
-# the shared community players are (they are never committed).
+# A crowd of Quake III players (parts on their tags as Bevy children, a
+# weapon in every hand): the demo player (made in code, written by md2info),
+# and the shared community one where it is (never committed).
+env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo build -p md2-wgpu-examples --bin md2info
+demo=$out/demo
+rm -rf "$demo"
+"$target/debug/md2info" --demo "$demo/"
+timeout 600 "$crowd" --player "$demo/models/players/demo" \
+  --weapon "$demo/models/weapons/demo/gun.md3" --soldiers 120 --frames 30 --size 640x400 \
+  --screenshot "$out/crowd-players.png" --check-screenshot
 players=${MD2_SHARED_MODELS:-$PWD/../shared/md2}/../md3/major
 if [ -f "$players/lower.md3" ]; then
   timeout 600 "$crowd" --player "$players" --soldiers 120 --frames 30 --size 640x400 \
-    --screenshot "$out/crowd-players.png" --check-screenshot
+    --screenshot "$out/crowd-major.png" --check-screenshot
 else
-  echo "ci-bevy: crowd of players SKIPPED: no shared Quake III player at $players (set MD2_SHARED_MODELS)"
+  echo "ci-bevy: crowd of the shared player SKIPPED: none at $players (set MD2_SHARED_MODELS)"
 fi
 if $docs; then
   timeout 600 "$crowd" --frames 90 --size 960x540 \
     --screenshot md2-bevy/docs/crowd.png --check-screenshot
+  timeout 600 "$crowd" --player "$demo/models/players/demo" \
+    --weapon "$demo/models/weapons/demo/gun.md3" --frames 90 --size 960x540 \
+    --screenshot md2-bevy/docs/players.png --check-screenshot
 fi
 step "done"

@@ -15,7 +15,9 @@
 #                            docs/crowd.png, docs/crowd-levels.png,
 #                            docs/deferred.png (windowed),
 #                            docs/shells.png and
-#                            docs/shadow.png (render)
+#                            docs/shadow.png (render), and from the demo as a
+#                            Quake III player (md2info --demo DIR/):
+#                            docs/player-viewer.png, docs/player-crowd.png
 #
 # Without DISPLAY (or WAYLAND_DISPLAY) it starts its own Xvfb; with neither a
 # display nor Xvfb it skips, or fails when MD2_REQUIRE_GPU=1.
@@ -48,7 +50,7 @@ fi
 # optimises dependencies in dev too).
 profile=${MD2_EXAMPLES_PROFILE:-release}
 cargo build --profile "$profile" -p md2-wgpu-examples --example hello --example viewer --example egui --example crowd \
-  --example deferred --example render
+  --example deferred --example render --bin md2info
 cargo_target_dir examples
 bin=$target/$([ "$profile" = dev ] && echo debug || echo "$profile")/examples
 out=$target/examples-check
@@ -97,6 +99,17 @@ if [ -f "$players/lower.md3" ]; then
 else
   echo "examples: crowd of players SKIPPED: no shared Quake III player at $players (set MD2_SHARED_MODELS)"
 fi
+# The demo as a Quake III player with its gun (made in code, so always
+# here): in the viewer, and a crowd of them.
+demo="$out/demo"
+rm -rf "$demo"
+"$target/$([ "$profile" = dev ] && echo debug || echo "$profile")/md2info" --demo "$demo/"
+demo_player=$demo/models/players/demo
+demo_gun=$demo/models/weapons/demo/gun.md3
+run viewer "$demo_player" --weapon "$demo_gun" --frames 20 --size 1280x720 \
+  --screenshot "$out/player-viewer.png"
+run crowd "$demo_player" --weapon "$demo_gun" --instances 300 --frames 20 --size 640x400 \
+  --screenshot "$out/player-crowd.png"
 # The headless one needs no display, only that it draws every effect.
 echo "examples: render --shell blue --shadow"
 "$bin/render" --shell blue --shadow --out "$out/render.png"
@@ -128,5 +141,9 @@ if $docs; then
   run deferred --frames 40 --size 640x400 --screenshot docs/deferred.png
   "$bin/render" --shell blue --anim run --t 0.25 --size 320x320 --out docs/shells.png
   "$bin/render" --shadow --anim run --t 0.25 --size 320x320 --out docs/shadow.png
+  run viewer "$demo_player" --weapon "$demo_gun" --frames 40 --size 1280x720 \
+    --screenshot docs/player-viewer.png
+  run crowd "$demo_player" --weapon "$demo_gun" --instances 300 --frames 40 --size 640x400 \
+    --screenshot docs/player-crowd.png
 fi
 echo "examples: ok"

@@ -56,7 +56,8 @@ usage: crowd [FILE] [--instances N] [options]
                         (default: the built-in demo model)
   --instances N         how many to draw (default 2000, 1 to 1000000)
   --no-levels              full detail only (levels of detail are on by default)
-  --level-tint            start with the members tinted by level (the L key)";
+  --level-tint            start with the members tinted by level (the L key)
+  --weapon FILE         an .md3 for every player's hand (with a player's folder)";
 
 const KEYS: &str = "\
 keys:
@@ -98,37 +99,55 @@ const DRONE_DISTANCE: f32 = 5.0;
 const DRONE_PITCH: f32 = 1.0;
 
 fn main() -> ExitCode {
-    let (mut levels, mut tint_levels) = (true, false);
-    let switch = |flag: &str| match flag {
-        "--no-levels" => {
-            levels = false;
-            true
+    let (mut levels, mut tint_levels, mut weapon) = (true, false, None);
+    let own = |flag: &str, args: &mut dyn Iterator<Item = String>| {
+        match flag {
+            "--no-levels" => levels = false,
+            "--level-tint" => tint_levels = true,
+            "--weapon" => weapon = Some(std::path::PathBuf::from(framework::value(args, flag)?)),
+            _ => return Ok(false),
         }
-        "--level-tint" => {
-            tint_levels = true;
-            true
-        }
-        _ => false,
+        Ok(true)
     };
     let limits = (DEFAULT_INSTANCES, MAX_INSTANCES);
-    let (common, source, instances) =
-        match framework::crowd_source_args(USAGE, KEYS, limits, switch) {
-            Ok(args) => args,
-            Err(code) => return code,
-        };
+    let (common, source, instances) = match framework::crowd_source_args(USAGE, KEYS, limits, own) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
     let source = match source {
         CrowdSource::Model(loaded) => Source::Model(loaded),
-        CrowdSource::Player(dir) => match PlayerFile::open(&dir) {
+        CrowdSource::Player(dir) => match player_with_weapon(&dir, weapon.as_deref()) {
             Ok(file) => Source::Player(Box::new(file)),
             Err(e) => return framework::fail(&e),
         },
     };
+    if weapon.is_some() && !matches!(source, Source::Player(_)) {
+        return framework::fail("--weapon is for a Quake III player's folder");
+    }
     let title = format!("md2-wgpu crowd — {}", source.name());
     framework::run(title, KEYS, common, move |gpu| {
         let mut crowd = Crowd::new(gpu, source, instances, levels)?;
         crowd.tint_levels = tint_levels;
         Ok(crowd)
     })
+}
+
+/// The player in `dir`, holding the `.md3` at `weapon` (its textures found
+/// beside it) where one is given.
+fn player_with_weapon(
+    dir: &std::path::Path,
+    weapon: Option<&std::path::Path>,
+) -> Result<PlayerFile, String> {
+    let file = PlayerFile::open(dir)?;
+    let Some(weapon) = weapon else {
+        return Ok(file);
+    };
+    let bytes = std::fs::read(weapon).map_err(|e| format!("{}: {e}", weapon.display()))?;
+    let beside = weapon.parent().unwrap_or(std::path::Path::new("."));
+    let name = weapon
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    file.with_weapon(&name, &bytes, |f| std::fs::read(beside.join(f)).ok())
 }
 
 /// The camera: flies over the crowd on its own until steered.

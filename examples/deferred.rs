@@ -205,7 +205,9 @@ struct LightingUniform {
 
 fn main() -> ExitCode {
     let (common, loaded, instances) =
-        match framework::crowd_args(USAGE, KEYS, (DEFAULT_INSTANCES, MAX_INSTANCES), |_| false) {
+        match framework::crowd_args(USAGE, KEYS, (DEFAULT_INSTANCES, MAX_INSTANCES), |_, _| {
+            Ok(false)
+        }) {
             Ok(args) => args,
             Err(code) => return code,
         };

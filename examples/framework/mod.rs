@@ -398,16 +398,17 @@ pub trait App {
 /// before any window opens.
 /// The command line of an example that draws a crowd of the model: the
 /// flags of [`Common`], `--instances N` (1 to `max`, else `default`) and
-/// the example's own switches (`switch` takes a flag and says whether it
-/// is one), and the model it names, loaded. `Err` is the exit code after
+/// the example's own flags (`own` takes a flag and the arguments after it,
+/// and says whether it is one of them, as [`parse_args`]'s does), and the
+/// model it names, loaded. `Err` is the exit code after
 /// the help or an error has been printed.
 pub fn crowd_args(
     usage: &str,
     keys: &str,
     limits: (usize, usize),
-    switch: impl FnMut(&str) -> bool,
+    own: impl FnMut(&str, &mut dyn Iterator<Item = String>) -> Result<bool, String>,
 ) -> Result<(Common, Loaded, usize), ExitCode> {
-    let (common, source, instances) = crowd_source_args(usage, keys, limits, switch)?;
+    let (common, source, instances) = crowd_source_args(usage, keys, limits, own)?;
     match source {
         CrowdSource::Model(loaded) => Ok((common, *loaded, instances)),
         CrowdSource::Player(dir) => Err(fail(&format!(
@@ -429,11 +430,11 @@ pub fn crowd_source_args(
     usage: &str,
     keys: &str,
     (default, max): (usize, usize),
-    mut switch: impl FnMut(&str) -> bool,
+    mut own: impl FnMut(&str, &mut dyn Iterator<Item = String>) -> Result<bool, String>,
 ) -> Result<(Common, CrowdSource, usize), ExitCode> {
     let mut instances = default;
     let common = parse_args(usage, keys, |flag, args| {
-        if switch(flag) {
+        if own(flag, args)? {
             return Ok(true);
         }
         if flag != "--instances" {

@@ -122,7 +122,7 @@ const USAGE: &str = "usage: md2info FILE [--json] [--obj FRAME] [--palette PATH]
                      md2info FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S] | \
                      md2info FILE --convert OUT.mdl|OUT.md2 [--palette PATH] | \
                      md2info FILE --levels OUT | md2info PLAYER_DIR [--json] [--skin NAME] | \
-                     md2info --demo OUT.md2|OUT.mdl";
+                     md2info --demo OUT.md2|OUT.mdl|OUT_DIR/";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -448,8 +448,14 @@ fn point(p: [f32; 3]) -> String {
 }
 
 /// Writes the built-in demo model to `path`, an MD2 or an MDL by its
-/// extension; what was written, for stdout.
+/// extension, or (a folder: a path ending in `/`, or one that is a folder)
+/// the demo as a Quake III player and its gun in a game's layout under it;
+/// what was written, for stdout.
 fn write_demo(path: &Path) -> Result<String, String> {
+    let is_dir = path.is_dir() || path.as_os_str().to_string_lossy().ends_with(['/', '\\']);
+    if is_dir {
+        return write_demo_player(path);
+    }
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -473,6 +479,36 @@ fn write_demo(path: &Path) -> Result<String, String> {
         path.display(),
         bytes.len()
     ))
+}
+
+/// The demo player's files in `root/models/players/demo/` and its gun's in
+/// `root/models/weapons/demo/`, where the game paths its skins and the
+/// gun's shader name lead.
+fn write_demo_player(root: &Path) -> Result<String, String> {
+    let mut written = String::new();
+    for (dir, files) in [
+        (
+            md2_wgpu::demo::DEMO_PLAYER_DIR,
+            md2_wgpu::demo::demo_player_files(),
+        ),
+        (
+            md2_wgpu::demo::DEMO_WEAPON_DIR,
+            md2_wgpu::demo::demo_weapon_files(),
+        ),
+    ] {
+        let dir = root.join(dir);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        for (name, bytes) in files {
+            let file = dir.join(&name);
+            std::fs::write(&file, &bytes)
+                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        }
+        written.push_str(&format!("wrote {}\n", dir.display()));
+    }
+    written.push_str(
+        "the demo soldier as a Quake III player (skins default, red, blue) and its gun\n",
+    );
+    Ok(written)
 }
 
 /// A file's name without its extension.

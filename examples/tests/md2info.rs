@@ -1002,3 +1002,29 @@ fn the_shared_players_are_described() {
         }
     }
 }
+
+#[test]
+fn demo_writes_a_player_and_its_gun_that_load() {
+    let root = tmp_dir().join("demo-tree/");
+    let out = run(&[&os("--demo"), &root.clone().into_os_string()]).unwrap();
+    says_all(&out, &["models/players/demo", "models/weapons/demo"]);
+    let dir = root.join(md2_wgpu::demo::DEMO_PLAYER_DIR);
+    for skin in md2_wgpu::demo::DEMO_PLAYER_SKINS {
+        let player = md2_wgpu::format::md3::Md3Player::open(&dir, skin).unwrap();
+        assert_eq!(player.skin_name(), skin);
+    }
+    // The folder summarised as any player's is.
+    let summary = run(&[&dir.clone().into_os_string()]).unwrap();
+    says_all(
+        &summary,
+        &["l_legs", "u_torso", "h_head", "tag_weapon", "LEGS_RUN"],
+    );
+    let gun = root.join(md2_wgpu::demo::DEMO_WEAPON_DIR).join("gun.md3");
+    let model = md2_wgpu::format::md3::Md3Model::open(&gun).unwrap();
+    assert_eq!(model.surfaces()[0].name(), "w_gun");
+    assert!(
+        root.join(md2_wgpu::demo::DEMO_WEAPON_DIR)
+            .join("gun.tga")
+            .is_file()
+    );
+}

@@ -8,6 +8,9 @@
 //!
 //! ```text
 //! cargo run --release --example viewer [-- FILE [--skin PATH] [--weapon FILE]]
+//! # the built-in demo soldier as a Quake III player, a gun in its hand
+//! cargo run --release --bin md2info -- --demo /tmp/demo/
+//! cargo run --release --example viewer -- /tmp/demo/models/players/demo --weapon /tmp/demo/models/weapons/demo/gun.md3
 //! ```
 //!
 //! Without FILE it shows the crate's built-in demo model. The 3D view is an
@@ -38,7 +41,8 @@ usage: viewer [FILE] [--skin PATH] [--weapon FILE] [options]
                         default skins; or an .md3 in one) (default: the
                         built-in demo model)
   --skin PATH           use this image as the skin instead of looking for them
-  --weapon FILE         a Quake II weapon model, drawn with the body's frames";
+  --weapon FILE         a Quake II weapon model, drawn with the body's frames;
+                        for a Quake III player, an .md3 in its hand";
 
 fn main() -> ExitCode {
     let mut skin = None;
@@ -70,8 +74,11 @@ fn main() -> ExitCode {
         (None, Some(skin)) => ModelFile::demo().with_skin(skin),
         (None, None) => Ok(ModelFile::demo()),
     };
+    // A Quake III player's weapon goes in its hand once it is shown.
+    let held = weapon.clone().filter(|_| quake3.is_some());
     let loaded = body.and_then(|body| {
         let weapon = weapon
+            .filter(|_| quake3.is_none())
             .map(|path| ModelFile::open(&path, None))
             .transpose()?;
         Ok((body, weapon))
@@ -97,6 +104,11 @@ fn main() -> ExitCode {
         let mut inspector = Inspector::new(gpu, setup.resources, body, weapon)?;
         if let Some(dir) = &quake3
             && !inspector.open_player(dir)
+        {
+            return Err(inspector.errors().join("; "));
+        }
+        if let Some(weapon) = &held
+            && !inspector.open_weapon(weapon)
         {
             return Err(inspector.errors().join("; "));
         }

@@ -122,26 +122,8 @@ pub(crate) fn attach_players(
 ) {
     for (entity, mut player, old) in &mut players {
         let id = player.asset.id();
-        if old.is_some_and(|old| old.player == id) {
-            continue;
-        }
         let Some(asset) = assets.get(id) else {
             continue;
-        };
-        let model = |h: &Handle<Md3Asset>| models.get(h).map(|m| (h.clone(), m));
-        let (Some(lower), Some(upper), Some(head)) = (
-            model(asset.part(PlayerPart::Lower)),
-            model(asset.part(PlayerPart::Upper)),
-            model(asset.part(PlayerPart::Head)),
-        ) else {
-            continue;
-        };
-        let weapon = match asset.weapon() {
-            Some(handle) => match model(handle) {
-                Some(weapon) => Some(weapon),
-                None => continue,
-            },
-            None => None,
         };
         if let Some((legs, torso)) = player.pending {
             let start = |animator: &Md2Animator, animation| match asset.clip(animation) {
@@ -159,6 +141,24 @@ pub(crate) fn attach_players(
             player.torso = torso;
             player.pending = None;
         }
+        if old.is_some_and(|old| old.player == id) {
+            continue;
+        }
+        let model = |h: &Handle<Md3Asset>| models.get(h).map(|m| (h.clone(), m));
+        let (Some(lower), Some(upper), Some(head)) = (
+            model(asset.part(PlayerPart::Lower)),
+            model(asset.part(PlayerPart::Upper)),
+            model(asset.part(PlayerPart::Head)),
+        ) else {
+            continue;
+        };
+        let weapon = match asset.weapon() {
+            Some(handle) => match model(handle) {
+                Some(weapon) => Some(weapon),
+                None => continue,
+            },
+            None => None,
+        };
         if let Some(old) = old {
             // Everything else rides the legs.
             commands.entity(old.part(PlayerPart::Lower)).despawn();

@@ -31,6 +31,11 @@
 //! mirror the picture sees a front-facing MD2 triangle clockwise on screen:
 //! in wgpu, `front_face: Cw` with `cull_mode: Some(Face::Back)`.
 //!
+//! [`demo_player`] is the same soldier as a Quake III player (legs, torso
+//! and head joined by tags that follow its bones, Quake III's 25
+//! animations from its own, three skin sets), holding [`demo_weapon`]:
+//! [`demo_player_files`] and [`demo_weapon_files`] are their files.
+//!
 //! Everything is built from plain IEEE arithmetic (no platform `sin`), so
 //! the bytes are the same on every machine; a test pins their hash. The
 //! model is built once per process (a few milliseconds) and cached.
@@ -39,7 +44,11 @@ mod animation;
 mod body;
 mod math;
 mod normals;
+mod player;
 mod skin;
 mod soldier;
+mod weapon;
 
+pub use player::{DEMO_PLAYER_DIR, DEMO_PLAYER_SKINS, demo_player, demo_player_files};
 pub use soldier::{SKIN_HEIGHT, SKIN_WIDTH, demo_mdl, demo_model, demo_model_bytes, demo_skin};
+pub use weapon::{DEMO_WEAPON_DIR, demo_weapon, demo_weapon_files};

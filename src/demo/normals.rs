@@ -7,6 +7,9 @@
 //! nearest to any direction in the cell (and every entry tied with it), so
 //! the search over them, in index order with the same `f32` dot product,
 //! gives exactly what the full search gives.
+//!
+//! And [`encode_lat_long`], a normal as the demo player's MD3 files store
+//! it: Quake III's pair of angles.
 
 use crate::model::{ANORMS, FALLBACK_NORMAL_INDEX};
 
@@ -98,6 +101,39 @@ impl NormalIndex {
         }
         best
     }
+}
+
+/// The stored normal nearest `n`: the longitude whose cosine is nearest
+/// its z, the latitude nearest its direction in the xy plane, then the
+/// best of their neighbours by the decoded normal, all from md2-wgpu's
+/// table (no platform trigonometry: the bytes are the same everywhere).
+pub(super) fn encode_lat_long(n: V3) -> u16 {
+    let n = normalize(n);
+    let table = crate::model::lat_long_table();
+    let nearest = |range: std::ops::Range<usize>, score: &dyn Fn(usize) -> f64| {
+        range
+            .map(|k| (k, score(k)))
+            .fold((0, f64::NEG_INFINITY), |best, (k, s)| {
+                if s > best.1 { (k, s) } else { best }
+            })
+            .0
+    };
+    let lng = nearest(0..129, &|k| -(f64::from(table[k][0]) - n[2]).abs());
+    let lat = nearest(0..256, &|k| {
+        f64::from(table[k][0]) * n[0] + f64::from(table[k][1]) * n[1]
+    });
+    let mut best = (0u16, f64::NEG_INFINITY);
+    for dlng in [0, 1, 255] {
+        for dlat in [0, 1, 255] {
+            let packed = ((((lat + dlat) % 256) << 8) | ((lng + dlng) % 256)) as u16;
+            let d = crate::model::normal_from_lat_long(packed);
+            let score = f64::from(d[0]) * n[0] + f64::from(d[1]) * n[1] + f64::from(d[2]) * n[2];
+            if score > best.1 {
+                best = (packed, score);
+            }
+        }
+    }
+    best.0
 }
 
 #[cfg(test)]

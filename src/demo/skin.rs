@@ -197,3 +197,14 @@ fn colour(look: Look, theta: f64, c: V3) -> Rgb {
 fn darker(c: Rgb, by: u8) -> Rgb {
     c.map(|v| v.saturating_sub(by))
 }
+/// An image as a TGA file's bytes.
+pub(super) fn tga(image: &image::RgbaImage) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    image
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Tga,
+        )
+        .expect("an RGBA image encodes as TGA");
+    bytes
+}

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use image::RgbaImage;
 
-use super::math::{V3, add, cross, sub};
+use super::math::{Rigid, V3, add, cross, sub};
 use super::{animation, body, normals, skin};
 use crate::anim::Quake2Player;
 use crate::format::Md2Parts;
@@ -95,9 +95,14 @@ fn build() -> Md2Model {
     Md2Model::from_parts(parts).expect("the demo model's parts are consistent by construction")
 }
 
-/// Poses the rest mesh and sets it on the floor (plus the pose's lift).
-fn pose_mesh(mesh: &body::RestMesh, pose: &animation::Pose, out: &mut [V3]) {
-    let world = body::world_transforms(&pose.rotation, [pose.shift[0], pose.shift[1], 0.0]);
+/// Poses the rest mesh and sets it on the floor (plus the pose's lift),
+/// and gives each bone's transform as posed (the floor's shift in it).
+pub(super) fn pose_mesh(
+    mesh: &body::RestMesh,
+    pose: &animation::Pose,
+    out: &mut [V3],
+) -> [Rigid; body::BONE_COUNT] {
+    let mut world = body::world_transforms(&pose.rotation, [pose.shift[0], pose.shift[1], 0.0]);
     let mut lowest = f64::INFINITY;
     for ((p, rest), bone) in out.iter_mut().zip(&mesh.positions).zip(&mesh.bones) {
         *p = world[*bone as usize].apply(*rest);
@@ -107,11 +112,15 @@ fn pose_mesh(mesh: &body::RestMesh, pose: &animation::Pose, out: &mut [V3]) {
     for p in out.iter_mut() {
         p[2] += dz;
     }
+    for bone in &mut world {
+        bone.translation[2] += dz;
+    }
+    world
 }
 
 /// Smooth normals: each vertex's area-weighted sum of its faces' outward
 /// normals.
-fn vertex_normals(mesh: &body::RestMesh, positions: &[V3], out: &mut [V3]) {
+pub(super) fn vertex_normals(mesh: &body::RestMesh, positions: &[V3], out: &mut [V3]) {
     out.fill([0.0; 3]);
     for tri in &mesh.triangles {
         let [a, b, c] = tri.map(|(v, _)| v as usize);
