@@ -97,8 +97,9 @@ usage: cargo bench --bench crowd [-- OPTIONS]
                        only (default 1000,1000000)
   --flat-frames N      measured frames of the steady-state section (default 8)
   --player-sizes LIST  crowd sizes of the players section, first model against
-                       the shared Quake III player major (default
-                       1000,10000,100000; its frames are --flat-frames)
+                       the demo soldier as a Quake III player with its gun
+                       (default 1000,10000,100000; its frames are
+                       --flat-frames)
   --json PATH          also write every row as a JSON list
   --markdown PATH      also write the report (every table, the adapter, the
                        machine and the command) to PATH: the figures file

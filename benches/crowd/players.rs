@@ -1,6 +1,7 @@
 //! Quake III players in a resident crowd against MD2 members in one: the
-//! same places, clocks, tints and effects, the same camera (the steady
-//! state's patch in the middle), at each size. A player is one crowd per
+//! same soldier (the crate's demo, as an MD2 and as a Quake III player
+//! holding its gun), the same places, clocks, tints and effects, the same
+//! camera (the steady state's patch in the middle), at each size. A player is one crowd per
 //! surface kept in step, legs and torso on their own clocks, torso and head
 //! placed on their tags by a compute pass each frame
 //! (`md2_wgpu::gpu::PlayerCrowd`); what that costs against one model per
@@ -8,7 +9,6 @@
 //! member.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use md2_wgpu::Md2Renderer;
 use md2_wgpu::anim::ClipClock;
@@ -29,15 +29,6 @@ use crate::strategies::{
 /// The camera frames a patch this wide in the middle of every crowd (the
 /// steady-state section's).
 const PATCH: f32 = 240.0;
-
-/// The shared player the section draws: `major` beside the shared MD2
-/// models (`$MD2_SHARED_MODELS/../md3/major`, else `../shared/md3/major`).
-fn shared_player() -> PathBuf {
-    md2_wgpu::support::shared_models_dir()
-        .join("..")
-        .join("md3")
-        .join("major")
-}
 
 /// The crate's player crowd: players added once, per frame the time.
 pub struct Players {
@@ -148,27 +139,23 @@ pub fn run(
     frames: usize,
 ) -> Result<Vec<Row>, String> {
     say!("## Quake III players against MD2 members, resident\n");
-    let dir = shared_player();
-    if !dir.join("lower.md3").is_file() {
-        say!(
-            "Skipped: no Quake III player at {} (the shared players: set \
-             MD2_SHARED_MODELS to point beside them).\n",
-            dir.display()
-        );
-        return Ok(Vec::new());
-    }
-    let player = Md3Player::open(&dir, "default").map_err(|e| format!("{}: {e}", dir.display()))?;
+    // The demo soldier as a player, holding its gun: the MD2 demo's own
+    // body, cut into parts that ride tags.
+    let player: Md3Player = md2_wgpu::demo::demo_player("default").map_err(|e| e.to_string())?;
     let mut entries = Vec::new();
     let mut labels = Vec::new();
     for &n in sizes {
-        eprintln!("players: {} and major × {n} (setting up) ...", model.label);
+        eprintln!(
+            "players: {} and the demo player × {n} (setting up) ...",
+            model.label
+        );
         let scene = model.crowd(n)?.framing_middle(PATCH);
         let md2 = upload(&bench.gpu, &bench.cache, model).and_then(|m| {
             Resident::new(&bench.gpu, &bench.cache, m, &scene, true, ResidentDraw::All)
         });
         let count = report::count(n as u64);
         let md2_label = format!("MD2 {} × {count}", model.label);
-        let player_label = format!("MD3 player major × {count}");
+        let player_label = format!("MD3 demo player with gun × {count}");
         entries.push(Entry::new(md2_label.clone(), None, md2));
         entries.push(Entry::new(
             player_label.clone(),
@@ -184,10 +171,10 @@ pub fn run(
     say!(
         "The steady state's scene (members added once, the camera on the same patch in the \
          middle of every crowd) drawn twice: each member as the {} model in one resident \
-         crowd, and as the shared Quake III player `major` ({} surfaces: legs, torso and \
-         head, no weapon), legs and torso on their own clocks and clips, torso and head \
-         placed on their tags by the attach pass every frame. Skins are the checker for \
-         both.\n",
+         crowd, and as the demo soldier cut into a Quake III player holding its gun ({} \
+         surfaces: legs, torso, head and gun; `md2_wgpu::demo::demo_player`), legs and \
+         torso on their own clocks and clips, torso, head and gun placed on their tags by \
+         the attach pass every frame. Skins are the checker for both.\n",
         model.label,
         GpuPlayer::new(
             bench.gpu.device(),
