@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use glam::{Mat4, Vec3};
+use glam::Mat4;
 
 use super::attach::tag_table;
 use super::handle::CrowdHandle;
@@ -495,29 +495,31 @@ impl PlayerCrowd {
     }
 }
 
-/// How far from its origin a model reaches on any frame: the farthest
-/// corner of any frame's box.
-fn reach(model: &Md3Model) -> f32 {
-    // The corner farthest from the origin takes each axis's larger end.
+/// How far from its origin any vertex of `model` is on any frame, as the
+/// sum of its coordinates' magnitudes (`|x| + |y| + |z|`, the L1 norm).
+fn l1_reach(model: &Md3Model) -> f32 {
     model
-        .frames()
+        .surfaces()
         .iter()
-        .map(|f| {
-            Vec3::from(f.min)
-                .abs()
-                .max(Vec3::from(f.max).abs())
-                .length()
-        })
+        .flat_map(|s| s.vertices())
+        .map(|v| v.position().iter().map(|c| c.abs()).sum::<f32>())
         .fold(0.0, f32::max)
 }
 
 /// Per frame of the legs, a box in their space (Quake axes) that holds the
 /// whole player on that frame, whatever the torso plays: the legs' own box
 /// and a cube around `tag_torso`'s origin as large as the torso, head and
-/// weapon reach from it. A part placed on a tag lands at the tag's origin
-/// plus its point along the tag's axes, each of unit length (lerped axes
-/// are normalised, not made perpendicular), so within √3 × the point's
-/// distance: the cube holds every pose, lerped or crossfaded, of frames
+/// weapon reach from it.
+///
+/// A point `p` of a part riding a tag lands at the tag's origin plus
+/// `Σ pᵢ uᵢ`, the `uᵢ` the tag's axes: each of unit length (lerped and
+/// crossfaded axes are normalised), not quite perpendicular. Along any
+/// axis that sum is at most `Σ |pᵢ|` (`p`'s L1 norm) from the origin, and
+/// its own L1 norm at most √3 × `p`'s (a unit vector's is at most √3). So
+/// a torso-space point (the torso's own, or the head's or the weapon's
+/// placed on the torso's tags: the tag's origin's L1 norm plus √3 × the
+/// rider's) is within the torso's L1 reach of `tag_torso`'s origin on
+/// every axis: the cube holds every pose, lerped or crossfaded, of frames
 /// whose tag origins it holds (a lerped origin lies between them). `None`
 /// where a frame lacks a tag (the crowd was refused before this).
 fn tree_bounds(player: &Md3Player) -> Option<Vec<Bounds>> {
@@ -527,16 +529,16 @@ fn tree_bounds(player: &Md3Player) -> Option<Vec<Bounds>> {
         player.part(PlayerPart::Upper),
         player.part(PlayerPart::Head),
     );
-    let farthest = |model: &Md3Model, tag: &str, rider: f32| -> Option<f32> {
+    let l1 = |v: [f32; 3]| v.iter().map(|c| c.abs()).sum::<f32>();
+    let riding = |model: &Md3Model, tag: &str, rider: f32| -> Option<f32> {
         (0..model.frames().len())
-            .map(|f| Some(Vec3::from(model.tag(f, tag)?.origin).length() + ROOT3 * rider))
+            .map(|f| Some(l1(model.tag(f, tag)?.origin) + ROOT3 * rider))
             .try_fold(0.0f32, |m, r| Some(m.max(r?)))
     };
-    let mut torso_reach = reach(torso).max(farthest(torso, "tag_head", reach(head))?);
+    let mut around = l1_reach(torso).max(riding(torso, "tag_head", l1_reach(head))?);
     if let Some(weapon) = player.weapon() {
-        torso_reach = torso_reach.max(farthest(torso, "tag_weapon", reach(weapon))?);
+        around = around.max(riding(torso, "tag_weapon", l1_reach(weapon))?);
     }
-    let around = ROOT3 * torso_reach;
     (0..legs.frames().len())
         .map(|f| {
             let frame = &legs.frames()[f];
@@ -551,4 +553,69 @@ fn tree_bounds(player: &Md3Player) -> Option<Vec<Bounds>> {
             }))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::{FrameLerp, Pose};
+    use glam::Vec3;
+
+    /// Every vertex of every part, for legs and torso lerped between any
+    /// two of their frames and crossfading, lies in the union of the two
+    /// legs frames' boxes: the demo player holding its gun, at seeded
+    /// random poses.
+    #[test]
+    fn the_player_box_holds_every_part_of_every_pose() {
+        let player = crate::demo::demo_player("default").unwrap();
+        let bounds = tree_bounds(&player).unwrap();
+        let legs_frames = player.part(PlayerPart::Lower).frames().len() as u32;
+        let torso_frames = player.part(PlayerPart::Upper).frames().len() as u32;
+        let mut rng = crate::support::Rng::new(36);
+        let mut pick = |n: u32| rng.below(n as usize) as u32;
+        let mut checked = 0;
+        let mut worst = 0.0f32;
+        for _ in 0..200 {
+            let lerp = |a: u32, b: u32, t: f32| FrameLerp {
+                frame_a: a,
+                frame_b: b,
+                t,
+            };
+            let (la, lb) = (pick(legs_frames), pick(legs_frames));
+            let (ta, tb, tc) = (pick(torso_frames), pick(torso_frames), pick(torso_frames));
+            let t = pick(1000) as f32 / 1000.0;
+            let legs = Pose::from(lerp(la, lb, t));
+            let torso = Pose {
+                secondary: lerp(tc, ta, 1.0 - t),
+                weight: t,
+                ..Pose::from(lerp(ta, tb, 0.5))
+            };
+            let at = player.parts_at(legs, torso).unwrap();
+            let room = bounds[la as usize].union(bounds[lb as usize]);
+            let mut riders = vec![
+                (at.upper, player.part(PlayerPart::Upper)),
+                (at.head, player.part(PlayerPart::Head)),
+            ];
+            riders.extend(player.weapon().map(|w| (at.weapon, w)));
+            for (matrix, model) in riders {
+                for v in model.surfaces().iter().flat_map(|s| s.vertices()) {
+                    let p = matrix.transform_point3(Vec3::from(v.position()));
+                    for k in 0..3 {
+                        assert!(
+                            p[k] >= room.min[k] - 1e-3 && p[k] <= room.max[k] + 1e-3,
+                            "{p:?} outside {room:?}"
+                        );
+                        let half = (room.max[k] - room.min[k]) / 2.0;
+                        let centre = (room.max[k] + room.min[k]) / 2.0;
+                        worst = worst.max((p[k] - centre).abs() / half);
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        eprintln!(
+            "{checked} placed vertices, the farthest {:.0}% of the way out",
+            worst * 100.0
+        );
+    }
 }
