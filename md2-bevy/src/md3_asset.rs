@@ -256,3 +256,25 @@ pub(crate) fn default_keys(model: &Md3Model) -> Vec<String> {
 pub(crate) fn parent_dir(file: &Path) -> PathBuf {
     file.parent().map(Path::to_path_buf).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texture_names_from_a_file_stay_under_the_sources_root() {
+        for ok in ["models/players/major/head.tga", "head.tga"] {
+            assert!(within_root(Path::new(ok)), "{ok}");
+        }
+        for bad in [
+            "",
+            "../secret.tga",
+            "models/../../x.tga",
+            "/etc/passwd",
+            "c:/x.tga",
+            "other://x.tga",
+        ] {
+            assert!(!within_root(Path::new(bad)), "{bad}");
+        }
+    }
+}

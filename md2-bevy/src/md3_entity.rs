@@ -247,3 +247,57 @@ pub fn nearest_rotation(m: Mat3) -> Quat {
     }
     Quat::from_mat3(&q).normalize()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The largest element of `a − b`.
+    fn largest(a: Mat3, b: Mat3) -> f32 {
+        (a - b)
+            .to_cols_array()
+            .iter()
+            .fold(0.0f32, |m, x| m.max(x.abs()))
+    }
+
+    #[test]
+    fn the_nearest_rotation_is_a_rotation_no_farther_than_the_axes_skew() {
+        let turn = Mat3::from_quat(Quat::from_euler(bevy::math::EulerRot::XYZ, 0.3, -1.1, 2.0));
+        assert!(largest(Mat3::from_quat(nearest_rotation(turn)), turn) < 1e-6);
+        // Two frames' axes lerped half way and each normalised, as R_LerpTag
+        // does: unit length, not perpendicular.
+        let other = Mat3::from_quat(Quat::from_euler(bevy::math::EulerRot::XYZ, 1.4, 0.2, -0.5));
+        let lerped = Mat3::from_cols(
+            (turn.x_axis + other.x_axis).normalize(),
+            (turn.y_axis + other.y_axis).normalize(),
+            (turn.z_axis + other.z_axis).normalize(),
+        );
+        let skew = largest(lerped.transpose() * lerped, Mat3::IDENTITY);
+        assert!(skew > 0.01, "the test's axes are skewed ({skew})");
+        let nearest = Mat3::from_quat(nearest_rotation(lerped));
+        assert!(largest(nearest.transpose() * nearest, Mat3::IDENTITY) < 1e-5);
+        assert!((nearest.determinant() - 1.0).abs() < 1e-5);
+        // |σ − 1| ≤ |σ² − 1| for every singular value σ: the polar factor is
+        // within the spectral norm of AᵀA − I, which 3 × its largest
+        // element bounds.
+        let off = largest(nearest, lerped);
+        assert!(off <= 3.0 * skew + 1e-5, "{off} from the axes, skew {skew}");
+        // A hostile file's zero axes: no rotation, not a NaN.
+        assert_eq!(nearest_rotation(Mat3::ZERO), Quat::IDENTITY);
+    }
+
+    #[test]
+    fn a_tag_turns_and_moves_in_y_up_space() {
+        // A quarter turn about Quake's Z (up): +X forward to +Y left. In
+        // Y-up space that is a quarter turn about +Y taking +Z to +X.
+        let tag = TagRecord::new(
+            "tag_weapon",
+            [1.0, 2.0, 3.0],
+            [[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+        );
+        let t = tag_transform(&tag);
+        assert_eq!(t.translation, Vec3::new(2.0, 3.0, 1.0));
+        assert!((t.rotation * Vec3::Z - Vec3::X).length() < 1e-6);
+        assert!((t.rotation * Vec3::Y - Vec3::Y).length() < 1e-6);
+    }
+}
