@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use md2_wgpu::format::md3::{
-    Md3Model, Md3Player, Md3PlayerLoader, Md3SurfaceTexture, PlayerAnimation, PlayerPart,
-    texture_candidates,
+    Md3Model, Md3Player, Md3SurfaceTexture, PlayerAnimation, PlayerPart, texture_candidates,
 };
 use md2_wgpu::glam::{Mat4, Vec3};
 use md2_wgpu::gpu::{GpuPlayer, Md2Cache, PlayerInstance, PlayerPiece};
@@ -99,13 +98,8 @@ impl PlayerFile {
         dir: &Path,
         read: impl Fn(&str) -> Option<Vec<u8>>,
     ) -> Result<PlayerFile, String> {
-        let base = |path: &Path| path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let mut loader = Md3PlayerLoader::new(dir, "default");
-        while let Some(file) = loader.wanted() {
-            let bytes = base(&file).and_then(|f| read(&f));
-            loader.read(&file, bytes.as_deref());
-        }
-        let player = loader.finish().map_err(|e| format!("{name}: {e}"))?;
+        let player =
+            Md3Player::from_named(dir, "default", &read).map_err(|e| format!("{name}: {e}"))?;
         let mut textures: Vec<(String, RgbaImage)> = Vec::new();
         let mut surfaces = Vec::new();
         for part in PlayerPart::ALL {

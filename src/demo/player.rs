@@ -13,7 +13,6 @@
 //! stores); on other legs, it rides them.
 
 use std::ops::RangeInclusive;
-use std::path::Path;
 use std::sync::OnceLock;
 
 use super::body::{self, BONES, Bone};
@@ -24,8 +23,7 @@ use super::soldier::{SKIN_HEIGHT, SKIN_WIDTH, demo_skin, pose_mesh, vertex_norma
 use super::{animation, weapon};
 use crate::anim::Quake2Player;
 use crate::format::md3::{
-    Md3Model, Md3Parts, Md3Player, Md3PlayerLoader, Md3Shader, Md3SurfaceParts, Md3Tag, Md3Vertex,
-    PlayerAnimation,
+    Md3Model, Md3Parts, Md3Player, Md3Shader, Md3SurfaceParts, Md3Tag, Md3Vertex, PlayerAnimation,
 };
 
 /// The folder the demo player's skins name its picture in (Quake III's
@@ -429,16 +427,13 @@ pub fn demo_player_files() -> Vec<(String, Vec<u8>)> {
 /// ```
 pub fn demo_player(skin: &str) -> Result<Md3Player, crate::format::md3::Md3PlayerError> {
     let files = demo_player_files();
-    let dir = Path::new(DEMO_PLAYER_DIR);
-    let mut loader = Md3PlayerLoader::new(dir, skin);
-    while let Some(file) = loader.wanted() {
-        let bytes = files
+    let by_name = |name: &str| {
+        files
             .iter()
-            .find(|(name, _)| dir.join(name) == file)
-            .map(|(_, bytes)| bytes.as_slice());
-        loader.read(&file, bytes);
-    }
-    Ok(loader.finish()?.with_weapon(weapon::demo_weapon()))
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.clone())
+    };
+    Ok(Md3Player::from_named(DEMO_PLAYER_DIR, skin, by_name)?.with_weapon(weapon::demo_weapon()))
 }
 
 #[cfg(test)]

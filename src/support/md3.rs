@@ -4,11 +4,8 @@
 //! tiny player built from it (three parts joined by tags, an
 //! `animation.cfg`, `default` skins), loaded through the sans-I/O loader.
 
-use std::path::Path;
-
 use crate::format::md3::{
-    Md3Model, Md3Parts, Md3Player, Md3PlayerError, Md3PlayerLoader, Md3Shader, Md3SurfaceParts,
-    Md3Tag, Md3Vertex,
+    Md3Model, Md3Parts, Md3Player, Md3PlayerError, Md3Shader, Md3SurfaceParts, Md3Tag, Md3Vertex,
 };
 
 /// A tag's axes that turn nothing: forward +X, left +Y, up +Z.
@@ -153,19 +150,17 @@ pub fn tiny_player_files() -> Vec<(String, Vec<u8>)> {
 }
 
 /// The player `files` (by name, in [`TINY_PLAYER_DIR`]) make with the
-/// `default` skins, loaded by answering an [`Md3PlayerLoader`]'s
+/// `default` skins, loaded by [`Md3Player::from_named`] answering an
+/// [`Md3PlayerLoader`](crate::format::md3::Md3PlayerLoader)'s
 /// questions from them (a file not among them is answered as absent).
 pub fn load_player(files: &[(String, Vec<u8>)]) -> Result<Md3Player, Md3PlayerError> {
-    let dir = Path::new(TINY_PLAYER_DIR);
-    let mut loader = Md3PlayerLoader::new(dir, "default");
-    while let Some(file) = loader.wanted() {
-        let bytes = files
+    let by_name = |name: &str| {
+        files
             .iter()
-            .find(|(name, _)| dir.join(name) == file)
-            .map(|(_, bytes)| bytes.as_slice());
-        loader.read(&file, bytes);
-    }
-    loader.finish()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.clone())
+    };
+    Md3Player::from_named(TINY_PLAYER_DIR, "default", by_name)
 }
 
 /// The tiny player, loaded.

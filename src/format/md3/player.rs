@@ -281,6 +281,36 @@ impl Md3Player {
         loader.finish()
     }
 
+    /// Loads the player whose files `read` gives by name (`lower.md3`,
+    /// `upper_red.skin`: the last part of each path an [`Md3PlayerLoader`]
+    /// for `dir` asks for), with the skin set `skin`: files held in memory
+    /// (dropped on a page, built in code, out of an archive). A name
+    /// `read` has no bytes for is [`Md3PlayerError::Missing`], naming the
+    /// path in `dir`.
+    ///
+    /// ```
+    /// use md2_wgpu::format::md3::Md3Player;
+    ///
+    /// let files = md2_wgpu::demo::demo_player_files();
+    /// let by_name = |name: &str| files.iter().find(|(n, _)| n == name).map(|(_, b)| b.clone());
+    /// let player = Md3Player::from_named("models/players/demo", "blue", by_name)?;
+    /// assert_eq!(player.skin_name(), "blue");
+    /// # Ok::<(), md2_wgpu::format::md3::Md3PlayerError>(())
+    /// ```
+    pub fn from_named(
+        dir: impl AsRef<Path>,
+        skin: &str,
+        read: impl Fn(&str) -> Option<Vec<u8>>,
+    ) -> Result<Md3Player, Md3PlayerError> {
+        let mut loader = Md3PlayerLoader::new(dir.as_ref(), skin);
+        while let Some(file) = loader.wanted() {
+            let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+            let bytes = name.and_then(|n| read(&n));
+            loader.read(&file, bytes.as_deref());
+        }
+        loader.finish()
+    }
+
     /// The player with `weapon` in its hand (on the torso's
     /// `tag_weapon`), in place of any it held.
     pub fn with_weapon(self, weapon: Md3Model) -> Md3Player {
