@@ -40,7 +40,7 @@ impl Default for Md3PlayerSettings {
     }
 }
 
-/// A Quake III player loaded by [`Md3PlayerLoader`](crate::Md3PlayerAssetLoader)
+/// A Quake III player loaded by [`Md3PlayerAssetLoader`](crate::Md3PlayerAssetLoader)
 /// from its folder's `animation.cfg` (`lower.md3`, `upper.md3`, `head.md3`
 /// and the skin set's `.skin` files read beside it): each part an
 /// [`Md3Asset`] wearing the textures its skin names, the animations as
