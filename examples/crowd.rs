@@ -116,7 +116,10 @@ fn main() -> ExitCode {
     };
     let source = match source {
         CrowdSource::Model(loaded) => Source::Model(loaded),
-        CrowdSource::Player(dir) => match player_with_weapon(&dir, weapon.as_deref()) {
+        CrowdSource::Player(dir) => match PlayerFile::open(&dir).and_then(|file| match &weapon {
+            Some(weapon) => file.with_weapon_file(weapon),
+            None => Ok(file),
+        }) {
             Ok(file) => Source::Player(Box::new(file)),
             Err(e) => return framework::fail(&e),
         },
@@ -130,24 +133,6 @@ fn main() -> ExitCode {
         crowd.tint_levels = tint_levels;
         Ok(crowd)
     })
-}
-
-/// The player in `dir`, holding the `.md3` at `weapon` (its textures found
-/// beside it) where one is given.
-fn player_with_weapon(
-    dir: &std::path::Path,
-    weapon: Option<&std::path::Path>,
-) -> Result<PlayerFile, String> {
-    let file = PlayerFile::open(dir)?;
-    let Some(weapon) = weapon else {
-        return Ok(file);
-    };
-    let bytes = std::fs::read(weapon).map_err(|e| format!("{}: {e}", weapon.display()))?;
-    let beside = weapon.parent().unwrap_or(std::path::Path::new("."));
-    let name = weapon
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    file.with_weapon(&name, &bytes, |f| std::fs::read(beside.join(f)).ok())
 }
 
 /// The camera: flies over the crowd on its own until steered.

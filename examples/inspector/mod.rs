@@ -472,19 +472,7 @@ impl Inspector {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("md3"));
         if self.quake3.is_some() && is_md3 {
-            let name = path.file_name().map_or_else(
-                || path.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
-            let dir = path.parent().unwrap_or(Path::new("."));
-            let read = |file: &str| std::fs::read(dir.join(file)).ok();
-            return match std::fs::read(path) {
-                Ok(bytes) => self.hold_weapon(&name, &bytes, read),
-                Err(e) => {
-                    self.errors.push(format!("{}: {e}", path.display()));
-                    false
-                }
-            };
+            return self.hold_weapon(|file| file.with_weapon_file(path));
         }
         self.take_upload(ModelFile::open(path, None), |inspector, weapon| {
             inspector.weapon = Some(weapon);
@@ -492,22 +480,17 @@ impl Inspector {
         })
     }
 
-    /// Puts the Quake III weapon `name` (its bytes, its textures among the
-    /// files `read` gives) in the shown player's hand; on failure the
-    /// error joins [`Inspector::errors`] and the player stays as it was.
+    /// Puts a Quake III weapon in the shown player's hand: `holding` gives
+    /// the player's file with it; on failure the error joins
+    /// [`Inspector::errors`] and the player stays as it was.
     fn hold_weapon(
         &mut self,
-        name: &str,
-        bytes: &[u8],
-        read: impl Fn(&str) -> Option<Vec<u8>>,
+        holding: impl FnOnce(PlayerFile) -> Result<PlayerFile, String>,
     ) -> bool {
         let Some(q3) = &mut self.quake3 else {
             return false;
         };
-        let held = q3
-            .file
-            .clone()
-            .with_weapon(name, bytes, read)
+        let held = holding(q3.file.clone())
             .and_then(|file| q3.replace_file(&self.device, &self.queue, &self.cache, file));
         self.take(held, |inspector, ()| inspector.show_weapon = true)
     }
@@ -545,7 +528,7 @@ impl Inspector {
                     .find(|f| f.name.eq_ignore_ascii_case(name))
                     .map(|f| f.bytes.clone())
             };
-            return self.hold_weapon(&model.name, &model.bytes, read);
+            return self.hold_weapon(|file| file.with_weapon(&model.name, &model.bytes, read));
         }
         let Opened {
             body,

@@ -131,6 +131,18 @@ impl PlayerFile {
 }
 
 impl PlayerFile {
+    /// The player holding the Quake III weapon in the file at `path`, its
+    /// textures found in the weapon's folder ([`PlayerFile::with_weapon`]).
+    pub fn with_weapon_file(self, path: &Path) -> Result<PlayerFile, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let dir = path.parent().unwrap_or(Path::new("."));
+        self.with_weapon(&name, &bytes, |file| std::fs::read(dir.join(file)).ok())
+    }
+
     /// The player holding the Quake III weapon model `name` (its bytes):
     /// each surface in the texture its first shader names (Quake III's
     /// default for a weapon's surface), found among the files `read`

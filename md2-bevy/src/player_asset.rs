@@ -81,7 +81,7 @@ impl Md3PlayerAsset {
 
     /// A part's model.
     pub fn part(&self, part: PlayerPart) -> &Handle<Md3Asset> {
-        &self.parts[crate::player_asset::part_index(part)]
+        &self.parts[part.index()]
     }
 
     /// The weapon's model, if the settings named one.
@@ -213,12 +213,4 @@ async fn read_or_none(
         Err(ReadAssetBytesError::AssetReaderError(AssetReaderError::NotFound(_))) => Ok(None),
         Err(error) => Err(Md2LoadError::Read(std::io::Error::other(error.to_string()))),
     }
-}
-
-/// `part`'s place in [`PlayerPart::ALL`]: lower, upper, head.
-pub(crate) fn part_index(part: PlayerPart) -> usize {
-    PlayerPart::ALL
-        .iter()
-        .position(|p| *p == part)
-        .unwrap_or_default()
 }

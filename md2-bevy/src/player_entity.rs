@@ -99,7 +99,7 @@ impl Md3PlayerParts {
     /// A part's entity: the legs (a child of the player's), the torso (of
     /// the legs' `tag_torso`), the head (of the torso's `tag_head`).
     pub fn part(&self, part: PlayerPart) -> Entity {
-        self.parts[crate::player_asset::part_index(part)]
+        self.parts[part.index()]
     }
 
     /// The weapon's entity (a child of the torso's `tag_weapon`).

@@ -373,15 +373,14 @@ fn placed_as_the_cpu_places(
         .expect("the player's parts are spawned");
     let still = Pose::from(md2_wgpu::anim::FrameLerp::still(0));
     let (upper, head, weapon) = (skew(at.upper), skew(at.head), skew(at.weapon));
-    let lower = (
-        spawned.part(PlayerPart::Lower),
-        at.lower,
-        legs,
-        PlayerPart::Lower,
-        0.0,
-    );
     let mut pieces = vec![
-        (lower.0, lower.1, lower.2, player.part(lower.3), lower.4),
+        (
+            spawned.part(PlayerPart::Lower),
+            at.lower,
+            legs,
+            player.part(PlayerPart::Lower),
+            0.0,
+        ),
         (
             spawned.part(PlayerPart::Upper),
             at.upper,

@@ -54,7 +54,8 @@ impl PlayerPart {
         format!("{}_{skin}.skin", self.name())
     }
 
-    fn index(self) -> usize {
+    /// Its place in [`PlayerPart::ALL`]: 0, 1 or 2.
+    pub fn index(self) -> usize {
         self as usize
     }
 }
