@@ -14,6 +14,7 @@ pub mod anim;
 #[macro_use]
 pub mod checks;
 pub mod contract;
+pub mod crowd;
 pub mod demo;
 pub mod format;
 pub mod gltf;

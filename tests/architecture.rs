@@ -723,6 +723,7 @@ const FLOORS: &[&[&str]] = &[
     &["contract"],
     &["anim"],
     &["scene"],
+    &["crowd"],
     &["format"],
     &["skins", "demo", "gltf"],
     &["gpu"],

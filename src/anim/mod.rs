@@ -13,5 +13,4 @@ pub use playback::{Clip, FrameLerp, Pose, QUAKE2_FPS, Quake2Player};
 pub use playback::{Crossfade, Playing};
 pub use reference::ReferenceError;
 
-#[cfg(feature = "wgpu")]
 pub(crate) use clock::fade_weight_at;

@@ -136,6 +136,13 @@ pub enum CrowdError {
         /// The device's `max_buffer_size` (or storage binding size).
         limit: u64,
     },
+    /// The host could not make a buffer the crowd needs
+    /// ([`CrowdBuffers`](crate::crowd::CrowdBuffers)): its message (out of
+    /// memory, a lost device).
+    HostBuffer {
+        /// The host's message.
+        message: String,
+    },
 }
 
 impl fmt::Display for CrowdError {
@@ -176,6 +183,9 @@ impl fmt::Display for CrowdError {
                 "{members} crowd members need {bytes} bytes, more than this device's limit of \
                  {limit} bytes"
             ),
+            CrowdError::HostBuffer { message } => {
+                write!(f, "the crowd's buffer could not be made: {message}")
+            }
         }
     }
 }

@@ -10,33 +10,27 @@ use std::sync::Arc;
 use glam::Mat4;
 
 use super::attach::Attachment;
-use super::clips::ClipTable;
-use super::handle::{CrowdHandle, Slots};
 use super::layout::CrowdLayout;
-use super::member::{
-    ClockState, MemberState, PlaybackState, pack, write_look, write_playback, write_transform,
-};
-use super::motion::Motion;
-use super::uploads::{MotionAt, RESERVED_CLIPS, Uploads, binding_cap};
-use crate::anim::{ClipClock, Playback, fade_weight_at};
-use crate::contract::crowd::{ClipRecord, MemberRecord, member_part};
-use crate::contract::{BUCKETS, Buckets, CROWD_CULL, MOTION_MOVED, MOTION_NEW, MOTION_POSE, rows};
+use super::uploads::{Uploads, binding_cap};
+use crate::anim::ClipClock;
+use crate::contract::CROWD_CULL;
+use crate::contract::crowd::ClipRecord;
+use crate::crowd::{CrowdHandle, CrowdMembers, MemberEdit, RESERVED_CLIPS, Room};
 use crate::gpu::device::buffers::caught;
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::device::submit::Submit;
 use crate::gpu::error::{PrepareError, SetupError};
 use crate::gpu::model::{DrawModel, GpuModel, Published};
 use crate::model::Bounds;
-use crate::scene::{
-    CrowdError, CrowdMember, Effects, ModelFacts, check_play, check_playback, check_skin,
-    check_tint, check_transform,
-};
+use crate::scene::{CrowdError, CrowdMember, Effects};
 
-const MEMBER: u64 = size_of::<MemberRecord>() as u64;
+const MEMBER: u64 = size_of::<crate::contract::crowd::MemberRecord>() as u64;
 
 /// Instances of one model that live on the GPU, each with its own clock:
-/// transform, [`Playback`] (a clip from a start time at a speed, maybe
-/// crossfading into another), skin, tint and effects.
+/// transform, [`Playback`](crate::anim::Playback) (a clip from a start time
+/// at a speed, maybe crossfading into another), skin, tint and effects. Its
+/// members as the CPU keeps them are a [`CrowdMembers`], which another host
+/// can keep in its own buffers; this one keeps them in wgpu's.
 ///
 /// Changes are batched: [`add`](Md2Crowd::add), [`set`](Md2Crowd::set),
 /// the changes of one part through [`member`](Md2Crowd::member)
@@ -51,7 +45,7 @@ const MEMBER: u64 = size_of::<MemberRecord>() as u64;
 /// frame in which nothing changed uploads nothing but the time.
 ///
 /// Every frame, per view, compute passes turn each member's clock into a
-/// pose by exactly [`Playback::pose`]'s rules, test the member's bounds
+/// pose by exactly [`Playback::pose`](crate::anim::Playback::pose)'s rules, test the member's bounds
 /// (the union of every frame its clips can show, transformed; shells and
 /// shadows included) against the view's frustum, and lay the visible ones
 /// out for `draw_indexed_indirect`, in member order: the same crowd at the
@@ -86,28 +80,17 @@ const MEMBER: u64 = size_of::<MemberRecord>() as u64;
 /// ```
 #[derive(Debug)]
 pub struct Md2Crowd {
-    slots: Slots,
+    /// The members as the CPU keeps them, and what the GPU lacks of them.
+    members: CrowdMembers,
     /// What the crowd draws, as of its model's last change it took.
     model: DrawModel,
     model_generation: u64,
     /// Where its model publishes what it draws when its levels change.
     published: Arc<Published>,
-    facts: ModelFacts,
-    frame_bounds: Arc<[Bounds]>,
-    clips: ClipTable,
-    /// Dense: what the app gave, and what the GPU holds of it.
-    members: Vec<MemberState>,
-    records: Vec<MemberRecord>,
-    buckets: Vec<Buckets>,
-    /// Members in each draw bucket.
-    counts: [u32; BUCKETS],
+    /// The member buffer, the motion records and the parameters.
     uploads: Uploads,
-    /// What the previous frame showed of each member that changed.
-    motion: Motion,
     culling: bool,
     cache: Md2Cache,
-    /// The most members the device's buffers hold.
-    max_members: usize,
     /// The crowd whose members this one's ride on a tag, if any.
     attachment: Option<Attachment>,
 }
@@ -132,12 +115,7 @@ impl Md2Crowd {
             binding.saturating_sub(RESERVED_CLIPS * size_of::<ClipRecord>() as u64) / MEMBER;
         let published = Arc::clone(model.published());
         let (draw, model_generation) = published.latest();
-        let max_members = member_limit.min(u64::from(u32::MAX)) as usize;
-        let ((motion, uploads), error) = caught(device, || {
-            let motion = Motion::new(device);
-            let uploads = Uploads::new(device, cache, &motion);
-            (motion, uploads)
-        });
+        let (uploads, error) = caught(device, || Uploads::new(device, cache, Room::FIRST));
         let device_error = |message| SetupError::Device {
             operation: "creating a crowd",
             message,
@@ -146,26 +124,17 @@ impl Md2Crowd {
         if let Some(message) = error {
             return Err(device_error(message));
         }
+        let mut members = CrowdMembers::new(Arc::clone(model.frame_bounds()), model.skin_count());
+        members.set_max_members(member_limit.min(u64::from(u32::MAX)) as usize);
+        members.hosted(Room::FIRST);
         Ok(Md2Crowd {
-            slots: Slots::new(),
+            members,
             model: draw,
             model_generation,
             published,
-            facts: ModelFacts {
-                frame_count: model.frame_count(),
-                skin_count: model.skin_count(),
-            },
-            frame_bounds: Arc::clone(model.frame_bounds()),
-            clips: ClipTable::default(),
-            members: Vec::new(),
-            records: Vec::new(),
-            buckets: Vec::new(),
-            counts: [0; BUCKETS],
             uploads,
-            motion,
             culling: true,
             cache: cache.clone(),
-            max_members,
             attachment: None,
         })
     }
@@ -182,7 +151,7 @@ impl Md2Crowd {
 
     /// The most members this device's buffers hold.
     pub fn max_members(&self) -> usize {
-        self.max_members
+        self.members.max_members()
     }
 
     /// Bytes of GPU memory the crowd holds itself (each view that draws it
@@ -192,14 +161,12 @@ impl Md2Crowd {
     /// parameters and, once a view draws motion, each member's motion
     /// record (80 bytes).
     pub fn gpu_bytes(&self) -> u64 {
-        self.uploads.gpu_bytes()
-            + self.motion.gpu_bytes()
-            + self.attachment.as_ref().map_or(0, Attachment::gpu_bytes)
+        self.uploads.gpu_bytes() + self.attachment.as_ref().map_or(0, Attachment::gpu_bytes)
     }
 
     /// How many distinct clips the members play (each is stored once).
     pub fn clip_count(&self) -> usize {
-        self.clips.len()
+        self.members.clip_count()
     }
 
     /// Makes room for `additional` more members on the CPU, so that adding
@@ -208,11 +175,6 @@ impl Md2Crowd {
     /// it would otherwise grow by up to an eighth past what it needs).
     pub fn reserve(&mut self, additional: usize) {
         self.members.reserve(additional);
-        self.records.reserve(additional);
-        self.buckets.reserve(additional);
-        self.slots.reserve(additional);
-        self.uploads.reserve(additional);
-        self.motion.reserve(additional);
     }
 
     /// Whether members outside a view are left out of its draws (the
@@ -232,174 +194,18 @@ impl Md2Crowd {
     /// Adds a member at the end of the crowd's order; its handle stays
     /// valid until it is removed.
     pub fn add(&mut self, member: CrowdMember) -> Result<CrowdHandle, CrowdError> {
-        if self.members.len() >= self.max_members {
-            return Err(CrowdError::TooManyMembers {
-                members: self.members.len() + 1,
-                bytes: (self.members.len() as u64 + 1) * MEMBER,
-                limit: self.max_members as u64 * MEMBER,
-            });
-        }
-        let state = self.admit(&member)?;
-        let record = pack(&state, &self.clips);
-        let handle = self.slots.push();
-        let buckets = Buckets::of(record.effects);
-        self.count(buckets, 1);
-        self.members.push(state);
-        self.records.push(record);
-        self.buckets.push(buckets);
-        self.uploads.push();
-        self.motion.push(record.rows, handle.id());
-        Ok(handle)
+        self.members.add(member)
     }
 
     /// The member behind `handle`, if it is still in the crowd, as it was
     /// given (its clips share their names with the crowd's: no allocation).
     pub fn get(&self, handle: CrowdHandle) -> Option<CrowdMember> {
-        self.slots
-            .dense(handle)
-            .ok()
-            .map(|i| self.members[i].member(&self.clips))
+        self.members.get(handle)
     }
 
     /// Replaces the member behind `handle` (its whole record is uploaded).
     pub fn set(&mut self, handle: CrowdHandle, member: CrowdMember) -> Result<(), CrowdError> {
-        let i = self.slots.dense(handle)?;
-        let state = self.admit(&member)?;
-        self.capture_motion(i, (MOTION_MOVED | MOTION_POSE) as u8);
-        self.release(i);
-        self.members[i] = state;
-        self.records[i] = pack(&state, &self.clips);
-        self.rebucket(i);
-        self.uploads.mark(i, member_part::ALL);
-        Ok(())
-    }
-
-    /// Moves the member behind `handle`. Uploads 60 bytes (the rows, and
-    /// the look's words beside them, whose effects word says whether the
-    /// transform mirrors).
-    pub(super) fn edit_set_transform(
-        &mut self,
-        handle: CrowdHandle,
-        transform: Mat4,
-    ) -> Result<(), CrowdError> {
-        self.set_transform_from(handle, transform, None)
-    }
-
-    /// Moves the member behind `handle` to `transform`; a view that draws
-    /// motion takes it to have shown `previous` in the last frame where
-    /// given (a riding part, whose drawn transform the GPU placed), else
-    /// the transform it had.
-    pub(super) fn set_transform_from(
-        &mut self,
-        handle: CrowdHandle,
-        transform: Mat4,
-        previous: Option<Mat4>,
-    ) -> Result<(), CrowdError> {
-        let i = self.slots.dense(handle)?;
-        check_transform(&transform)?;
-        let shown = previous.map_or(self.records[i].rows, |m| rows(&m));
-        self.capture_motion_from(i, MOTION_MOVED as u8, shown);
-        self.members[i].transform = transform;
-        write_transform(&mut self.records[i], &self.members[i]);
-        self.rebucket(i);
-        self.uploads.mark(i, member_part::TRANSFORM);
-        Ok(())
-    }
-
-    /// Tints the member behind `handle` (see [`CrowdMember::tint`]); alpha
-    /// below 1 makes it translucent. Uploads 12 bytes (its intensity,
-    /// colour and effects words), and nothing else in views that draw in
-    /// member order, even where the member becomes (or stops being)
-    /// translucent: the compute passes lay the draws out. A view that
-    /// sorts translucent members back to front also rewrites its sort
-    /// layout (24 bytes) where the number of translucent members changes.
-    pub(super) fn edit_set_tint(
-        &mut self,
-        handle: CrowdHandle,
-        tint: [f32; 4],
-    ) -> Result<(), CrowdError> {
-        let i = self.slots.dense(handle)?;
-        check_tint(&tint)?;
-        self.members[i].tint = tint;
-        write_look(&mut self.records[i], &self.members[i]);
-        self.rebucket(i);
-        self.uploads.mark(i, member_part::TINT);
-        Ok(())
-    }
-
-    /// Gives the member behind `handle` another skin layer. Uploads 4
-    /// bytes.
-    pub(super) fn edit_set_skin(
-        &mut self,
-        handle: CrowdHandle,
-        skin: u32,
-    ) -> Result<(), CrowdError> {
-        let i = self.slots.dense(handle)?;
-        check_skin(skin, &self.facts)?;
-        self.members[i].skin = skin;
-        write_look(&mut self.records[i], &self.members[i]);
-        self.uploads.mark(i, member_part::SKIN);
-        Ok(())
-    }
-
-    /// Gives the member behind `handle` these effects (shell, fullbright,
-    /// minlight, shadow). Uploads 4 bytes. Where it adds or removes a
-    /// shell, the views that keep extra records (materials, motion) also
-    /// rewrite where those start (4 bytes), and views that sort rewrite
-    /// their sort layout (24 bytes).
-    pub(super) fn edit_set_effects(
-        &mut self,
-        handle: CrowdHandle,
-        effects: Effects,
-    ) -> Result<(), CrowdError> {
-        let i = self.slots.dense(handle)?;
-        self.members[i].effects = effects;
-        self.records[i].effects = self.members[i].effects_word();
-        self.rebucket(i);
-        self.uploads.mark(i, member_part::EFFECTS);
-        Ok(())
-    }
-
-    /// Crossfades the member behind `handle` into `next`, from `at` over
-    /// `duration` seconds (0 is a cut), starting from whichever of its
-    /// current clips weighs more at `at` (see [`Playback::then`]). Uploads
-    /// its clips and clocks (72 bytes), and a clip the crowd did not play
-    /// yet (32 bytes).
-    pub(super) fn edit_play(
-        &mut self,
-        handle: CrowdHandle,
-        next: ClipClock,
-        at: f64,
-        duration: f64,
-    ) -> Result<(), CrowdError> {
-        let i = self.slots.dense(handle)?;
-        // Checked by the names it was given (`next`, `at`, `duration`);
-        // the clock it fades from was checked when it came in.
-        check_play(&next, at, duration, &self.facts)?;
-        // `Playback::then` on the member as the crowd keeps it (clips by
-        // number, nothing cloned): the new fade starts from whichever of
-        // its current two clocks weighs more at `at`.
-        let current = self.members[i].playback;
-        let from = match current.fade {
-            Some((to, start, length)) if fade_weight_at(start, length, at) >= 0.5 => to,
-            _ => current.clock,
-        };
-        self.capture_motion(i, MOTION_POSE as u8);
-        let to = ClockState {
-            clip: self.clips.acquire(&next.clip, &self.frame_bounds),
-            start: next.start,
-            speed: next.speed,
-        };
-        // The kept clock's clip stays entered while the old ones are let go.
-        self.clips.share(from.clip);
-        self.release(i);
-        self.members[i].playback = PlaybackState {
-            clock: from,
-            fade: Some((to, at, duration)),
-        };
-        write_playback(&mut self.records[i], &self.members[i], &self.clips);
-        self.uploads.mark(i, member_part::PLAYBACK);
-        Ok(())
+        self.members.set(handle, member)
     }
 
     /// The member behind `handle`, to change one part of it (transform,
@@ -408,44 +214,18 @@ impl Md2Crowd {
     /// the crowd can fail:
     /// `crowd.member(handle).set_tint([1.0, 0.2, 0.2, 1.0])?`.
     pub fn member(&mut self, handle: CrowdHandle) -> MemberEdit<'_> {
-        MemberEdit::new(self, handle)
+        self.members.member(handle)
     }
 
     /// Removes the member behind `handle`: the last member moves into its
     /// place (one record rewritten), and the handle goes stale.
     pub fn remove(&mut self, handle: CrowdHandle) -> Result<CrowdMember, CrowdError> {
-        let i = self.slots.dense(handle)?;
-        let member = self.members[i].member(&self.clips);
-        self.release(i);
-        self.count(self.buckets[i], -1);
-        self.slots.swap_remove(handle, i);
-        self.members.swap_remove(i);
-        self.records.swap_remove(i);
-        self.buckets.swap_remove(i);
-        self.uploads.swap_remove(i);
-        self.motion.swap_remove(i);
-        Ok(member)
-    }
-
-    /// Marks the member behind `handle` as teleported: the next frame shows
-    /// no motion for it (its previous transform and pose are taken to be its
-    /// current ones), as for a member just added.
-    pub(super) fn edit_mark_teleported(&mut self, handle: CrowdHandle) -> Result<(), CrowdError> {
-        let i = self.slots.dense(handle)?;
-        self.capture_motion(i, MOTION_NEW as u8);
-        Ok(())
+        self.members.remove(handle)
     }
 
     /// Removes every member (their handles go stale).
     pub fn clear(&mut self) {
-        self.slots.clear();
-        self.clips.clear();
         self.members.clear();
-        self.records.clear();
-        self.buckets.clear();
-        self.uploads.clear();
-        self.motion.clear();
-        self.counts = [0; BUCKETS];
     }
 
     /// Every member with its handle, in the crowd's order: the order its
@@ -453,10 +233,7 @@ impl Md2Crowd {
     /// Members are added at the end; a removal moves the last member into
     /// the hole.
     pub fn iter(&self) -> impl Iterator<Item = (CrowdHandle, CrowdMember)> + '_ {
-        self.members
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (self.slots.handle(i), m.member(&self.clips)))
+        self.members.iter()
     }
 
     /// Deprecated: [`Md2Crowd::member`]`(handle).set_transform(transform)`.
@@ -517,85 +294,27 @@ impl Md2Crowd {
         self.member(handle).mark_teleported()
     }
 
-    /// Checks `member` and enters its clips: its state. Nothing is changed
-    /// on an error.
-    fn admit(&mut self, member: &CrowdMember) -> Result<MemberState, CrowdError> {
-        check_transform(&member.transform)?;
-        check_tint(&member.tint)?;
-        check_skin(member.skin, &self.facts)?;
-        check_playback(&member.playback, &self.facts)?;
-        Ok(MemberState {
-            transform: member.transform,
-            playback: self.enter(&member.playback),
-            skin: member.skin,
-            tint: member.tint,
-            effects: member.effects,
-        })
-    }
-
-    /// A checked playback with its clips entered in the table.
-    fn enter(&mut self, playback: &Playback) -> PlaybackState {
-        let mut clock = |c: &ClipClock| ClockState {
-            clip: self.clips.acquire(&c.clip, &self.frame_bounds),
-            start: c.start,
-            speed: c.speed,
-        };
-        PlaybackState {
-            clock: clock(&playback.clock),
-            fade: playback
-                .fade
-                .as_ref()
-                .map(|f| (clock(&f.to), f.start, f.duration)),
-        }
-    }
-
-    /// Lets go of the clips member `i` plays.
-    fn release(&mut self, i: usize) {
-        for clip in self.members[i].playback.clips() {
-            self.clips.release(clip);
-        }
-    }
-
-    /// Moves member `i` to the buckets its record's effects say.
-    fn rebucket(&mut self, i: usize) {
-        let buckets = Buckets::of(self.records[i].effects);
-        if buckets != self.buckets[i] {
-            self.count(self.buckets[i], -1);
-            self.count(buckets, 1);
-            self.buckets[i] = buckets;
-        }
-    }
-
-    fn count(&mut self, buckets: Buckets, delta: i32) {
-        let add = |c: &mut u32| *c = c.wrapping_add_signed(delta);
-        add(&mut self.counts[buckets.main]);
-        if let Some(shell) = buckets.shell {
-            add(&mut self.counts[shell]);
-        }
+    /// Moves the member behind `handle` to `transform`; a view that draws
+    /// motion takes it to have shown `previous` in the last frame where
+    /// given (a riding part, whose drawn transform the GPU placed), else
+    /// the transform it had.
+    pub(super) fn set_transform_from(
+        &mut self,
+        handle: CrowdHandle,
+        transform: Mat4,
+        previous: Option<Mat4>,
+    ) -> Result<(), CrowdError> {
+        self.members.set_transform_from(handle, transform, previous)
     }
 
     /// The time of the frame a change's previous transform and pose are
     /// those of, where some view draws the crowd's motion.
     pub(super) fn motion_time(&self) -> Option<f64> {
-        self.motion.last_time()
-    }
-
-    /// Keeps what member `i` showed before a change of the kinds in `bits`.
-    fn capture_motion(&mut self, i: usize, bits: u8) {
-        self.capture_motion_from(i, bits, self.records[i].rows);
-    }
-
-    /// [`capture_motion`](Md2Crowd::capture_motion), the member having
-    /// been drawn with `rows`.
-    fn capture_motion_from(&mut self, i: usize, bits: u8, rows: [[f32; 4]; 3]) {
-        let (members, clips) = (&self.members, &self.clips);
-        self.motion.capture(i, bits, rows, |then| {
-            members[i].member(clips).playback.pose(then)
-        });
+        self.members.motion_time()
     }
 
     pub(crate) fn id(&self) -> u64 {
-        self.slots.crowd()
+        self.members.id()
     }
 
     /// Makes this crowd's members ride those of the crowd with id `parent`
@@ -626,17 +345,17 @@ impl Md2Crowd {
 
     /// The handle of the member at dense index `i`, if there is one.
     pub(super) fn handle_at(&self, i: usize) -> Option<CrowdHandle> {
-        (i < self.members.len()).then(|| self.slots.handle(i))
+        self.members.handle_at(i)
     }
 
     /// The dense index of the member behind `handle`.
     pub(super) fn index_of(&self, handle: CrowdHandle) -> Result<usize, CrowdError> {
-        self.slots.dense(handle)
+        self.members.index_of(handle)
     }
 
     /// Counts the flushes that uploaded motion.
     pub(crate) fn generation(&self) -> u32 {
-        self.motion.generation()
+        self.members.generation()
     }
 
     pub(crate) fn draw_model(&self) -> &DrawModel {
@@ -652,8 +371,8 @@ impl Md2Crowd {
     /// Where the crowd's visible records and work words lie.
     pub(crate) fn layout(&self) -> CrowdLayout {
         CrowdLayout::of(
-            self.counts,
-            self.records.len() as u32,
+            self.members.counts(),
+            self.members.len() as u32,
             self.model.levels.count,
         )
     }
@@ -678,13 +397,13 @@ impl Md2Crowd {
     /// before keep the bounds they were entered with: call it on an empty
     /// crowd.
     pub(super) fn set_frame_bounds(&mut self, bounds: Arc<[Bounds]>) {
-        self.frame_bounds = bounds;
+        self.members.set_frame_bounds(bounds);
     }
 
-    /// Uploads what changed since the last flush (see [`Uploads::flush`]);
-    /// returns the bytes written. `now` is the frame's time; `motion` says
-    /// the view draws motion, so the members' motion records must be on the
-    /// GPU.
+    /// Uploads what changed since the last flush (see
+    /// [`CrowdMembers::flush`]); returns the bytes written. `now` is the
+    /// frame's time; `motion` says the view draws motion, so the members'
+    /// motion records must be on the GPU.
     pub(crate) fn flush(
         &mut self,
         device: &wgpu::Device,
@@ -706,78 +425,10 @@ impl Md2Crowd {
         };
         self.uploads.flush(
             gpu,
-            &self.records,
-            &mut self.clips,
-            MotionAt {
-                motion: &mut self.motion,
-                drawn: motion,
-                now,
-            },
+            &mut self.members,
+            now,
+            motion,
             |clips_at, generation| layout.params(model, flags, clips_at, generation),
         )
-    }
-}
-
-/// The member behind a handle, borrowed from its crowd to change
-/// ([`Md2Crowd::member`]). Each change checks the handle (a removed
-/// member's is stale: [`CrowdError::StaleHandle`]) and its value, and
-/// uploads only the words it changes at the next `prepare_crowds`.
-#[must_use = "a member edit changes nothing until one of its methods is called"]
-#[derive(Debug)]
-pub struct MemberEdit<'a> {
-    crowd: &'a mut Md2Crowd,
-    handle: CrowdHandle,
-}
-
-impl<'a> MemberEdit<'a> {
-    pub(super) fn new(crowd: &'a mut Md2Crowd, handle: CrowdHandle) -> MemberEdit<'a> {
-        MemberEdit { crowd, handle }
-    }
-
-    /// Moves the member. Uploads 60 bytes (the rows, and the look's words
-    /// beside them, whose effects word says whether the transform mirrors).
-    pub fn set_transform(&mut self, transform: Mat4) -> Result<(), CrowdError> {
-        self.crowd.edit_set_transform(self.handle, transform)
-    }
-
-    /// Tints the member (see [`CrowdMember::tint`](crate::CrowdMember::tint));
-    /// alpha below 1 makes it translucent. Uploads 12 bytes (its intensity,
-    /// colour and effects words), and nothing else in views that draw in
-    /// member order, even where the member becomes (or stops being)
-    /// translucent: the compute passes lay the draws out. A view that
-    /// sorts translucent members back to front also rewrites its sort
-    /// layout (24 bytes) where the number of translucent members changes.
-    pub fn set_tint(&mut self, tint: [f32; 4]) -> Result<(), CrowdError> {
-        self.crowd.edit_set_tint(self.handle, tint)
-    }
-
-    /// Gives the member another skin layer. Uploads 4 bytes.
-    pub fn set_skin(&mut self, skin: u32) -> Result<(), CrowdError> {
-        self.crowd.edit_set_skin(self.handle, skin)
-    }
-
-    /// Gives the member these effects (shell, fullbright, minlight,
-    /// shadow). Uploads 4 bytes. Where it adds or removes a shell, the
-    /// views that keep extra records (materials, motion) also rewrite where
-    /// those start (4 bytes), and views that sort rewrite their sort layout
-    /// (24 bytes).
-    pub fn set_effects(&mut self, effects: Effects) -> Result<(), CrowdError> {
-        self.crowd.edit_set_effects(self.handle, effects)
-    }
-
-    /// Crossfades the member into `next`, from `at` over `duration` seconds
-    /// (0 is a cut), starting from whichever of its current clips weighs
-    /// more at `at` (see [`Playback::then`](crate::anim::Playback::then)).
-    /// Uploads its clips and clocks (72 bytes), and a clip the crowd did not
-    /// play yet (32 bytes).
-    pub fn play(&mut self, next: ClipClock, at: f64, duration: f64) -> Result<(), CrowdError> {
-        self.crowd.edit_play(self.handle, next, at, duration)
-    }
-
-    /// Marks the member as teleported: the next frame shows no motion for
-    /// it (its previous transform and pose are taken to be its current
-    /// ones), as for a member just added.
-    pub fn mark_teleported(&mut self) -> Result<(), CrowdError> {
-        self.crowd.edit_mark_teleported(self.handle)
     }
 }

@@ -6,19 +6,15 @@
 //! other's tags on the GPU.
 
 mod attach;
-mod clips;
 pub(crate) mod counts;
-mod handle;
 mod layout;
 mod md2_crowd;
-mod member;
-mod motion;
 mod player_crowd;
 mod uploads;
 pub(crate) mod view;
 pub(crate) mod views;
 
+pub use crate::crowd::{CrowdHandle, MemberEdit};
 pub use counts::VisibleMembers;
-pub use handle::CrowdHandle;
-pub use md2_crowd::{Md2Crowd, MemberEdit};
+pub use md2_crowd::Md2Crowd;
 pub use player_crowd::{PlayerCrowd, PlayerCrowdError, PlayerMember};

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use glam::Mat4;
 
 use super::attach::tag_table;
-use super::handle::CrowdHandle;
 use super::md2_crowd::Md2Crowd;
 use crate::anim::{Clip, ClipClock, Playback};
+use crate::crowd::CrowdHandle;
 use crate::format::md3::{Md3Model, Md3Player, PlayerPart, PlayerTagError, PlayerTransforms};
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::player::{GpuPlayer, PlayerPiece, PlayerSetupError};

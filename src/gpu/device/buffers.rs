@@ -5,6 +5,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
+use crate::crowd::grown_size;
 use crate::gpu::error::SetupError;
 
 /// The error an error scope caught, if its result is already known. Native
@@ -91,23 +92,6 @@ pub(crate) fn check_size(
         });
     }
     Ok(())
-}
-
-/// Bytes past which buffers grow by eighths rather than doubling.
-const DOUBLING_UP_TO: u64 = 1 << 20;
-
-/// How large a buffer that must hold `bytes` is made: the next power of
-/// two, and past [`DOUBLING_UP_TO`] the next eighth of one, so a large
-/// buffer keeps at most an eighth of its size spare (still geometric: a
-/// steadily growing crowd reallocates a logarithmic number of times).
-pub(crate) fn grown_size(bytes: u64) -> u64 {
-    let power = bytes.next_power_of_two();
-    if bytes <= DOUBLING_UP_TO {
-        power
-    } else {
-        let step = power / 8;
-        bytes.div_ceil(step) * step
-    }
 }
 
 /// A buffer of at least `bytes` ([`grown_size`], at least `min`, at most

@@ -1,59 +1,41 @@
 //! What the previous frame showed of each crowd member that changed since,
-//! for motion vectors: kept on the CPU as changes are made, uploaded with
-//! them, stamped with the crowd's generation so that each view knows which
-//! changes it has not drawn yet (see `crowd/types.wgsl`'s `MemberMotion`).
+//! for motion vectors: kept on the CPU as changes are made, written with
+//! them into the host's motion buffer, stamped with the crowd's generation
+//! so that each view knows which changes it has not drawn yet (see
+//! `crowd/types.wgsl`'s `MemberMotion`).
 
+use super::room::{CrowdBuffers, grown_size};
 use crate::anim::Pose;
 use crate::contract::crowd::MotionRecord;
 use crate::contract::{MOTION_FLAG_BITS, MOTION_MOVED, MOTION_NEW, MOTION_POSE};
-use crate::gpu::device::buffers::grow;
-use crate::scene::pose_words;
+use crate::scene::{CrowdError, pose_words};
 
-const MOTION: u64 = size_of::<MotionRecord>() as u64;
+pub(crate) const MOTION: u64 = size_of::<MotionRecord>() as u64;
 /// The motion buffer's first size, in members.
 const MIN_MEMBERS: u64 = 64;
 
 /// The crowd's motion records and what is pending of them.
-#[derive(Debug)]
-pub(crate) struct Motion {
+#[derive(Debug, Default)]
+pub(crate) struct MotionBook {
     /// Dense: what the previous frame showed of each member that changed,
-    /// as last uploaded or about to be.
+    /// as last written or about to be.
     records: Vec<MotionRecord>,
     /// Per member, the MOTION_* bits of changes since the last flush (0:
     /// none).
     pending: Vec<u8>,
-    /// Dense indices whose record must be uploaded, each once.
+    /// Dense indices whose record must be written, each once.
     upload: Vec<u32>,
     in_upload: Vec<bool>,
-    /// Counts the flushes that uploaded motion.
+    /// Counts the flushes that wrote motion.
     generation: u32,
     /// The time of the last flush: the previous frame's.
     last_now: Option<f64>,
-    /// The records on the GPU, made when a view first draws motion; until
-    /// then a stand-in fills the binding.
-    buffer: Option<wgpu::Buffer>,
-    stand_in: wgpu::Buffer,
+    /// Members the host's motion buffer holds: `None` until a view first
+    /// draws motion (until then the host binds a stand-in).
+    room: Option<u64>,
 }
 
-impl Motion {
-    pub fn new(device: &wgpu::Device) -> Motion {
-        Motion {
-            records: Vec::new(),
-            pending: Vec::new(),
-            upload: Vec::new(),
-            in_upload: Vec::new(),
-            generation: 0,
-            last_now: None,
-            buffer: None,
-            stand_in: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("md2-wgpu crowd motion stand-in"),
-                size: MOTION,
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            }),
-        }
-    }
-
+impl MotionBook {
     /// A member added at the end, placed by `rows`, with stable id `id`:
     /// the next frame shows no motion of it.
     pub fn push(&mut self, rows: [[f32; 4]; 3], id: u32) {
@@ -68,7 +50,7 @@ impl Motion {
     }
 
     /// Member `i` removed; the last member takes its index (as the dense
-    /// arrays' `swap_remove`), and is uploaded at its new place.
+    /// arrays' `swap_remove`), and is written at its new place.
     pub fn swap_remove(&mut self, i: usize) {
         // Whether index `i` is in the upload list stays as it was (the list
         // holds indices); the moved member's old index, if listed, is now
@@ -85,7 +67,7 @@ impl Motion {
     /// The time of the last flush, where some view draws motion: the frame
     /// a change's previous transform and pose are those of.
     pub fn last_time(&self) -> Option<f64> {
-        self.last_now.filter(|_| self.buffer.is_some())
+        self.last_now.filter(|_| self.room.is_some())
     }
 
     /// Notes what member `i` showed in the last frame before a change of the
@@ -108,7 +90,7 @@ impl Motion {
         if bits & MOTION_POSE as u8 != 0 && pending & (MOTION_POSE as u8 | new) == 0 {
             // The pose costs a CPU sample: only for a crowd some view draws
             // motion of. Without a previous frame there is no motion.
-            match self.last_now.filter(|_| self.buffer.is_some()) {
+            match self.last_time() {
                 Some(then) => {
                     let (frames, lerp) = pose_words(&pose_at(then));
                     let m = &mut self.records[i];
@@ -122,7 +104,7 @@ impl Motion {
         self.queue(i);
     }
 
-    /// Lists member `i`'s record for the next flush's upload.
+    /// Lists member `i`'s record for the next flush.
     fn queue(&mut self, i: usize) {
         if !std::mem::replace(&mut self.in_upload[i], true) {
             self.upload.push(i as u32);
@@ -145,40 +127,42 @@ impl Motion {
         self.in_upload.reserve(additional);
     }
 
-    /// Counts the flushes that uploaded motion.
+    /// Counts the flushes that wrote motion.
     pub fn generation(&self) -> u32 {
         self.generation
     }
 
-    /// What the crowd's group binds: the records, or the stand-in.
-    /// Bytes of the motion records on the GPU (none until a view draws
-    /// motion).
-    pub fn gpu_bytes(&self) -> u64 {
-        self.buffer.as_ref().map_or(0, wgpu::Buffer::size)
-    }
-
-    pub fn binding(&self) -> &wgpu::Buffer {
-        self.buffer.as_ref().unwrap_or(&self.stand_in)
-    }
-
-    /// Makes the GPU buffer fit every member where a view draws motion (or
-    /// a buffer exists and is outgrown); returns whether it was made anew
-    /// (the crowd's group must bind it), or wgpu's out-of-memory message.
-    pub fn fit(&mut self, device: &wgpu::Device, motion: bool) -> Result<bool, String> {
-        let needed = self.records.len().max(1) as u64 * MOTION;
-        let fits = self.buffer.as_ref().map(|b| b.size() >= needed);
-        if fits != Some(false) && !(motion && fits.is_none()) {
-            return Ok(false);
+    /// Has the host make a motion buffer that holds every member where a
+    /// view draws motion (or one exists and is outgrown), at most `cap`
+    /// bytes.
+    fn fit(
+        &mut self,
+        host: &mut impl CrowdBuffers,
+        cap: u64,
+        drawn: bool,
+    ) -> Result<(), CrowdError> {
+        let needed = self.records.len().max(1) as u64;
+        match self.room {
+            Some(room) if room >= needed => return Ok(()),
+            None if !drawn => return Ok(()),
+            _ => {}
         }
-        self.buffer = Some(grow(
-            device,
-            "md2-wgpu crowd motion",
-            needed,
-            MIN_MEMBERS * MOTION,
-            device.limits().max_buffer_size / MOTION * MOTION,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-        )?);
-        if fits.is_none() {
+        let bytes = needed * MOTION;
+        let cap = cap / MOTION * MOTION;
+        if bytes > cap {
+            return Err(CrowdError::TooManyMembers {
+                members: self.records.len(),
+                bytes,
+                limit: cap,
+            });
+        }
+        let size = grown_size(bytes)
+            .max(MIN_MEMBERS * MOTION)
+            .min(cap)
+            .max(bytes);
+        host.new_motion_buffer(size)
+            .map_err(|message| CrowdError::HostBuffer { message })?;
+        if self.room.is_none() {
             // Changes made before any view drew motion kept no pose: they
             // show none.
             for (m, pending) in self.records.iter_mut().zip(&mut self.pending) {
@@ -186,23 +170,32 @@ impl Motion {
                 *pending = 0;
             }
         }
+        self.room = Some(size / MOTION);
         for i in 0..self.records.len() {
             self.queue(i);
         }
-        Ok(true)
+        Ok(())
     }
 
-    /// Uploads the listed records, stamping those with changes since the
-    /// last flush with a new generation, and takes `now` as the frame's
+    /// Writes the listed records into the host's motion buffer (made or
+    /// grown first where `drawn` needs it), stamping those with changes since
+    /// the last flush with a new generation, and takes `now` as the frame's
     /// time; returns the bytes written.
-    pub fn flush(&mut self, queue: &wgpu::Queue, now: f64) -> u64 {
+    pub fn flush(
+        &mut self,
+        host: &mut impl CrowdBuffers,
+        cap: u64,
+        drawn: bool,
+        now: f64,
+    ) -> Result<u64, CrowdError> {
+        self.fit(host, cap, drawn)?;
         let mut written = 0;
         let len = self.records.len() as u32;
         let mut list = std::mem::take(&mut self.upload);
         list.retain(|&i| i < len);
         list.sort_unstable();
         list.dedup();
-        if let Some(buffer) = &self.buffer {
+        if self.room.is_some() {
             if list.iter().any(|&i| self.pending[i as usize] != 0) {
                 self.generation = self.generation.wrapping_add(1);
             }
@@ -226,7 +219,7 @@ impl Motion {
                     k += 1;
                 }
                 let run: &[u8] = bytemuck::cast_slice(&self.records[start..end]);
-                queue.write_buffer(buffer, start as u64 * MOTION, run);
+                host.write_motion(start as u64 * MOTION, run);
                 written += run.len() as u64;
             }
         }
@@ -237,6 +230,6 @@ impl Motion {
         list.clear();
         self.upload = list;
         self.last_now = Some(now);
-        written
+        Ok(written)
     }
 }
