@@ -138,22 +138,24 @@ pub(crate) mod member_part {
     pub const ALL: Range<usize> = 0..size_of::<MemberRecord>();
 }
 
-/// crowd/types.wgsl's `CrowdParams`.
+/// A crowd's parameters, the uniform its passes read (crowd/types.wgsl's
+/// `CrowdParams`, 112 bytes: write [`bytemuck::bytes_of`] of it), made by
+/// [`CrowdLayout::params`](crate::crowd::CrowdLayout::params).
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
-pub(crate) struct CrowdParams {
-    pub count: u32,
-    pub levels: u32,
-    pub flags: u32,
-    pub groups: u32,
-    pub clips_at: u32,
-    pub generation: u32,
-    pub _pad0: u32,
-    pub _pad1: u32,
-    pub level_first: [[u32; 4]; 2],
-    pub level_count: [[u32; 4]; 2],
-    pub level_error: [[f32; 4]; 2],
-    pub level_sphere: [f32; 4],
+pub struct CrowdParams {
+    pub(crate) count: u32,
+    pub(crate) levels: u32,
+    pub(crate) flags: u32,
+    pub(crate) groups: u32,
+    pub(crate) clips_at: u32,
+    pub(crate) generation: u32,
+    pub(crate) _pad0: u32,
+    pub(crate) _pad1: u32,
+    pub(crate) level_first: [[u32; 4]; 2],
+    pub(crate) level_count: [[u32; 4]; 2],
+    pub(crate) level_error: [[f32; 4]; 2],
+    pub(crate) level_sphere: [f32; 4],
 }
 
 /// crowd/types.wgsl's `MemberMotion`.
@@ -178,16 +180,20 @@ pub(crate) struct SortStep {
     pub _pad: u32,
 }
 
-/// crowd/types.wgsl's `CrowdFrame`.
+/// A view's frame, the uniform a crowd's passes read beside the view's
+/// records (crowd/types.wgsl's `CrowdFrame`, 32 bytes: write
+/// [`bytemuck::bytes_of`] of it): the time the clocks are sampled at, and
+/// for a view that keeps extra records (motion vectors), the previous
+/// frame's time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
-pub(crate) struct CrowdFrame {
-    pub now: [u32; 2],
-    pub flags: u32,
-    pub _pad0: u32,
-    pub previous: [u32; 2],
-    pub _pad1: u32,
-    pub _pad2: u32,
+pub struct CrowdFrame {
+    pub(crate) now: [u32; 2],
+    pub(crate) flags: u32,
+    pub(crate) _pad0: u32,
+    pub(crate) previous: [u32; 2],
+    pub(crate) _pad1: u32,
+    pub(crate) _pad2: u32,
 }
 
 #[cfg(test)]

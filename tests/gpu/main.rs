@@ -6,6 +6,7 @@ use md2_wgpu_tests as common;
 
 mod capture;
 mod crowd;
+mod crowd_host;
 mod device_lost;
 mod effects;
 mod hostile;

@@ -10,12 +10,11 @@ use std::sync::Arc;
 use glam::Mat4;
 
 use super::attach::Attachment;
-use super::layout::CrowdLayout;
 use super::uploads::{Uploads, binding_cap};
 use crate::anim::ClipClock;
 use crate::contract::CROWD_CULL;
 use crate::contract::crowd::ClipRecord;
-use crate::crowd::{CrowdHandle, CrowdMembers, MemberEdit, RESERVED_CLIPS, Room};
+use crate::crowd::{CrowdHandle, CrowdLayout, CrowdMembers, MemberEdit, RESERVED_CLIPS, Room};
 use crate::gpu::device::buffers::caught;
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::device::submit::Submit;
@@ -370,7 +369,7 @@ impl Md2Crowd {
 
     /// Where the crowd's visible records and work words lie.
     pub(crate) fn layout(&self) -> CrowdLayout {
-        CrowdLayout::of(
+        CrowdLayout::of_counts(
             self.members.counts(),
             self.members.len() as u32,
             self.model.levels.count,
@@ -428,7 +427,9 @@ impl Md2Crowd {
             &mut self.members,
             now,
             motion,
-            |clips_at, generation| layout.params(model, flags, clips_at, generation),
+            |clips_at, generation| {
+                layout.params_for(&model.ranges, &model.levels, flags, clips_at, generation)
+            },
         )
     }
 }

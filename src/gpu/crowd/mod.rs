@@ -7,7 +7,6 @@
 
 mod attach;
 pub(crate) mod counts;
-mod layout;
 mod md2_crowd;
 mod player_crowd;
 mod uploads;

@@ -2,11 +2,11 @@
 //! write, the work buffer they count and sort in (with the draw arguments at
 //! its start, and each bucket's draw words), and the draws that read them.
 
-use super::layout::CrowdLayout;
 use super::md2_crowd::Md2Crowd;
 use crate::contract::crowd::{
     DRAW_STRIDE, DRAWS, EXTRA_BASE, SEEN, SORT_BLOCK, SORT_LAYOUT, SORT_WORKGROUP, WORKGROUP_SIZE,
 };
+use crate::crowd::CrowdLayout;
 use crate::gpu::device::buffers::grow;
 use crate::gpu::device::cache::Md2Cache;
 use crate::gpu::device::crowd_pipelines::{CrowdPipelines, attach_groups, draw_group, view_group};
