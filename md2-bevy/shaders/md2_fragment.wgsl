@@ -10,11 +10,19 @@
 #import bevy_pbr::{
     pbr_types,
     pbr_functions,
-    mesh_bindings::mesh,
-    mesh_functions,
     mesh_view_bindings::view,
 }
-#import md2_bevy::instance::{md2_entity_poses, md2_skins, md2_skin_sampler}
+#ifdef MD2_CROWD
+// A resident crowd's member: its look through the record the vertex stage
+// passed on as the instance index; no mesh bindings (a crowd has no mesh
+// uniform), so it receives shadows as every mesh does by default.
+#import md2_bevy::crowd::md2_crowd_look
+#import bevy_pbr::mesh_types::MESH_FLAGS_SHADOW_RECEIVER_BIT
+#else
+#import bevy_pbr::{mesh_bindings::mesh, mesh_functions}
+#import md2_bevy::instance::md2_entity_poses
+#endif
+#import md2_bevy::instance::{md2_skins, md2_skin_sampler}
 #import md2_bevy::pose::{md2_model, MD2_MODEL_FULLBRIGHT_MASKS}
 
 #ifdef PREPASS_PIPELINE
@@ -35,7 +43,11 @@ const MD2_REFLECTANCE: f32 = 0.3;
 
 @fragment
 fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> FragmentOutput {
+#ifdef MD2_CROWD
+    let pose = md2_crowd_look(in.instance_index);
+#else
     let pose = md2_entity_poses[mesh_functions::get_tag(in.instance_index)];
+#endif
     // With fullbright masks the array's second half are the masks, one per
     // skin: uniform control flow (the flag is the model's).
     let masks = (md2_model.flags & MD2_MODEL_FULLBRIGHT_MASKS) != 0u;
@@ -61,7 +73,11 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     pbr_input.material.perceptual_roughness = MD2_ROUGHNESS;
     pbr_input.material.reflectance = vec3<f32>(MD2_REFLECTANCE);
     pbr_input.material.metallic = 0.0;
+#ifdef MD2_CROWD
+    pbr_input.flags = MESH_FLAGS_SHADOW_RECEIVER_BIT;
+#else
     pbr_input.flags = mesh[in.instance_index].flags;
+#endif
     pbr_input.is_orthographic = view.clip_from_view[3].w == 1.0;
     pbr_input.V = pbr_functions::calculate_view(in.world_position, pbr_input.is_orthographic);
     pbr_input.frag_coord = in.position;

@@ -9,9 +9,11 @@ use bevy::camera::primitives::Aabb;
 use bevy::mesh::Mesh;
 use bevy::reflect::TypePath;
 use bevy::render::storage::ShaderBuffer;
+use md2_wgpu::mesh::Levels;
 use md2_wgpu::model::KeyframeModel;
 use md2_wgpu::{Clip, Quake2Player, QuakeModel};
 
+use crate::levels::Md2LevelSource;
 use crate::material::Md2Material;
 
 /// What a model keeps on the GPU, in bytes: each of the buffers and
@@ -76,6 +78,34 @@ pub struct Md2Asset {
     pub(crate) skin_count: u32,
     pub(crate) skin_notes: Vec<String>,
     pub(crate) gpu_bytes: Md2GpuBytes,
+    /// Full detail, and the coarser levels where it has them.
+    pub(crate) levels: Levels,
+    pub(crate) level_source: Md2LevelSource,
+    pub(crate) crowd_model: Arc<CrowdModel>,
+}
+
+/// What a resident crowd ([`Md2Crowd`](crate::Md2Crowd)) of a model draws
+/// with beside the material's buffers, shared by every crowd of it.
+#[derive(Debug)]
+pub(crate) struct CrowdModel {
+    /// The welded corners, the contract's 12 bytes each (xyz index, uv).
+    pub corners: Arc<[u8]>,
+    /// Every level's triangles facing outwards counter-clockwise (the
+    /// contract's mirrored list: MD2 files wind them the other way), and
+    /// wound the file's way, for members whose transform mirrors.
+    pub indices: Arc<[u32]>,
+    pub mirrored_indices: Arc<[u32]>,
+    /// Each frame's box (Quake axes), and the sphere around them all.
+    pub frame_bounds: Arc<[md2_wgpu::model::Bounds]>,
+    pub sphere: [f32; 4],
+    pub info: md2_wgpu::contract::ModelInfo,
+    /// The mesh entities draw (its vertex layout specialises the crowd's
+    /// pipelines as it does the material's).
+    pub mesh: bevy::asset::AssetId<Mesh>,
+    /// The material's frames, frame parameters and skins.
+    pub vertices: bevy::asset::AssetId<ShaderBuffer>,
+    pub frame_params: bevy::asset::AssetId<ShaderBuffer>,
+    pub skins: bevy::asset::AssetId<bevy::image::Image>,
 }
 
 impl Md2Asset {
@@ -150,5 +180,21 @@ impl Md2Asset {
     /// What the model keeps on the GPU.
     pub fn gpu_bytes(&self) -> Md2GpuBytes {
         self.gpu_bytes
+    }
+
+    /// The model's levels of detail: full detail first, then each coarser
+    /// level with its error bounded over every frame (md2-wgpu's
+    /// [`Levels`]), as the loader's settings asked
+    /// ([`Md2LoaderSettings::levels`](crate::Md2LoaderSettings::levels));
+    /// full detail alone where none were saved or built. Entities draw at
+    /// full detail.
+    pub fn levels_of_detail(&self) -> &Levels {
+        &self.levels
+    }
+
+    /// Where the levels came from: a saved file, the loader's build (and
+    /// how long it took, off the main thread), or nowhere.
+    pub fn level_source(&self) -> &Md2LevelSource {
+        &self.level_source
     }
 }

@@ -67,13 +67,24 @@
 //!   entity per surface and per tag, the tags placed at the pose every
 //!   frame; [`Md3PlayerEntity`] (`player_entity`): a player's parts, each
 //!   riding its parent's tag.
+//! - [`Md2Crowd`] (`crowd`): a resident crowd of one model, its members
+//!   md2-wgpu's [`CrowdMembers`](md2_wgpu::crowd::CrowdMembers), written
+//!   to the GPU only where they change; `crowd_render`: the crowd's
+//!   buffers in the render world, md2-wgpu's crowd passes run for every
+//!   camera before it draws, and its draws (one phase item in the main
+//!   pass, one indirect draw per level and bucket).
+//! - `levels` ([`Md2Levels`], [`Md2LevelSource`]): a model's levels of
+//!   detail, read from the file saved beside it or built by the loader.
 //! - [`Md2Plugin`] (`plugin`): all of it registered.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod animator;
 mod asset;
+mod crowd;
+mod crowd_render;
 mod entity;
+mod levels;
 mod loader;
 mod material;
 mod md3_asset;
@@ -89,8 +100,11 @@ mod skins;
 
 pub use animator::Md2Animator;
 pub use asset::{Md2Asset, Md2GpuBytes};
+pub use crowd::{Md2Crowd, member_transform};
+pub use crowd_render::{CROWD_DRAW_BINDING, CROWD_MEMBERS_BINDING, CROWD_RECORDS_BINDING};
 pub use entity::Md2;
-pub use loader::{Md2LoadError, Md2Loader};
+pub use levels::{Md2LevelSource, Md2Levels, levels_path};
+pub use loader::{Md2LoadError, Md2Loader, Md2LoaderSettings};
 pub use material::{Md2Material, Md2ModelInfo};
 pub use md3_asset::{Md3Asset, Md3AssetSurface, Md3Loader};
 pub use md3_entity::{Md3, Md3Children, Md3Tag, nearest_rotation, tag_transform};

@@ -13,8 +13,10 @@ use md2_wgpu::contract::SkinArray;
 use md2_wgpu::format::md3::{Md3Error, Md3PlayerError, Md3SurfaceError};
 use md2_wgpu::format::mdl::{MdlError, MdlModel};
 use md2_wgpu::{Md2Model, QuakeModel, contract::ModelDataError, format::Md2Error};
+use serde::{Deserialize, Serialize};
 
 use crate::asset::{AssetModel, Md2Asset};
+use crate::levels::Md2Levels;
 use crate::model_assets::{MAX_SKIN_SIDE, Skins, add_model};
 use crate::skins::{load_palette, load_skins};
 
@@ -91,7 +93,9 @@ impl std::error::Error for Md2LoadError {
 /// QuakeSpasm's, never a panic), builds the model's
 /// GPU data ([`ModelData`](md2_wgpu::ModelData)) and its skins' texture array ([`SkinArray`]),
 /// and makes the model's mesh, buffers, skins and material as labelled
-/// sub-assets.
+/// sub-assets. Its levels of detail come as [`Md2LoaderSettings::levels`]
+/// says: by default those saved beside the model (`tris.levels` beside
+/// `tris.md2`, as `md2info tris.md2 --levels tris.levels` writes them).
 #[derive(TypePath)]
 pub struct Md2Loader {
     server: AssetServer,
@@ -104,15 +108,25 @@ impl Md2Loader {
     }
 }
 
+/// How an [`Md2Loader`] loads a model: where its levels of detail come
+/// from. Set per load with `AssetServer::load_with_settings`, or in the
+/// model's `.meta` file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Md2LoaderSettings {
+    /// Saved beside the model (the default), built where none are saved,
+    /// or none.
+    pub levels: Md2Levels,
+}
+
 impl AssetLoader for Md2Loader {
     type Asset = Md2Asset;
-    type Settings = ();
+    type Settings = Md2LoaderSettings;
     type Error = Md2LoadError;
 
     async fn load(
         &self,
         reader: &mut dyn Reader,
-        _settings: &(),
+        settings: &Md2LoaderSettings,
         ctx: &mut LoadContext<'_>,
     ) -> Result<Md2Asset, Md2LoadError> {
         let bytes = read_file(reader).await?;
@@ -186,7 +200,9 @@ impl AssetLoader for Md2Loader {
             AssetModel::Quake(model.clone()),
             skins,
             skin_notes,
+            settings.levels,
         )
+        .await
         .map_err(Md2LoadError::GpuData)
     }
 

@@ -15,6 +15,7 @@ use md2_wgpu::format::md3::{Md3Model, texture_candidates};
 use md2_wgpu::skins::decode_skin;
 
 use crate::asset::{AssetModel, Md2Asset};
+use crate::levels::Md2Levels;
 use crate::loader::{Md2LoadError, read_file};
 use crate::model_assets::{MAX_SKIN_SIDE, Skins, add_model};
 
@@ -193,7 +194,10 @@ pub(crate) async fn add_md3(
             },
             skins,
             vec![note],
+            // A surface's levels are not saved beside the file.
+            Md2Levels::FullDetail,
         )
+        .await
         .map_err(Md2LoadError::GpuData)?;
         surfaces.push(Md3AssetSurface {
             name,

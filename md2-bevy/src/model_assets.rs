@@ -3,6 +3,8 @@
 //! texture array and the material, as labelled sub-assets of the asset
 //! being loaded. An `.md2` or `.mdl` makes one; an `.md3` one per surface.
 
+use std::sync::Arc;
+
 use bevy::asset::{Handle, LoadContext, RenderAssetUsages};
 use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::render::render_resource::{
@@ -14,7 +16,8 @@ use md2_wgpu::ModelData;
 use md2_wgpu::contract::{GpuModelOptions, ModelDataError, SkinArray};
 use md2_wgpu::model::KeyframeModel;
 
-use crate::asset::{AssetModel, Md2Asset, Md2GpuBytes};
+use crate::asset::{AssetModel, CrowdModel, Md2Asset, Md2GpuBytes};
+use crate::levels::{Md2Levels, load_levels};
 use crate::material::{Md2Material, Md2ModelInfo};
 use crate::mesh::{every_frame_aabb, md2_mesh};
 use crate::poses::{PoseRecord, pose_buffer};
@@ -67,16 +70,22 @@ impl Skins {
 /// under labels that begin with `prefix` (`""` for a whole model,
 /// `"surface/"` for a part of one), and gives the [`Md2Asset`] that draws
 /// them with `skins`.
-pub(crate) fn add_model(
+pub(crate) async fn add_model(
     ctx: &mut LoadContext<'_>,
     prefix: &str,
     keyframes: &KeyframeModel,
     model: AssetModel,
     skins: Skins,
     skin_notes: Vec<String>,
+    levels: Md2Levels,
 ) -> Result<Md2Asset, ModelDataError> {
     let options = GpuModelOptions::DEFAULT.with_fullbright_masks(skins.masks);
     let data = ModelData::new(keyframes, options)?;
+    let (levels, level_source) = load_levels(ctx, levels, keyframes, data.mesh()).await;
+    let data = match levels {
+        Some(levels) => data.with_levels(levels)?,
+        None => data,
+    };
     let label = |name: &str| format!("{prefix}{name}");
     let vertices = ctx.add_labeled_asset(
         label("vertices"),
@@ -90,8 +99,23 @@ pub(crate) fn add_model(
         label("poses"),
         pose_buffer(&vec![PoseRecord::default(); INITIAL_POSE_CAPACITY as usize]),
     );
-    let mesh = ctx.add_labeled_asset(label("mesh"), md2_mesh(&data));
     let info = data.info();
+    // What a resident crowd of the model draws with beside the material's
+    // buffers: the corners in the contract's layout, both windings of
+    // every level, the boxes its members are culled by.
+    let mesh = ctx.add_labeled_asset(label("mesh"), md2_mesh(&data));
+    let crowd_model = Arc::new(CrowdModel {
+        mesh: mesh.id(),
+        corners: data.corner_bytes().into(),
+        indices: data.mirrored_indices().into(),
+        mirrored_indices: data.levels_of_detail().indices().into(),
+        frame_bounds: data.frame_bounds().into(),
+        sphere: data.bounding_sphere(),
+        info,
+        vertices: vertices.id(),
+        frame_params: frame_params.id(),
+        skins: skins.image.id(),
+    });
     let material = ctx.add_labeled_asset(
         label("material"),
         Md2Material {
@@ -138,6 +162,9 @@ pub(crate) fn add_model(
         pose_capacity: INITIAL_POSE_CAPACITY,
         skin_notes,
         gpu_bytes,
+        levels: data.levels_of_detail().clone(),
+        level_source,
+        crowd_model,
     })
 }
 

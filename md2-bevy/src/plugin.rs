@@ -11,6 +11,11 @@ use bevy::shader::Shader;
 use bevy::transform::TransformSystems;
 
 use crate::asset::Md2Asset;
+use crate::crowd::{Md2Crowd, flush_crowds};
+use crate::crowd_render::{
+    CrowdPipelines, DrawCrowd, GpuCrowds, PendingCrowdQueues, prepare_crowd_groups, prepare_crowds,
+    queue_crowds, run_crowd_passes,
+};
 use crate::entity::{attach_models, free_slot};
 use crate::loader::Md2Loader;
 use crate::material::Md2Material;
@@ -19,6 +24,14 @@ use crate::md3_entity::{attach_md3, follow_md3_animators, place_tags};
 use crate::player_asset::{Md3PlayerAsset, Md3PlayerAssetLoader};
 use crate::player_entity::{attach_players, follow_players};
 use crate::poses::{Md2Poses, write_poses};
+use bevy::core_pipeline::core_3d::Opaque3d;
+use bevy::core_pipeline::schedule::camera_driver;
+use bevy::pbr::MeshPipelineSystems;
+use bevy::render::extract_component::ExtractComponentPlugin;
+use bevy::render::render_phase::AddRenderCommand;
+use bevy::render::render_resource::SpecializedMeshPipelines;
+use bevy::render::renderer::RenderGraph;
+use bevy::render::{Render, RenderApp, RenderStartup, RenderSystems, init_gpu_resource};
 
 /// MD2, MDL and MD3 models in a Bevy app: add it after Bevy's
 /// `DefaultPlugins` (it needs the asset server, the renderer and PBR),
@@ -80,10 +93,33 @@ impl Plugin for Md2Plugin {
                     (follow_players, follow_md3_animators, place_tags)
                         .chain()
                         .in_set(Md2Systems::Tags),
-                    write_poses.in_set(Md2Systems::WritePoses),
+                    (write_poses, flush_crowds).in_set(Md2Systems::WritePoses),
                 ),
             )
-            .add_observer(free_slot);
+            .add_observer(free_slot)
+            .add_plugins(ExtractComponentPlugin::<Md2Crowd>::default());
+        if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+            render_app
+                .init_resource::<GpuCrowds>()
+                .init_resource::<PendingCrowdQueues>()
+                .init_resource::<SpecializedMeshPipelines<CrowdPipelines>>()
+                .add_render_command::<Opaque3d, DrawCrowd>()
+                .add_systems(
+                    Render,
+                    (
+                        prepare_crowds.in_set(RenderSystems::PrepareResources),
+                        prepare_crowd_groups.in_set(RenderSystems::PrepareBindGroups),
+                        queue_crowds.in_set(RenderSystems::Queue),
+                    ),
+                )
+                .add_systems(RenderGraph, run_crowd_passes.before(camera_driver))
+                // Made with the renderer, after Bevy's mesh pipeline (which
+                // the crowd's pipelines specialise).
+                .add_systems(
+                    RenderStartup,
+                    init_gpu_resource::<CrowdPipelines>.after(MeshPipelineSystems),
+                );
+        }
 
         crate::shaders::register(&mut app.world_mut().resource_mut::<Assets<Shader>>());
         let server = app.world().resource::<AssetServer>().clone();

@@ -29,6 +29,11 @@ pub const INSTANCE_SHADER: Handle<Shader> = uuid_handle!("8d2b3f4e-6a71-4c0e-9f3
 pub const VERTEX_SHADER: Handle<Shader> = uuid_handle!("8d2b3f4e-6a71-4c0e-9f3d-2b8e1c5a7d03");
 /// The fragment stage of the main and deferred passes.
 pub const FRAGMENT_SHADER: Handle<Shader> = uuid_handle!("8d2b3f4e-6a71-4c0e-9f3d-2b8e1c5a7d04");
+/// `md2_bevy::crowd`: a resident crowd's draw words, records and members.
+pub const CROWD_SHADER: Handle<Shader> = uuid_handle!("8d2b3f4e-6a71-4c0e-9f3d-2b8e1c5a7d05");
+/// The vertex stage of a resident crowd's draws.
+pub const CROWD_VERTEX_SHADER: Handle<Shader> =
+    uuid_handle!("8d2b3f4e-6a71-4c0e-9f3d-2b8e1c5a7d06");
 
 /// The import module of the pose: md2-wgpu's own text with its bindings
 /// moved to the material's group (its functions are the crate's, so
@@ -89,8 +94,12 @@ pub const INSTANCE_WGSL: &str = include_str!("../shaders/md2_instance.wgsl");
 pub const VERTEX_WGSL: &str = include_str!("../shaders/md2_vertex.wgsl");
 /// The fragment stage's text.
 pub const FRAGMENT_WGSL: &str = include_str!("../shaders/md2_fragment.wgsl");
+/// `md2_bevy::crowd`'s text.
+pub const CROWD_WGSL: &str = include_str!("../shaders/md2_crowd.wgsl");
+/// The crowd's vertex stage's text.
+pub const CROWD_VERTEX_WGSL: &str = include_str!("../shaders/md2_crowd_vertex.wgsl");
 
-/// Puts the four shaders into `shaders` under their handles.
+/// Puts the six shaders into `shaders` under their handles.
 pub(crate) fn register(shaders: &mut Assets<Shader>) {
     let modules = [
         (POSE_SHADER, pose_module(), "md2_bevy/pose.wgsl"),
@@ -108,6 +117,16 @@ pub(crate) fn register(shaders: &mut Assets<Shader>) {
             FRAGMENT_SHADER,
             FRAGMENT_WGSL.to_owned(),
             "md2_bevy/md2_fragment.wgsl",
+        ),
+        (
+            CROWD_SHADER,
+            CROWD_WGSL.to_owned(),
+            "md2_bevy/md2_crowd.wgsl",
+        ),
+        (
+            CROWD_VERTEX_SHADER,
+            CROWD_VERTEX_WGSL.to_owned(),
+            "md2_bevy/md2_crowd_vertex.wgsl",
         ),
     ];
     for (handle, source, path) in modules {
@@ -182,6 +201,46 @@ mod tests {
         let mut wrong = pose.clone();
         wrong.fields.swap(2, 3);
         assert!(check_record_wgsl("md2_instance.wgsl", &plain(INSTANCE_WGSL), &wrong).is_err());
+    }
+
+    /// The crowd's draw group: `md2_crowd.wgsl` declares its bindings
+    /// where `crowd_render.rs` binds them, and its record and member
+    /// strides are md2-wgpu's.
+    #[test]
+    fn the_crowd_bindings_in_the_wgsl_are_the_rust_constants() {
+        use crate::crowd_render::{
+            CROWD_DRAW_BINDING, CROWD_MEMBERS_BINDING, CROWD_RECORDS_BINDING,
+        };
+        for (binding, name) in [
+            (CROWD_DRAW_BINDING, "md2_crowd_draw"),
+            (CROWD_RECORDS_BINDING, "md2_crowd_records"),
+            (CROWD_MEMBERS_BINDING, "md2_crowd_members"),
+        ] {
+            let declaration = CROWD_WGSL
+                .lines()
+                .find(|l| l.contains(&format!(" {name}:")))
+                .unwrap_or_else(|| panic!("{name} is declared"));
+            assert!(
+                declaration.starts_with(&format!(
+                    "@group(#{{MATERIAL_BIND_GROUP}}) @binding({binding}) var"
+                )),
+                "{declaration}"
+            );
+        }
+        // md2-wgpu's renderer reads the same words (its crowd/draw.wgsl,
+        // in the renderer's module): a record of six words, a member of
+        // eight vec4s.
+        let theirs = md2_wgpu::contract::MD2_RENDERER_WGSL;
+        for constant in ["RECORD_WORDS: u32 = 6u", "MEMBER_VEC4S: u32 = 8u"] {
+            assert!(
+                CROWD_WGSL.contains(&format!("MD2_CROWD_{constant}")),
+                "{constant}"
+            );
+            assert!(
+                theirs.contains(&format!("MD2_CROWD_{constant}")),
+                "{constant}"
+            );
+        }
     }
 
     #[test]

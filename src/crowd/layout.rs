@@ -14,9 +14,10 @@ use crate::contract::crowd::{
     SORT_BLOCK, SUMS, WORKGROUP_SIZE,
 };
 use crate::contract::{
-    BUCKETS, MAX_LEVELS, ModelData, ModelLevels, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT,
-    level_of_opaque, model_levels, opaque_at,
+    BUCKETS, MAX_LEVELS, ModelLevels, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT, level_of_opaque,
+    model_levels, opaque_at,
 };
+use crate::mesh::Levels;
 
 /// What room a crowd needs in every view that draws it, and where its
 /// passes put what the view draws: each view sizes its visible-record and
@@ -67,7 +68,7 @@ pub struct BucketDraw {
     /// start), which the crowd's vertex stage binds as a uniform.
     pub draw_offset: u32,
     /// Whether its members' transforms mirror: draw it with the model's
-    /// mirrored index list ([`ModelData::mirrored_indices`]).
+    /// mirrored index list ([`ModelData::mirrored_indices`](crate::ModelData::mirrored_indices)).
     pub mirrored: bool,
     /// The level of detail its index range is (translucent and shell
     /// buckets: the finest any of their visible members needs, which the
@@ -77,7 +78,7 @@ pub struct BucketDraw {
 
 impl CrowdLayout {
     /// The layout of `members` as they are now, drawn at `levels` levels of
-    /// detail (the model's levels: its [`ModelData::levels_of_detail`]'s count).
+    /// detail (the model's levels: its [`ModelData::levels_of_detail`](crate::ModelData::levels_of_detail)'s count).
     pub fn of(members: &CrowdMembers, levels: usize) -> CrowdLayout {
         CrowdLayout::of_counts(members.counts(), members.len() as u32, levels)
     }
@@ -119,17 +120,25 @@ impl CrowdLayout {
 
     /// The crowd's parameters (its uniform, `CrowdParams`) for the passes:
     /// counts, where the flush put the clip table, the motion generation,
-    /// `data`'s levels (their index ranges and errors, its bounding sphere)
-    /// and whether members outside a view are culled.
-    pub fn params(&self, data: &ModelData, flush: &CrowdFlush, culling: bool) -> CrowdParams {
-        let levels = data.levels_of_detail().levels();
+    /// the model's `levels` (their index ranges and errors:
+    /// [`ModelData::levels_of_detail`](crate::ModelData::levels_of_detail)) and the sphere around every frame
+    /// ([`ModelData::bounding_sphere`](crate::ModelData::bounding_sphere)) that levels are chosen by, and
+    /// whether members outside a view are culled.
+    pub fn params(
+        &self,
+        levels: &Levels,
+        sphere: [f32; 4],
+        flush: &CrowdFlush,
+        culling: bool,
+    ) -> CrowdParams {
+        let levels = levels.levels();
         let range = |level: usize| {
             let level = levels.get(level).or(levels.last());
             level.map_or((0, 0), |l| (l.first_index, l.index_count))
         };
         self.params_for(
             &std::array::from_fn(range),
-            &model_levels(levels, data.bounding_sphere()),
+            &model_levels(levels, sphere),
             if culling {
                 crate::contract::CROWD_CULL
             } else {

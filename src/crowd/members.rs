@@ -41,6 +41,13 @@ use crate::scene::{
 /// Every change is checked first (a stale handle, a frame or skin the
 /// model lacks, a value that is not finite: [`CrowdError`]) and changes
 /// nothing when refused.
+///
+/// For picking and game logic, the CPU's copy is the truth and nothing
+/// needs reading back: [`get`](CrowdMembers::get) gives where a member
+/// stands and what it plays, and its `playback.pose(t)` is the pose the
+/// passes draw at `t` (they sample the same integer-tick clocks,
+/// [`anim::clock`](crate::anim::clock); md2-wgpu's GPU tests hold the two
+/// equal).
 #[derive(Debug)]
 pub struct CrowdMembers {
     slots: Slots,

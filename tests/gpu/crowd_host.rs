@@ -188,7 +188,12 @@ fn another_host_runs_the_crowds_passes_as_md2_wgpu_does() {
     let cap = device.limits().max_storage_buffer_binding_size;
     let flushed = book.flush(&mut host, cap, now, false).unwrap();
     let layout = CrowdLayout::of(&book, levels);
-    let params: CrowdParams = layout.params(&data, &flushed, true);
+    let params: CrowdParams = layout.params(
+        data.levels_of_detail(),
+        data.bounding_sphere(),
+        &flushed,
+        true,
+    );
     let view: ViewUniform =
         camera.uniform(None, false, camera.view_proj, options.level_error_pixels);
     let frame = CrowdFrame::new(now, None).unwrap();

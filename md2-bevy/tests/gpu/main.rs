@@ -8,7 +8,9 @@ mod harness;
 mod probe;
 mod reference;
 
+mod crowd;
 mod instancing;
+mod levels;
 mod loading;
 mod motion;
 mod pose;

@@ -1,0 +1,72 @@
+// md2-bevy: what a resident crowd's draws bind beside the pose
+// (md2_bevy::pose, bindings 0 to 2 of the material's group) and the skins
+// (md2_bevy::instance's bindings 5 and 6): the bucket being drawn, the
+// view's visible records the crowd's passes laid out, and the crowd's
+// members. The layout is md2-wgpu's (crowd/draw.wgsl, docs/contract.md):
+// a record is six words (the member's index; its frames as two u16 pairs;
+// t, t2 and the crossfade's weight as f32 bits), a member eight vec4<u32>
+// of which the first four are read (its rows, then skin | intensity,
+// tint, effects).
+//
+// Binding numbers are Rust constants in src/crowd_render.rs; a test holds
+// this file to them.
+
+#define_import_path md2_bevy::crowd
+
+struct Md2CrowdDraw {
+    // The bucket's first record, in records.
+    base: u32,
+    // Where the view's extra records start, in words.
+    extra_base: u32,
+    padding_a: u32,
+    padding_b: u32,
+};
+
+@group(#{MATERIAL_BIND_GROUP}) @binding(7) var<uniform> md2_crowd_draw: Md2CrowdDraw;
+@group(#{MATERIAL_BIND_GROUP}) @binding(8) var<storage, read> md2_crowd_records: array<u32>;
+@group(#{MATERIAL_BIND_GROUP}) @binding(9) var<storage, read> md2_crowd_members: array<vec4<u32>>;
+
+const MD2_CROWD_RECORD_WORDS: u32 = 6u;
+const MD2_CROWD_MEMBER_VEC4S: u32 = 8u;
+
+// What one visible member draws with.
+struct Md2CrowdInstance {
+    rows: array<vec4<f32>, 3>,
+    frames: vec4<u32>,
+    lerp: vec3<f32>,
+};
+
+// Record `record` (the bucket's first plus the instance's index).
+fn md2_crowd_instance(record: u32) -> Md2CrowdInstance {
+    let at = record * MD2_CROWD_RECORD_WORDS;
+    let member = md2_crowd_records[at] * MD2_CROWD_MEMBER_VEC4S;
+    let frames = vec2<u32>(md2_crowd_records[at + 1u], md2_crowd_records[at + 2u]);
+    var out: Md2CrowdInstance;
+    out.rows = array<vec4<f32>, 3>(
+        bitcast<vec4<f32>>(md2_crowd_members[member]),
+        bitcast<vec4<f32>>(md2_crowd_members[member + 1u]),
+        bitcast<vec4<f32>>(md2_crowd_members[member + 2u]),
+    );
+    out.frames = vec4<u32>(frames.x & 0xffffu, frames.x >> 16u, frames.y & 0xffffu, frames.y >> 16u);
+    out.lerp = bitcast<vec3<f32>>(vec3<u32>(
+        md2_crowd_records[at + 3u],
+        md2_crowd_records[at + 4u],
+        md2_crowd_records[at + 5u],
+    ));
+    return out;
+}
+
+// Record `record`'s member's skin layer and tint (linear RGBA, the colour
+// times its intensity), as md2-wgpu's vertex stage decodes them.
+struct Md2CrowdLook {
+    skin: u32,
+    tint: vec4<f32>,
+};
+
+fn md2_crowd_look(record: u32) -> Md2CrowdLook {
+    let member = md2_crowd_records[record * MD2_CROWD_RECORD_WORDS] * MD2_CROWD_MEMBER_VEC4S;
+    let look = md2_crowd_members[member + 3u];
+    let intensity = unpack2x16float(look.x >> 16u).x;
+    let tint = unpack4x8unorm(look.y);
+    return Md2CrowdLook(look.x & 0xffffu, vec4<f32>(tint.rgb * intensity, tint.a));
+}

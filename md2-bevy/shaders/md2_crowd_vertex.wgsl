@@ -1,0 +1,36 @@
+// md2-bevy: the vertex stage of a resident crowd's draws in the main pass.
+// Instance `i` of a bucket's indirect draw is the visible record at the
+// bucket's first plus `i`; its member's rows place the pose md2-wgpu's own
+// md2_pose_vertex decodes, and the fragment stage (md2_fragment.wgsl with
+// MD2_CROWD) finds the member's skin and tint through the record index
+// passed on as the instance index.
+
+#import bevy_pbr::view_transformations::position_world_to_clip
+#import bevy_pbr::forward_io::VertexOutput
+#import md2_bevy::pose::{md2_pose_vertex, md2_world_position, md2_world_normal}
+#import md2_bevy::crowd::{md2_crowd_draw, md2_crowd_instance}
+
+struct Md2Vertex {
+    @builtin(instance_index) instance_index: u32,
+    @location(0) xyz: u32,
+    @location(1) uv: vec2<f32>,
+};
+
+@vertex
+fn vertex(vertex: Md2Vertex) -> VertexOutput {
+    var out: VertexOutput;
+    let record = md2_crowd_draw.base + vertex.instance_index;
+    let inst = md2_crowd_instance(record);
+    let posed = md2_pose_vertex(vertex.xyz, inst.frames, inst.lerp, 0.0);
+    let world = md2_world_position(inst.rows, posed.position);
+    out.world_position = vec4<f32>(world, 1.0);
+    out.position = position_world_to_clip(world);
+    out.world_normal = normalize(md2_world_normal(inst.rows, posed.normal));
+#ifdef VERTEX_UVS_A
+    out.uv = vertex.uv;
+#endif
+#ifdef VERTEX_OUTPUT_INSTANCE_INDEX
+    out.instance_index = record;
+#endif
+    return out;
+}

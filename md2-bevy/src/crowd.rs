@@ -1,0 +1,242 @@
+//! A resident crowd in Bevy ([`Md2Crowd`]): one entity holding every
+//! member of one model, kept on the GPU. Members are added, changed and
+//! removed by handle (md2-wgpu's [`CrowdMembers`]); each frame the plugin
+//! writes what changed (nothing per member that did not) and the time, and
+//! the render world runs md2-wgpu's crowd passes in every view.
+
+use std::sync::Arc;
+
+use bevy::asset::Handle;
+use bevy::camera::visibility::{self, NoFrustumCulling, Visibility, VisibilityClass};
+use bevy::ecs::component::Component;
+use bevy::ecs::system::{Query, Res};
+use bevy::render::renderer::RenderDevice;
+use bevy::time::Time;
+use bevy::transform::components::Transform;
+use md2_wgpu::crowd::{CrowdBuffers, CrowdFrame, CrowdLayout, CrowdMembers, CrowdParams};
+use md2_wgpu::glam::Mat4;
+use md2_wgpu::mesh::Levels;
+
+use crate::asset::{CrowdModel, Md2Asset};
+
+/// The most bytes a crowd's member buffer takes where the device is not
+/// known (the main world without a renderer): WebGPU's default storage
+/// binding size.
+const DEFAULT_MAX_BINDING: u64 = 128 << 20;
+
+/// One resident crowd of one model: every member lives on the GPU with its
+/// own clock (md2-wgpu's [`CrowdMembers`]: place, clip, speed, phase,
+/// crossfade, skin, tint, effects, by [`CrowdHandle`](md2_wgpu::crowd::CrowdHandle)),
+/// and per frame the CPU writes only what changed and the time: no
+/// entity, no extraction and no upload per member. Every camera draws the
+/// members in its view, each at the level of detail its distance allows
+/// (the model's levels: [`Md2Asset::levels_of_detail`]), with one
+/// indirect draw per level and bucket (mirrored or not, translucent,
+/// shell), culled and laid out on the GPU by md2-wgpu's own passes.
+///
+/// A member's transform is what an [`Md2`](crate::Md2) entity's would be
+/// (the world from the mesh's Y-up model space, md2-wgpu's
+/// [`CrowdMember::transform`](md2_wgpu::CrowdMember::transform)):
+/// [`member_transform`] of a Bevy [`Transform`]. Members' clocks run on Bevy's [`Time`] (the same clock
+/// as [`Md2Animator`](crate::Md2Animator)'s): a clip started at
+/// `time.elapsed_secs_f64()` starts now.
+///
+/// Drawn in the main pass (forward, lit by Bevy's lights and shadow maps).
+/// Not yet: in the prepasses, the shadow maps or the deferred pass, and
+/// translucent members (a tint's alpha below 1) and shells, which are not
+/// drawn (the plugin says so once per crowd); md2-bevy's issue #37 goes on
+/// with them.
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use md2_bevy::{Md2Asset, Md2Crowd, member_transform};
+/// # use md2_wgpu::{CrowdMember, Quake2Player, anim::ClipClock};
+/// fn spawn(mut commands: Commands, assets: Res<Assets<Md2Asset>>, model: Res<MyModel>,
+///          time: Res<Time>) {
+///     let Some(asset) = assets.get(&model.0) else { return };
+///     let mut crowd = Md2Crowd::new(model.0.clone(), asset);
+///     for i in 0..10_000 {
+///         let place = Transform::from_xyz((i % 100) as f32 * 60.0, 0.0, (i / 100) as f32 * 60.0);
+///         let run = ClipClock::new(Quake2Player::Run.clip(), time.elapsed_secs_f64() - i as f64 * 0.01);
+///         crowd.members_mut().add(CrowdMember::new(member_transform(&place), run)).unwrap();
+///     }
+///     commands.spawn(crowd);
+/// }
+/// # #[derive(Resource)] struct MyModel(Handle<Md2Asset>);
+/// ```
+#[derive(Component)]
+#[require(Transform, Visibility, VisibilityClass, NoFrustumCulling)]
+#[component(on_add = visibility::add_visibility_class::<Md2Crowd>)]
+pub struct Md2Crowd {
+    model: Handle<Md2Asset>,
+    members: CrowdMembers,
+    levels: Arc<Levels>,
+    culling: bool,
+    level_error_pixels: f32,
+    pub(crate) drawn: Arc<CrowdModel>,
+    /// What the last flush wrote, for the render world to write the same.
+    pub(crate) frame: CrowdFrameWrites,
+    /// Whether the crowd said it has members it cannot draw yet.
+    warned: bool,
+}
+
+/// One write into a crowd's GPU buffers, as [`CrowdBuffers`] asks it.
+#[derive(Clone, Debug)]
+pub(crate) enum CrowdWrite {
+    NewMembers(u64),
+    Members(u64, Vec<u8>),
+}
+
+/// What one frame's flush of a crowd gives the render world.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CrowdFrameWrites {
+    pub writes: Vec<CrowdWrite>,
+    pub layout: CrowdLayout,
+    pub params: CrowdParams,
+    pub frame: CrowdFrame,
+    /// Bytes written into the crowd's buffers this frame.
+    pub written: u64,
+}
+
+struct Writes<'a>(&'a mut Vec<CrowdWrite>);
+
+impl CrowdBuffers for Writes<'_> {
+    fn new_member_buffer(&mut self, bytes: u64) -> Result<(), String> {
+        self.0.push(CrowdWrite::NewMembers(bytes));
+        Ok(())
+    }
+
+    fn write_members(&mut self, offset: u64, bytes: &[u8]) {
+        self.0.push(CrowdWrite::Members(offset, bytes.to_vec()));
+    }
+
+    // No view of a Bevy crowd draws motion yet: flushed with `motion`
+    // false, a crowd never asks for its motion buffer.
+    fn new_motion_buffer(&mut self, _: u64) -> Result<(), String> {
+        Err("md2-bevy's crowds draw no motion vectors yet".into())
+    }
+
+    fn write_motion(&mut self, _: u64, _: &[u8]) {}
+}
+
+impl Md2Crowd {
+    /// An empty crowd of `model` (loaded: `asset`), drawn at its levels of
+    /// detail with at most a pixel of error.
+    pub fn new(model: Handle<Md2Asset>, asset: &Md2Asset) -> Md2Crowd {
+        let drawn = Arc::clone(&asset.crowd_model);
+        Md2Crowd {
+            model,
+            members: CrowdMembers::new(Arc::clone(&drawn.frame_bounds), asset.skin_count().max(1)),
+            levels: Arc::new(asset.levels_of_detail().clone()),
+            culling: true,
+            level_error_pixels: 1.0,
+            drawn,
+            frame: CrowdFrameWrites::default(),
+            warned: false,
+        }
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Handle<Md2Asset> {
+        &self.model
+    }
+
+    /// The members, to read: where each stands and what it plays (the CPU's
+    /// copy is the truth: `get(handle)`'s `playback.pose(t)` is what the
+    /// GPU draws at `t`).
+    pub fn members(&self) -> &CrowdMembers {
+        &self.members
+    }
+
+    /// The members, to add, change or remove: the next frame writes what
+    /// changed.
+    pub fn members_mut(&mut self) -> &mut CrowdMembers {
+        &mut self.members
+    }
+
+    /// Whether members outside a view are left out of its draws (the
+    /// default). Off, every member is drawn by every view.
+    pub fn with_culling(self, culling: bool) -> Md2Crowd {
+        Md2Crowd { culling, ..self }
+    }
+
+    /// The same crowd with levels of detail chosen at most `pixels` off (0:
+    /// full detail only).
+    pub fn with_level_error_pixels(self, pixels: f32) -> Md2Crowd {
+        Md2Crowd {
+            level_error_pixels: pixels,
+            ..self
+        }
+    }
+
+    /// The largest error in pixels a level of detail may make.
+    pub fn level_error_pixels(&self) -> f32 {
+        self.level_error_pixels
+    }
+
+    /// Bytes the last frame wrote into the crowd's GPU buffers (its
+    /// members' changes, and nothing for members that did not change).
+    pub fn written_last_frame(&self) -> u64 {
+        self.frame.written
+    }
+
+    /// Writes what changed since the last frame, at `now`.
+    fn flush(&mut self, now: f64, max_binding: u64) {
+        let mut writes = std::mem::take(&mut self.frame.writes);
+        writes.clear();
+        let flushed = self
+            .members
+            .flush(&mut Writes(&mut writes), max_binding, now, false);
+        let flushed = match flushed {
+            Ok(flushed) => flushed,
+            Err(error) => {
+                // Nothing is lost: the next frame tries again.
+                bevy::log::error!("a crowd of {:?}: {error}", self.model.path());
+                self.frame.writes = writes;
+                return;
+            }
+        };
+        let layout = CrowdLayout::of(&self.members, self.levels.levels().len());
+        if !self.warned && layout.draws().any(|d| d.level.is_none()) {
+            self.warned = true;
+            bevy::log::warn!(
+                "a crowd of {:?} has translucent members or shells, which md2-bevy's \
+                 crowds do not draw yet",
+                self.model.path()
+            );
+        }
+        self.frame = CrowdFrameWrites {
+            writes,
+            layout,
+            params: layout.params(&self.levels, self.drawn.sphere, &flushed, self.culling),
+            // A time past the clock's range draws the last good frame.
+            frame: CrowdFrame::new(now, None).unwrap_or(self.frame.frame),
+            written: flushed.written,
+        };
+    }
+}
+
+/// A crowd member's transform for a Bevy `transform` (the world from the
+/// mesh's Y-up model space, as an [`Md2`](crate::Md2) entity's), in
+/// md2-wgpu's `glam`.
+pub fn member_transform(transform: &Transform) -> Mat4 {
+    Mat4::from_cols_array(&transform.to_matrix().to_cols_array())
+}
+
+/// Every crowd's changes and time, written for the render world.
+pub(crate) fn flush_crowds(
+    mut crowds: Query<&mut Md2Crowd>,
+    time: Res<Time>,
+    device: Option<Res<RenderDevice>>,
+) {
+    let max_binding = device.map_or(DEFAULT_MAX_BINDING, |d| {
+        let limits = d.limits();
+        limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size)
+    });
+    let now = time.elapsed_secs_f64();
+    for mut crowd in &mut crowds {
+        crowd.flush(now, max_binding);
+    }
+}

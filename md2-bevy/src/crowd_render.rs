@@ -1,0 +1,774 @@
+//! A resident crowd in Bevy's render world: each crowd's buffers (written
+//! as its main-world flush says), md2-wgpu's crowd passes run for every
+//! camera before the cameras draw, and each camera's draws of the crowd:
+//! one phase item in Bevy's opaque phase whose draw is one
+//! `draw_indexed_indirect` per level and bucket.
+
+use std::collections::HashMap;
+use std::num::NonZeroU64;
+
+use bevy::asset::AssetId;
+use bevy::core_pipeline::core_3d::{Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey};
+use bevy::ecs::query::{QueryItem, ROQueryItem};
+use bevy::ecs::resource::Resource;
+use bevy::ecs::system::lifetimeless::{Read, SRes};
+use bevy::ecs::system::{Query, Res, ResMut, SystemParamItem};
+use bevy::ecs::world::{FromWorld, World};
+use bevy::mesh::{Mesh, MeshVertexBufferLayoutRef, VertexBufferLayout};
+use bevy::pbr::{
+    MATERIAL_BIND_GROUP_INDEX, MeshPipeline, MeshPipelineKey, SetMeshViewBindGroup,
+    SetMeshViewBindingArrayBindGroup, ViewKeyCache,
+};
+use bevy::render::camera::{DirtySpecializations, PendingQueues};
+use bevy::render::extract_component::ExtractComponent;
+use bevy::render::mesh::RenderMesh;
+use bevy::render::mesh::allocator::MeshSlabs;
+use bevy::render::render_asset::RenderAssets;
+use bevy::render::render_phase::{
+    BinnedRenderPhaseType, DrawFunctions, InputUniformIndex, PhaseItem, RenderCommand,
+    RenderCommandResult, SetItemPipeline, TrackedRenderPass, ViewBinnedRenderPhases,
+};
+use bevy::render::render_resource::{
+    BindGroup, BindGroupEntry, BindGroupLayout, BindGroupLayoutDescriptor, BindGroupLayoutEntry,
+    BindingResource, BindingType, Buffer, BufferBinding, BufferBindingType, BufferDescriptor,
+    BufferUsages, ComputePassDescriptor, ComputePipeline, Face, IndexFormat, PipelineCache,
+    PipelineLayoutDescriptor, RawComputePipelineDescriptor, RenderPipelineDescriptor,
+    SamplerBindingType, ShaderModuleDescriptor, ShaderSource, ShaderStages,
+    SpecializedMeshPipeline, SpecializedMeshPipelineError, SpecializedMeshPipelines,
+    TextureSampleType, TextureViewDimension, VertexAttribute, VertexFormat, VertexStepMode,
+};
+use bevy::render::renderer::{RenderContext, RenderDevice, RenderQueue};
+use bevy::render::storage::GpuShaderBuffer;
+use bevy::render::sync_world::MainEntity;
+use bevy::render::texture::GpuImage;
+use bevy::render::view::{ExtractedView, RenderVisibleEntities, RetainedViewEntity};
+use bevy::shader::ShaderDefVal;
+use md2_wgpu::Camera as Md2Camera;
+use md2_wgpu::crowd::{
+    CLASSIFY_ENTRY, CROWD_PASSES_WGSL, CrowdFrame, CrowdLayout, CrowdParams, EMIT_ENTRY, SCAN_ENTRY,
+};
+
+use crate::asset::CrowdModel;
+use crate::crowd::{CrowdFrameWrites, CrowdWrite, Md2Crowd};
+use crate::shaders::{CROWD_VERTEX_SHADER, FRAGMENT_SHADER};
+
+/// The crowd draw group's bindings beside the pose's (0 to 2) and the
+/// skins' (5, 6), which `md2_crowd.wgsl` declares: the bucket's draw words
+/// (a uniform at the bucket's dynamic offset), the view's visible records,
+/// the crowd's members.
+pub const CROWD_DRAW_BINDING: u32 = 7;
+/// The binding of the view's visible records (`md2_crowd_records`).
+pub const CROWD_RECORDS_BINDING: u32 = 8;
+/// The binding of the crowd's members (`md2_crowd_members`).
+pub const CROWD_MEMBERS_BINDING: u32 = 9;
+
+/// Dispatches are at most this many workgroups wide (WebGPU's
+/// `maxComputeWorkgroupsPerDimension`); larger ones add rows.
+const MAX_GROUPS_X: u32 = 65_535;
+
+/// What the render world holds of a crowd: the main world's flush of this
+/// frame, and the model it draws.
+#[derive(bevy::ecs::component::Component, Clone)]
+pub struct ExtractedCrowd {
+    pub(crate) frame: CrowdFrameWrites,
+    pub(crate) level_error_pixels: f32,
+    pub(crate) model: std::sync::Arc<CrowdModel>,
+}
+
+impl bevy::render::sync_component::SyncComponent for Md2Crowd {
+    type Target = ExtractedCrowd;
+}
+
+impl ExtractComponent for Md2Crowd {
+    type QueryData = Read<Md2Crowd>;
+    type QueryFilter = ();
+    type Out = ExtractedCrowd;
+
+    fn extract_component(crowd: QueryItem<'_, '_, Self::QueryData>) -> Option<ExtractedCrowd> {
+        Some(ExtractedCrowd {
+            frame: crowd.frame.clone(),
+            level_error_pixels: crowd.level_error_pixels(),
+            model: crowd.drawn.clone(),
+        })
+    }
+}
+
+/// The compute passes and the layouts every crowd's groups are made with.
+#[derive(Resource)]
+pub(crate) struct CrowdPipelines {
+    passes: [ComputePipeline; 3],
+    pass_layouts: [BindGroupLayout; 3],
+    /// The draws' group 3, and the empty group 2 (a crowd has no mesh
+    /// uniform).
+    draw_layout: BindGroupLayoutDescriptor,
+    empty_layout: BindGroupLayoutDescriptor,
+    mesh_pipeline: MeshPipeline,
+}
+
+fn buffer_entry(
+    binding: u32,
+    visibility: ShaderStages,
+    ty: BufferBindingType,
+    dynamic: bool,
+) -> BindGroupLayoutEntry {
+    BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: BindingType::Buffer {
+            ty,
+            has_dynamic_offset: dynamic,
+            min_binding_size: dynamic.then(|| NonZeroU64::new(16).unwrap_or(NonZeroU64::MIN)),
+        },
+        count: None,
+    }
+}
+
+impl FromWorld for CrowdPipelines {
+    fn from_world(world: &mut World) -> CrowdPipelines {
+        let device = world.resource::<RenderDevice>();
+        let compute = ShaderStages::COMPUTE;
+        let uniform = BufferBindingType::Uniform;
+        let read = BufferBindingType::Storage { read_only: true };
+        let write = BufferBindingType::Storage { read_only: false };
+        // docs/contract.md's groups of the crowd's passes.
+        let pass_layouts = [
+            vec![buffer_entry(0, compute, uniform, false)],
+            vec![
+                buffer_entry(0, compute, read, false),
+                buffer_entry(1, compute, uniform, false),
+                buffer_entry(2, compute, read, false),
+            ],
+            vec![
+                buffer_entry(0, compute, uniform, false),
+                buffer_entry(1, compute, write, false),
+                buffer_entry(2, compute, write, false),
+                buffer_entry(3, compute, uniform, true),
+            ],
+        ]
+        .map(|entries| device.create_bind_group_layout("md2_bevy crowd passes", &entries));
+        let module = device
+            .wgpu_device()
+            .create_shader_module(ShaderModuleDescriptor {
+                label: Some("md2-wgpu crowd passes"),
+                source: ShaderSource::Wgsl(CROWD_PASSES_WGSL.into()),
+            });
+        let pipeline_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: Some("md2_bevy crowd passes"),
+            bind_group_layouts: &[
+                Some(&pass_layouts[0]),
+                Some(&pass_layouts[1]),
+                Some(&pass_layouts[2]),
+            ],
+            immediate_size: 0,
+        });
+        let passes = [CLASSIFY_ENTRY, SCAN_ENTRY, EMIT_ENTRY].map(|entry| {
+            device.create_compute_pipeline(&RawComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        });
+        let vertex = ShaderStages::VERTEX;
+        let both = ShaderStages::VERTEX_FRAGMENT;
+        let draw_layout = BindGroupLayoutDescriptor::new(
+            "md2_bevy crowd draws",
+            &[
+                buffer_entry(0, both, uniform, false),
+                buffer_entry(1, vertex, read, false),
+                buffer_entry(2, vertex, read, false),
+                BindGroupLayoutEntry {
+                    binding: 5,
+                    visibility: ShaderStages::FRAGMENT,
+                    ty: BindingType::Texture {
+                        sample_type: TextureSampleType::Float { filterable: true },
+                        view_dimension: TextureViewDimension::D2Array,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                BindGroupLayoutEntry {
+                    binding: 6,
+                    visibility: ShaderStages::FRAGMENT,
+                    ty: BindingType::Sampler(SamplerBindingType::Filtering),
+                    count: None,
+                },
+                buffer_entry(CROWD_DRAW_BINDING, vertex, uniform, true),
+                buffer_entry(CROWD_RECORDS_BINDING, both, read, false),
+                buffer_entry(CROWD_MEMBERS_BINDING, both, read, false),
+            ],
+        );
+        CrowdPipelines {
+            passes,
+            pass_layouts,
+            draw_layout,
+            empty_layout: BindGroupLayoutDescriptor::new("md2_bevy crowd no mesh", &[]),
+            mesh_pipeline: world.resource::<MeshPipeline>().clone(),
+        }
+    }
+}
+
+impl SpecializedMeshPipeline for CrowdPipelines {
+    type Key = MeshPipelineKey;
+
+    fn specialize(
+        &self,
+        key: MeshPipelineKey,
+        layout: &MeshVertexBufferLayoutRef,
+    ) -> Result<RenderPipelineDescriptor, SpecializedMeshPipelineError> {
+        // Bevy's mesh pipeline for the view's key (targets, depth, MSAA,
+        // the view's bindings and shader defs), with the crowd's stages,
+        // its one vertex layout (the contract's 12-byte corner) and its
+        // group where the mesh's and the material's would be.
+        let mut descriptor = self.mesh_pipeline.specialize(key, layout)?;
+        descriptor.label = Some("md2_bevy crowd".into());
+        descriptor.vertex.shader = CROWD_VERTEX_SHADER;
+        descriptor.vertex.buffers = vec![VertexBufferLayout {
+            array_stride: 12,
+            step_mode: VertexStepMode::Vertex,
+            attributes: vec![
+                VertexAttribute {
+                    format: VertexFormat::Uint32,
+                    offset: 0,
+                    shader_location: 0,
+                },
+                VertexAttribute {
+                    format: VertexFormat::Float32x2,
+                    offset: 4,
+                    shader_location: 1,
+                },
+            ],
+        }];
+        // The group md2-bevy's modules declare their bindings at, as a
+        // material pipeline defines it.
+        let defs = [
+            ShaderDefVal::from("MD2_CROWD"),
+            ShaderDefVal::UInt(
+                "MATERIAL_BIND_GROUP".into(),
+                MATERIAL_BIND_GROUP_INDEX as u32,
+            ),
+        ];
+        if let Some(fragment) = descriptor.fragment.as_mut() {
+            fragment.shader = FRAGMENT_SHADER;
+            fragment.shader_defs.extend(defs.clone());
+        }
+        descriptor.vertex.shader_defs.extend(defs);
+        descriptor.layout.truncate(2);
+        descriptor.layout.push(self.empty_layout.clone());
+        descriptor.layout.push(self.draw_layout.clone());
+        descriptor.primitive.cull_mode = Some(Face::Back);
+        Ok(descriptor)
+    }
+}
+
+/// What one view keeps of one crowd.
+struct CrowdView {
+    records: Buffer,
+    work: Buffer,
+    view: Buffer,
+    frame: Buffer,
+    layout: CrowdLayout,
+    pass_groups: Option<[BindGroup; 3]>,
+    draw_group: Option<BindGroup>,
+    /// The frame it was last prepared in: a view gone is dropped.
+    frame_number: u64,
+}
+
+/// What the render world keeps of one crowd.
+struct GpuCrowd {
+    members: Option<Buffer>,
+    motion: Buffer,
+    params: Buffer,
+    info: Buffer,
+    step: Buffer,
+    corners: Buffer,
+    indices: [Buffer; 2],
+    layout: CrowdLayout,
+    views: HashMap<RetainedViewEntity, CrowdView>,
+    frame_number: u64,
+}
+
+/// Every crowd the render world draws, by main-world entity.
+#[derive(Resource, Default)]
+pub(crate) struct GpuCrowds {
+    crowds: HashMap<MainEntity, GpuCrowd>,
+    frame_number: u64,
+    empty_group: Option<BindGroup>,
+}
+
+fn buffer(device: &RenderDevice, label: &str, size: u64, usage: BufferUsages) -> Buffer {
+    device.create_buffer(&BufferDescriptor {
+        label: Some(label),
+        size: size.max(16).div_ceil(4) * 4,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+fn buffer_with(
+    device: &RenderDevice,
+    queue: &RenderQueue,
+    label: &str,
+    bytes: &[u8],
+    usage: BufferUsages,
+) -> Buffer {
+    let b = buffer(
+        device,
+        label,
+        bytes.len() as u64,
+        usage | BufferUsages::COPY_DST,
+    );
+    queue.write_buffer(&b, 0, bytes);
+    b
+}
+
+/// Writes each crowd's changes into its buffers, and makes each camera's
+/// records and work buffers the crowd's layout needs.
+pub(crate) fn prepare_crowds(
+    mut gpu: ResMut<GpuCrowds>,
+    crowds: Query<(&MainEntity, &ExtractedCrowd)>,
+    views: Query<&ExtractedView>,
+    opaque: Res<ViewBinnedRenderPhases<Opaque3d>>,
+    device: Res<RenderDevice>,
+    queue: Res<RenderQueue>,
+) {
+    gpu.frame_number += 1;
+    let frame_number = gpu.frame_number;
+    let storage = BufferUsages::STORAGE | BufferUsages::COPY_DST;
+    let uniform = BufferUsages::UNIFORM | BufferUsages::COPY_DST;
+    for (main, crowd) in &crowds {
+        let g = gpu.crowds.entry(*main).or_insert_with(|| GpuCrowd {
+            members: None,
+            motion: buffer(&device, "md2_bevy crowd motion stand-in", 80, storage),
+            params: buffer(
+                &device,
+                "md2_bevy crowd params",
+                size_of::<CrowdParams>() as u64,
+                uniform,
+            ),
+            info: buffer_with(
+                &device,
+                &queue,
+                "md2_bevy crowd model info",
+                bytemuck::bytes_of(&crowd.model.info),
+                BufferUsages::UNIFORM,
+            ),
+            step: buffer(&device, "md2_bevy crowd sort step", 16, uniform),
+            corners: buffer_with(
+                &device,
+                &queue,
+                "md2_bevy crowd corners",
+                &crowd.model.corners,
+                BufferUsages::VERTEX,
+            ),
+            indices: [&crowd.model.indices, &crowd.model.mirrored_indices].map(|list| {
+                buffer_with(
+                    &device,
+                    &queue,
+                    "md2_bevy crowd indices",
+                    bytemuck::cast_slice(list),
+                    BufferUsages::INDEX,
+                )
+            }),
+            layout: CrowdLayout::default(),
+            views: HashMap::new(),
+            frame_number,
+        });
+        g.frame_number = frame_number;
+        for write in &crowd.frame.writes {
+            match write {
+                CrowdWrite::NewMembers(bytes) => {
+                    let members = buffer(&device, "md2_bevy crowd members", *bytes, storage);
+                    g.members = Some(members);
+                    // Every view's groups bind the old one.
+                    for view in g.views.values_mut() {
+                        view.pass_groups = None;
+                        view.draw_group = None;
+                    }
+                }
+                CrowdWrite::Members(offset, bytes) => {
+                    if let Some(members) = &g.members {
+                        queue.write_buffer(members, *offset, bytes);
+                    }
+                }
+            }
+        }
+        queue.write_buffer(&g.params, 0, bytemuck::bytes_of(&crowd.frame.params));
+        g.layout = crowd.frame.layout;
+        for view in &views {
+            if opaque.get(&view.retained_view_entity).is_none() {
+                continue;
+            }
+            let layout = g.layout;
+            let records_needed = layout.record_bytes(false);
+            let work_needed = layout.work_bytes();
+            let entry = g.views.entry(view.retained_view_entity);
+            let v = entry.or_insert_with(|| CrowdView {
+                records: buffer(
+                    &device,
+                    "md2_bevy crowd records",
+                    records_needed,
+                    BufferUsages::STORAGE,
+                ),
+                work: buffer(
+                    &device,
+                    "md2_bevy crowd work",
+                    work_needed,
+                    BufferUsages::STORAGE
+                        | BufferUsages::INDIRECT
+                        | BufferUsages::UNIFORM
+                        | BufferUsages::COPY_DST,
+                ),
+                view: buffer(
+                    &device,
+                    "md2_bevy crowd view",
+                    size_of::<md2_wgpu::contract::ViewUniform>() as u64,
+                    uniform,
+                ),
+                frame: buffer(
+                    &device,
+                    "md2_bevy crowd frame",
+                    size_of::<CrowdFrame>() as u64,
+                    uniform,
+                ),
+                layout,
+                pass_groups: None,
+                draw_group: None,
+                frame_number,
+            });
+            if v.records.size() < records_needed {
+                v.records = buffer(
+                    &device,
+                    "md2_bevy crowd records",
+                    records_needed.next_power_of_two(),
+                    BufferUsages::STORAGE,
+                );
+                v.pass_groups = None;
+                v.draw_group = None;
+            }
+            if v.work.size() < work_needed {
+                v.work = buffer(
+                    &device,
+                    "md2_bevy crowd work",
+                    work_needed.next_power_of_two(),
+                    BufferUsages::STORAGE
+                        | BufferUsages::INDIRECT
+                        | BufferUsages::UNIFORM
+                        | BufferUsages::COPY_DST,
+                );
+                v.pass_groups = None;
+                v.draw_group = None;
+            }
+            v.layout = layout;
+            v.frame_number = frame_number;
+            let view_proj = view.clip_from_world.unwrap_or_else(|| {
+                view.clip_from_view * view.world_from_view.to_matrix().inverse()
+            });
+            let view_proj = md2_wgpu::glam::Mat4::from_cols_array(&view_proj.to_cols_array());
+            let viewport = md2_wgpu::glam::UVec2::new(view.viewport.z, view.viewport.w);
+            let camera = Md2Camera::new(view_proj).with_viewport(viewport);
+            let uniform = camera.uniform(None, true, view_proj, crowd.level_error_pixels);
+            queue.write_buffer(&v.view, 0, bytemuck::bytes_of(&uniform));
+            queue.write_buffer(&v.frame, 0, bytemuck::bytes_of(&crowd.frame.frame));
+        }
+        g.views.retain(|_, v| v.frame_number == frame_number);
+    }
+    gpu.crowds.retain(|_, g| g.frame_number == frame_number);
+}
+
+fn whole(buffer: &Buffer) -> BindingResource<'_> {
+    BindingResource::Buffer(BufferBinding {
+        buffer,
+        offset: 0,
+        size: None,
+    })
+}
+
+fn sixteen(buffer: &Buffer) -> BindingResource<'_> {
+    BindingResource::Buffer(BufferBinding {
+        buffer,
+        offset: 0,
+        size: NonZeroU64::new(16),
+    })
+}
+
+/// The passes' and the draws' bind groups, made where a buffer they bind
+/// was made anew.
+pub(crate) fn prepare_crowd_groups(
+    mut gpu: ResMut<GpuCrowds>,
+    crowds: Query<(&MainEntity, &ExtractedCrowd)>,
+    pipelines: Res<CrowdPipelines>,
+    cache: Res<PipelineCache>,
+    device: Res<RenderDevice>,
+    buffers: Res<RenderAssets<GpuShaderBuffer>>,
+    images: Res<RenderAssets<GpuImage>>,
+) {
+    if gpu.empty_group.is_none() {
+        let layout = cache.get_bind_group_layout(&pipelines.empty_layout);
+        gpu.empty_group = Some(device.create_bind_group("md2_bevy crowd no mesh", &layout, &[]));
+    }
+    let draw_layout = cache.get_bind_group_layout(&pipelines.draw_layout);
+    for (main, crowd) in &crowds {
+        let Some(g) = gpu.crowds.get_mut(main) else {
+            continue;
+        };
+        let Some(members) = g.members.clone() else {
+            continue;
+        };
+        let (vertices, frame_params, skins) = (
+            buffers.get(crowd.model.vertices),
+            buffers.get(crowd.model.frame_params),
+            images.get(crowd.model.skins),
+        );
+        for v in g.views.values_mut() {
+            if v.pass_groups.is_none() {
+                let groups = [
+                    vec![BindGroupEntry {
+                        binding: 0,
+                        resource: whole(&v.view),
+                    }],
+                    vec![
+                        BindGroupEntry {
+                            binding: 0,
+                            resource: whole(&members),
+                        },
+                        BindGroupEntry {
+                            binding: 1,
+                            resource: whole(&g.params),
+                        },
+                        BindGroupEntry {
+                            binding: 2,
+                            resource: whole(&g.motion),
+                        },
+                    ],
+                    vec![
+                        BindGroupEntry {
+                            binding: 0,
+                            resource: whole(&v.frame),
+                        },
+                        BindGroupEntry {
+                            binding: 1,
+                            resource: whole(&v.records),
+                        },
+                        BindGroupEntry {
+                            binding: 2,
+                            resource: whole(&v.work),
+                        },
+                        BindGroupEntry {
+                            binding: 3,
+                            resource: sixteen(&g.step),
+                        },
+                    ],
+                ];
+                let made: Vec<BindGroup> = groups
+                    .iter()
+                    .zip(&pipelines.pass_layouts)
+                    .map(|(entries, layout)| {
+                        device.create_bind_group("md2_bevy crowd passes", layout, entries)
+                    })
+                    .collect();
+                v.pass_groups = made.try_into().ok();
+            }
+            if v.draw_group.is_none()
+                && let (Some(vertices), Some(frame_params), Some(skins)) =
+                    (vertices, frame_params, skins)
+            {
+                v.draw_group = Some(device.create_bind_group(
+                    "md2_bevy crowd draws",
+                    &draw_layout,
+                    &[
+                        BindGroupEntry {
+                            binding: 0,
+                            resource: whole(&g.info),
+                        },
+                        BindGroupEntry {
+                            binding: 1,
+                            resource: whole(&vertices.buffer),
+                        },
+                        BindGroupEntry {
+                            binding: 2,
+                            resource: whole(&frame_params.buffer),
+                        },
+                        BindGroupEntry {
+                            binding: 5,
+                            resource: BindingResource::TextureView(&skins.texture_view),
+                        },
+                        BindGroupEntry {
+                            binding: 6,
+                            resource: BindingResource::Sampler(&skins.sampler),
+                        },
+                        BindGroupEntry {
+                            binding: CROWD_DRAW_BINDING,
+                            resource: sixteen(&v.work),
+                        },
+                        BindGroupEntry {
+                            binding: CROWD_RECORDS_BINDING,
+                            resource: whole(&v.records),
+                        },
+                        BindGroupEntry {
+                            binding: CROWD_MEMBERS_BINDING,
+                            resource: whole(&members),
+                        },
+                    ],
+                ));
+            }
+        }
+    }
+}
+
+/// Runs every crowd's passes for every camera that draws it, before the
+/// cameras draw.
+pub(crate) fn run_crowd_passes(
+    mut context: RenderContext,
+    gpu: Res<GpuCrowds>,
+    pipelines: Res<CrowdPipelines>,
+) {
+    if gpu.crowds.values().all(|g| g.views.is_empty()) {
+        return;
+    }
+    let mut pass = context
+        .command_encoder()
+        .begin_compute_pass(&ComputePassDescriptor {
+            label: Some("md2_bevy crowd passes"),
+            timestamp_writes: None,
+        });
+    for g in gpu.crowds.values() {
+        for v in g.views.values() {
+            let Some(groups) = &v.pass_groups else {
+                continue;
+            };
+            pass.set_bind_group(0, &groups[0], &[]);
+            pass.set_bind_group(1, &groups[1], &[]);
+            pass.set_bind_group(2, &groups[2], &[0]);
+            let n = v.layout.workgroups();
+            for (pipeline, groups) in pipelines.passes.iter().zip([n, 1, n]) {
+                pass.set_pipeline(pipeline);
+                if groups > 0 {
+                    let x = groups.min(MAX_GROUPS_X);
+                    pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
+                }
+            }
+        }
+    }
+}
+
+/// Bins left waiting for a pipeline or a loaded model, per view.
+#[derive(Resource, Default, bevy::prelude::Deref, bevy::prelude::DerefMut)]
+pub(crate) struct PendingCrowdQueues(PendingQueues);
+
+/// Puts each crowd a camera sees (every crowd: the passes cull) into the
+/// camera's opaque phase, once, as one item.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn queue_crowds(
+    cache: Res<PipelineCache>,
+    pipelines: Res<CrowdPipelines>,
+    mut specialized: ResMut<SpecializedMeshPipelines<CrowdPipelines>>,
+    mut phases: ResMut<ViewBinnedRenderPhases<Opaque3d>>,
+    draw_functions: Res<DrawFunctions<Opaque3d>>,
+    views: Query<(&ExtractedView, &RenderVisibleEntities)>,
+    view_keys: Res<ViewKeyCache>,
+    crowds: Query<&ExtractedCrowd>,
+    meshes: Res<RenderAssets<RenderMesh>>,
+    dirty: Res<DirtySpecializations>,
+    mut pending: ResMut<PendingCrowdQueues>,
+) {
+    let draw = draw_functions.read().id::<DrawCrowd>();
+    for (view, visible) in &views {
+        let Some(phase) = phases.get_mut(&view.retained_view_entity) else {
+            continue;
+        };
+        let Some(visible) = visible.get::<Md2Crowd>() else {
+            continue;
+        };
+        let Some(view_key) = view_keys.get(&view.retained_view_entity) else {
+            continue;
+        };
+        let waiting = pending.prepare_for_new_frame(view.retained_view_entity);
+        for &main in dirty.iter_to_dequeue(view.retained_view_entity, visible) {
+            phase.remove(main);
+        }
+        for (&render, &main) in
+            dirty.iter_to_queue(view.retained_view_entity, visible, &waiting.prev_frame)
+        {
+            let pipeline = crowds
+                .get(render)
+                .ok()
+                .and_then(|crowd| meshes.get(crowd.model.mesh))
+                .map(|mesh| {
+                    let key = *view_key | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits());
+                    specialized.specialize(&cache, &pipelines, key, &mesh.layout)
+                });
+            let Some(Ok(pipeline)) = pipeline else {
+                waiting.current_frame.insert((render, main));
+                continue;
+            };
+            phase.add(
+                Opaque3dBatchSetKey {
+                    draw_function: draw,
+                    pipeline,
+                    material_bind_group_index: None,
+                    lightmap_slab: None,
+                    // Non-mesh items are drawn one by one, never merged.
+                    slabs: MeshSlabs::default(),
+                },
+                Opaque3dBinKey {
+                    asset_id: AssetId::<Mesh>::invalid().untyped(),
+                },
+                (render, main),
+                InputUniformIndex::default(),
+                BinnedRenderPhaseType::NonMesh,
+            );
+        }
+    }
+}
+
+/// The crowd's draws in one view: per level and bucket, its draw words at
+/// their dynamic offset and one indirect draw.
+pub(crate) struct DrawCrowdBuckets;
+
+impl<P: PhaseItem> RenderCommand<P> for DrawCrowdBuckets {
+    type Param = SRes<GpuCrowds>;
+    type ViewQuery = Read<ExtractedView>;
+    type ItemQuery = ();
+
+    fn render<'w>(
+        item: &P,
+        view: ROQueryItem<'w, '_, Self::ViewQuery>,
+        _: Option<ROQueryItem<'w, '_, Self::ItemQuery>>,
+        gpu: SystemParamItem<'w, '_, Self::Param>,
+        pass: &mut TrackedRenderPass<'w>,
+    ) -> RenderCommandResult {
+        let gpu = gpu.into_inner();
+        let (Some(crowd), Some(empty)) = (gpu.crowds.get(&item.main_entity()), &gpu.empty_group)
+        else {
+            return RenderCommandResult::Skip;
+        };
+        let Some(v) = crowd.views.get(&view.retained_view_entity) else {
+            return RenderCommandResult::Skip;
+        };
+        let Some(group) = &v.draw_group else {
+            return RenderCommandResult::Skip;
+        };
+        pass.set_bind_group(2, empty, &[]);
+        pass.set_vertex_buffer(0, crowd.corners.slice(..));
+        // The opaque buckets: translucent members and shells need a
+        // sorted, blended phase item of their own (not drawn yet).
+        for draw in v.layout.draws().filter(|d| d.level.is_some()) {
+            let indices = &crowd.indices[usize::from(draw.mirrored)];
+            pass.set_index_buffer(indices.slice(..), IndexFormat::Uint32);
+            pass.set_bind_group(3, group, &[draw.draw_offset]);
+            pass.draw_indexed_indirect(&v.work, draw.args_offset);
+        }
+        RenderCommandResult::Success
+    }
+}
+
+/// A crowd's draw in the main pass.
+pub(crate) type DrawCrowd = (
+    SetItemPipeline,
+    SetMeshViewBindGroup<0>,
+    SetMeshViewBindingArrayBindGroup<1>,
+    DrawCrowdBuckets,
+);

@@ -1,0 +1,181 @@
+//! A resident crowd in Bevy: its members, clocked, culled and laid out on
+//! the GPU by md2-wgpu's passes, draw where md2-wgpu's CPU reference poses
+//! them; members out of view are left out; a frame without changes writes
+//! nothing.
+
+use bevy::prelude::*;
+use bevy::render::render_resource::TextureFormat;
+use md2_bevy::{Md2Crowd, member_transform};
+use md2_wgpu::{CrowdMember, Quake2Player, anim::ClipClock};
+
+use crate::draws::count_draws;
+use crate::harness::{Harness, bright_on_black, gpu_or_skip, save_actual};
+use crate::reference::{PosedModel, compare, lit_mask, rasterize};
+
+/// Soldiers on a 4 × 3 grid, turned this way and that, on
+/// different clips and phases; and three far out of view.
+fn soldiers() -> Vec<(Transform, ClipClock)> {
+    let clips = [
+        Quake2Player::Run.clip(),
+        Quake2Player::Attack.clip(),
+        Quake2Player::Stand.clip(),
+        Quake2Player::Wave.clip(),
+    ];
+    let mut out = Vec::new();
+    for i in 0..12 {
+        let x = (i % 4) as f32 * 60.0 - 90.0;
+        let z = (i / 4) as f32 * -70.0;
+        let place =
+            Transform::from_xyz(x, 0.0, z).with_rotation(Quat::from_rotation_y(i as f32 * 0.7));
+        let clock = ClipClock::new(clips[i % 4].clone(), -0.137 * i as f64)
+            .with_speed(0.8 + 0.05 * i as f32);
+        out.push((place, clock));
+    }
+    for i in 0..3 {
+        let place = Transform::from_xyz(5000.0 + i as f32 * 100.0, 0.0, 0.0);
+        out.push((place, ClipClock::new(Quake2Player::Run.clip(), 0.0)));
+    }
+    out
+}
+
+#[test]
+fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
+    if !gpu_or_skip("crowd") {
+        return;
+    }
+    let mut h = Harness::new(bright_on_black);
+    let log = count_draws(&mut h.app);
+    let model = h.load_demo();
+    let asset = h
+        .app
+        .world()
+        .resource::<Assets<md2_bevy::Md2Asset>>()
+        .get(&model)
+        .expect("loaded")
+        .clone();
+    let target = h.target(256, 256, TextureFormat::Rgba8UnormSrgb);
+    let eye =
+        Transform::from_xyz(0.0, 120.0, 260.0).looking_at(Vec3::new(0.0, 10.0, -70.0), Vec3::Y);
+    let camera = h.camera(
+        &target,
+        eye,
+        Projection::Perspective(PerspectiveProjection {
+            fov: 0.9,
+            ..default()
+        }),
+        (),
+    );
+    let mut crowd = Md2Crowd::new(model.clone(), &asset);
+    let mut handles = Vec::new();
+    for (place, clock) in soldiers() {
+        let member = CrowdMember::new(member_transform(&place), clock);
+        handles.push(crowd.members_mut().add(member).expect("a member"));
+    }
+    let entity = h.app.world_mut().spawn(crowd).id();
+    for _ in 0..3 {
+        h.update();
+    }
+    // Nothing changed since the first frame: nothing written.
+    let written = h
+        .app
+        .world()
+        .get::<Md2Crowd>(entity)
+        .expect("a crowd")
+        .written_last_frame();
+    assert_eq!(written, 0, "a frame without changes writes nothing");
+
+    check_picture(&mut h, &target, camera, entity, "crowd: twelve soldiers");
+    // One phase item in the main pass, whose draws are the crowd's buckets.
+    log.take();
+    h.update();
+    let items: Vec<_> = log
+        .take()
+        .into_iter()
+        .filter(|i| i.phase == "Opaque3d")
+        .collect();
+    assert_eq!(items.len(), 1, "{items:?}");
+
+    // Between frames: two removed (the last moves into the first hole),
+    // two added, one moved, one crossfading into another clip.
+    {
+        let mut crowd = h
+            .app
+            .world_mut()
+            .get_mut::<Md2Crowd>(entity)
+            .expect("a crowd");
+        let members = crowd.members_mut();
+        members.remove(handles[1]).expect("a member");
+        members.remove(handles[6]).expect("a member");
+        for x in [-120.0, 120.0] {
+            let place = Transform::from_xyz(x, 0.0, 40.0);
+            let clock = ClipClock::new(Quake2Player::Jump.clip(), -0.3);
+            members
+                .add(CrowdMember::new(member_transform(&place), clock))
+                .expect("a member");
+        }
+        let moved = Transform::from_xyz(0.0, 0.0, 60.0).with_rotation(Quat::from_rotation_y(2.0));
+        members
+            .member(handles[3])
+            .set_transform(member_transform(&moved))
+            .expect("a member");
+        members
+            .member(handles[4])
+            .play(ClipClock::new(Quake2Player::Pain1.clip(), -0.1), -0.05, 0.2)
+            .expect("a member");
+    }
+    h.update();
+    let written = h
+        .app
+        .world()
+        .get::<Md2Crowd>(entity)
+        .expect("a crowd")
+        .written_last_frame();
+    assert!(
+        written > 0 && written < 16 * 128,
+        "only the changes are written: {written} bytes"
+    );
+    h.update();
+    check_picture(&mut h, &target, camera, entity, "crowd: after changes");
+}
+
+/// The crowd `entity` as `camera` draws it into `target`, against
+/// md2-wgpu's CPU reference of its members (the CPU's copy, which is the
+/// truth) at the frame's time.
+fn check_picture(
+    h: &mut Harness,
+    target: &Handle<Image>,
+    camera: Entity,
+    entity: Entity,
+    what: &str,
+) {
+    let now = h.app.world().resource::<Time>().elapsed_secs_f64();
+    let image = h.capture(target);
+    let size = image.width();
+    let clip_from_world = h.clip_from_world(camera);
+    let mut everything = PosedModel {
+        triangles: Vec::new(),
+    };
+    let model = md2_wgpu::demo::demo_model();
+    let crowd = h.app.world().get::<Md2Crowd>(entity).expect("a crowd");
+    for (_, member) in crowd.members().iter() {
+        let pose = member.playback.pose(now);
+        let place = Mat4::from_cols_array(&member.transform.to_cols_array());
+        everything
+            .triangles
+            .extend(PosedModel::new(&model, &pose, place).triangles);
+    }
+    let cpu = rasterize(&everything, clip_from_world, size, size).mask;
+    let gpu = lit_mask(&image);
+    let far = compare(what, &gpu, &cpu);
+    assert!(
+        cpu.count() > 1000,
+        "the soldiers fill the view: {}",
+        cpu.count()
+    );
+    if far != 0 || gpu.differing(&cpu) * 50 >= cpu.count() {
+        panic!(
+            "{what}: the members are not where the CPU poses them: {}",
+            save_actual(&image, "crowd").display()
+        );
+    }
+}
