@@ -1,4 +1,5 @@
-// md2-bevy: the vertex stage of a resident crowd's draws in the main pass.
+// md2-bevy: the vertex stage of a resident crowd's draws in the main pass
+// and in every shadow map (PREPASS_PIPELINE).
 // Instance `i` of a bucket's indirect draw is the visible record at the
 // bucket's first plus `i`; its member's rows place the pose md2-wgpu's own
 // md2_pose_vertex decodes, and the fragment stage (md2_fragment.wgsl with
@@ -6,7 +7,11 @@
 // passed on as the instance index.
 
 #import bevy_pbr::view_transformations::position_world_to_clip
+#ifdef PREPASS_PIPELINE
+#import bevy_pbr::prepass_io::VertexOutput
+#else
 #import bevy_pbr::forward_io::VertexOutput
+#endif
 #import md2_bevy::pose::{md2_pose_vertex, md2_world_position, md2_world_normal}
 #import md2_bevy::crowd::{md2_crowd_draw, md2_crowd_instance}
 
@@ -25,7 +30,16 @@ fn vertex(vertex: Md2Vertex) -> VertexOutput {
     let world = md2_world_position(inst.rows, posed.position);
     out.world_position = vec4<f32>(world, 1.0);
     out.position = position_world_to_clip(world);
+#ifdef PREPASS_PIPELINE
+#ifdef UNCLIPPED_DEPTH_ORTHO_EMULATION
+    // Directional shadow maps without depth-clip control: the prepass
+    // fragment writes this depth, clamped geometry keeps casting.
+    out.unclipped_depth = out.position.z;
+    out.position.z = min(out.position.z, 1.0);
+#endif
+#else
     out.world_normal = normalize(md2_world_normal(inst.rows, posed.normal));
+#endif
 #ifdef VERTEX_UVS_A
     out.uv = vertex.uv;
 #endif

@@ -41,11 +41,13 @@ const DEFAULT_MAX_BINDING: u64 = 128 << 20;
 /// as [`Md2Animator`](crate::Md2Animator)'s): a clip started at
 /// `time.elapsed_secs_f64()` starts now.
 ///
-/// Drawn in the main pass (forward, lit by Bevy's lights and shadow maps).
-/// Not yet: in the prepasses, the shadow maps or the deferred pass, and
-/// translucent members (a tint's alpha below 1) and shells, which are not
-/// drawn (the plugin says so once per crowd); md2-bevy's issue #37 goes on
-/// with them.
+/// Drawn in the main pass (forward, lit by Bevy's lights and shadow maps)
+/// and in every shadow map (each cascade of a directional light, each face
+/// of a point light's, each spot light's: every shadow view runs the
+/// crowd's passes, culled against it). Not yet: in the depth, normal and
+/// motion-vector prepasses and the deferred pass, and translucent members
+/// (a tint's alpha below 1) and shells, which are not drawn (the plugin
+/// says so once per crowd); md2-bevy's issue #37 goes on with them.
 ///
 /// ```no_run
 /// # use bevy::prelude::*;

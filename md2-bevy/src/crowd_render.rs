@@ -1,23 +1,29 @@
 //! A resident crowd in Bevy's render world: each crowd's buffers (written
 //! as its main-world flush says), md2-wgpu's crowd passes run for every
-//! camera before the cameras draw, and each camera's draws of the crowd:
-//! one phase item in Bevy's opaque phase whose draw is one
-//! `draw_indexed_indirect` per level and bucket.
+//! camera and every shadow map's view before the cameras draw, and each
+//! view's draws of the crowd: one phase item (in Bevy's opaque phase, or
+//! the shadow phase) whose draw is one `draw_indexed_indirect` per level
+//! and bucket.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU64;
 
 use bevy::asset::AssetId;
-use bevy::core_pipeline::core_3d::{Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey};
-use bevy::ecs::query::{QueryItem, ROQueryItem};
+use bevy::core_pipeline::core_3d::{
+    CORE_3D_DEPTH_FORMAT, Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey,
+};
+use bevy::ecs::entity::Entity;
+use bevy::ecs::query::{QueryItem, ROQueryItem, With};
 use bevy::ecs::resource::Resource;
 use bevy::ecs::system::lifetimeless::{Read, SRes};
 use bevy::ecs::system::{Query, Res, ResMut, SystemParamItem};
 use bevy::ecs::world::{FromWorld, World};
 use bevy::mesh::{Mesh, MeshVertexBufferLayoutRef, VertexBufferLayout};
 use bevy::pbr::{
-    MATERIAL_BIND_GROUP_INDEX, MeshPipeline, MeshPipelineKey, SetMeshViewBindGroup,
-    SetMeshViewBindingArrayBindGroup, ViewKeyCache,
+    LightEntity, LightKeyCache, MATERIAL_BIND_GROUP_INDEX, MeshPipeline, MeshPipelineKey,
+    PrepassPipeline, SetMeshViewBindGroup, SetMeshViewBindingArrayBindGroup,
+    SetPrepassViewBindGroup, SetPrepassViewEmptyBindGroup, Shadow, ShadowBatchSetKey, ShadowBinKey,
+    ViewKeyCache,
 };
 use bevy::render::camera::{DirtySpecializations, PendingQueues};
 use bevy::render::extract_component::ExtractComponent;
@@ -31,11 +37,13 @@ use bevy::render::render_phase::{
 use bevy::render::render_resource::{
     BindGroup, BindGroupEntry, BindGroupLayout, BindGroupLayoutDescriptor, BindGroupLayoutEntry,
     BindingResource, BindingType, Buffer, BufferBinding, BufferBindingType, BufferDescriptor,
-    BufferUsages, ComputePassDescriptor, ComputePipeline, Face, IndexFormat, PipelineCache,
-    PipelineLayoutDescriptor, RawComputePipelineDescriptor, RenderPipelineDescriptor,
-    SamplerBindingType, ShaderModuleDescriptor, ShaderSource, ShaderStages,
-    SpecializedMeshPipeline, SpecializedMeshPipelineError, SpecializedMeshPipelines,
-    TextureSampleType, TextureViewDimension, VertexAttribute, VertexFormat, VertexStepMode,
+    BufferUsages, CompareFunction, ComputePassDescriptor, ComputePipeline, DepthBiasState,
+    DepthStencilState, Face, FragmentState, IndexFormat, MultisampleState, PipelineCache,
+    PipelineLayoutDescriptor, PrimitiveState, PrimitiveTopology, RawComputePipelineDescriptor,
+    RenderPipelineDescriptor, SamplerBindingType, ShaderModuleDescriptor, ShaderSource,
+    ShaderStages, SpecializedMeshPipeline, SpecializedMeshPipelineError, SpecializedMeshPipelines,
+    StencilState, TextureSampleType, TextureViewDimension, VertexAttribute, VertexFormat,
+    VertexState, VertexStepMode,
 };
 use bevy::render::renderer::{RenderContext, RenderDevice, RenderQueue};
 use bevy::render::storage::GpuShaderBuffer;
@@ -103,6 +111,10 @@ pub(crate) struct CrowdPipelines {
     draw_layout: BindGroupLayoutDescriptor,
     empty_layout: BindGroupLayoutDescriptor,
     mesh_pipeline: MeshPipeline,
+    /// Bevy's prepass pipeline, whose view groups and fragment the shadow
+    /// maps' draws use (absent where an app has no prepass pipeline: then
+    /// crowds cast no shadows).
+    prepass_pipeline: Option<PrepassPipeline>,
 }
 
 fn buffer_entry(
@@ -206,18 +218,61 @@ impl FromWorld for CrowdPipelines {
             draw_layout,
             empty_layout: BindGroupLayoutDescriptor::new("md2_bevy crowd no mesh", &[]),
             mesh_pipeline: world.resource::<MeshPipeline>().clone(),
+            prepass_pipeline: world.get_resource::<PrepassPipeline>().cloned(),
         }
     }
 }
 
+/// Which pass a crowd pipeline draws in, and the view's key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct CrowdPipelineKey {
+    pub shadow: bool,
+    pub mesh_key: MeshPipelineKey,
+}
+
+/// The crowd's vertex layout: the contract's 12-byte corner (its vertex
+/// index, then its uv), at locations 0 and 1 in every pass.
+fn corner_layout() -> VertexBufferLayout {
+    VertexBufferLayout {
+        array_stride: 12,
+        step_mode: VertexStepMode::Vertex,
+        attributes: vec![
+            VertexAttribute {
+                format: VertexFormat::Uint32,
+                offset: 0,
+                shader_location: 0,
+            },
+            VertexAttribute {
+                format: VertexFormat::Float32x2,
+                offset: 4,
+                shader_location: 1,
+            },
+        ],
+    }
+}
+
 impl SpecializedMeshPipeline for CrowdPipelines {
-    type Key = MeshPipelineKey;
+    type Key = CrowdPipelineKey;
 
     fn specialize(
         &self,
-        key: MeshPipelineKey,
+        key: CrowdPipelineKey,
         layout: &MeshVertexBufferLayoutRef,
     ) -> Result<RenderPipelineDescriptor, SpecializedMeshPipelineError> {
+        if key.shadow {
+            let Some(prepass) = &self.prepass_pipeline else {
+                // Not asked for (the queue adds no crowd to a shadow map
+                // without Bevy's prepass pipeline); an error of Bevy's own
+                // making stands in, as this one cannot be built outside it:
+                // the crowd's mesh has no positions.
+                layout
+                    .0
+                    .get_layout(&[Mesh::ATTRIBUTE_POSITION.at_shader_location(0)])?;
+                return Ok(self.mesh_pipeline.specialize(key.mesh_key, layout)?);
+            };
+            return Ok(self.shadow_pipeline(prepass, key.mesh_key));
+        }
+        let key = key.mesh_key;
         // Bevy's mesh pipeline for the view's key (targets, depth, MSAA,
         // the view's bindings and shader defs), with the crowd's stages,
         // its one vertex layout (the contract's 12-byte corner) and its
@@ -225,22 +280,7 @@ impl SpecializedMeshPipeline for CrowdPipelines {
         let mut descriptor = self.mesh_pipeline.specialize(key, layout)?;
         descriptor.label = Some("md2_bevy crowd".into());
         descriptor.vertex.shader = CROWD_VERTEX_SHADER;
-        descriptor.vertex.buffers = vec![VertexBufferLayout {
-            array_stride: 12,
-            step_mode: VertexStepMode::Vertex,
-            attributes: vec![
-                VertexAttribute {
-                    format: VertexFormat::Uint32,
-                    offset: 0,
-                    shader_location: 0,
-                },
-                VertexAttribute {
-                    format: VertexFormat::Float32x2,
-                    offset: 4,
-                    shader_location: 1,
-                },
-            ],
-        }];
+        descriptor.vertex.buffers = vec![corner_layout()];
         // The group md2-bevy's modules declare their bindings at, as a
         // material pipeline defines it.
         let defs = [
@@ -260,6 +300,84 @@ impl SpecializedMeshPipeline for CrowdPipelines {
         descriptor.layout.push(self.draw_layout.clone());
         descriptor.primitive.cull_mode = Some(Face::Back);
         Ok(descriptor)
+    }
+}
+
+impl CrowdPipelines {
+    /// The crowd's depth-only pipeline for a shadow map whose key is
+    /// `key`, as Bevy's prepass pipeline makes an opaque mesh's: its view
+    /// groups, the crowd's vertex stage, depth written with `GreaterEqual`
+    /// (reversed depth), and where a directional light's map cannot clamp
+    /// depth, the prepass fragment that writes the unclamped depth.
+    fn shadow_pipeline(
+        &self,
+        prepass: &PrepassPipeline,
+        key: MeshPipelineKey,
+    ) -> RenderPipelineDescriptor {
+        let mut defs: Vec<ShaderDefVal> = vec![
+            "MD2_CROWD".into(),
+            "PREPASS_PIPELINE".into(),
+            "VERTEX_OUTPUT_INSTANCE_INDEX".into(),
+            "VERTEX_UVS".into(),
+            "VERTEX_UVS_A".into(),
+            ShaderDefVal::UInt(
+                "MATERIAL_BIND_GROUP".into(),
+                MATERIAL_BIND_GROUP_INDEX as u32,
+            ),
+        ];
+        let projection = key.intersection(MeshPipelineKey::VIEW_PROJECTION_RESERVED_BITS);
+        if projection == MeshPipelineKey::VIEW_PROJECTION_NONSTANDARD {
+            defs.push("VIEW_PROJECTION_NONSTANDARD".into());
+        } else if projection == MeshPipelineKey::VIEW_PROJECTION_PERSPECTIVE {
+            defs.push("VIEW_PROJECTION_PERSPECTIVE".into());
+        } else if projection == MeshPipelineKey::VIEW_PROJECTION_ORTHOGRAPHIC {
+            defs.push("VIEW_PROJECTION_ORTHOGRAPHIC".into());
+        }
+        if key.contains(MeshPipelineKey::DEPTH_PREPASS) {
+            defs.push("DEPTH_PREPASS".into());
+        }
+        let unclipped = key.contains(MeshPipelineKey::UNCLIPPED_DEPTH_ORTHO);
+        let emulate = unclipped && !prepass.depth_clip_control_supported;
+        if emulate {
+            defs.push("UNCLIPPED_DEPTH_ORTHO_EMULATION".into());
+            defs.push("PREPASS_FRAGMENT".into());
+        }
+        RenderPipelineDescriptor {
+            label: Some("md2_bevy crowd shadow".into()),
+            layout: vec![
+                prepass.view_layout_no_motion_vectors.clone(),
+                prepass.empty_layout.clone(),
+                self.empty_layout.clone(),
+                self.draw_layout.clone(),
+            ],
+            vertex: VertexState {
+                shader: CROWD_VERTEX_SHADER,
+                shader_defs: defs.clone(),
+                buffers: vec![corner_layout()],
+                ..Default::default()
+            },
+            fragment: emulate.then(|| FragmentState {
+                shader: prepass.default_prepass_shader.clone(),
+                shader_defs: defs,
+                targets: Vec::new(),
+                ..Default::default()
+            }),
+            primitive: PrimitiveState {
+                topology: PrimitiveTopology::TriangleList,
+                cull_mode: Some(Face::Back),
+                unclipped_depth: unclipped && prepass.depth_clip_control_supported,
+                ..Default::default()
+            },
+            depth_stencil: Some(DepthStencilState {
+                format: CORE_3D_DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(CompareFunction::GreaterEqual),
+                stencil: StencilState::default(),
+                bias: DepthBiasState::default(),
+            }),
+            multisample: MultisampleState::default(),
+            ..Default::default()
+        }
     }
 }
 
@@ -331,6 +449,7 @@ pub(crate) fn prepare_crowds(
     crowds: Query<(&MainEntity, &ExtractedCrowd)>,
     views: Query<&ExtractedView>,
     opaque: Res<ViewBinnedRenderPhases<Opaque3d>>,
+    shadows: Res<ViewBinnedRenderPhases<Shadow>>,
     device: Res<RenderDevice>,
     queue: Res<RenderQueue>,
 ) {
@@ -398,7 +517,8 @@ pub(crate) fn prepare_crowds(
         queue.write_buffer(&g.params, 0, bytemuck::bytes_of(&crowd.frame.params));
         g.layout = crowd.frame.layout;
         for view in &views {
-            if opaque.get(&view.retained_view_entity).is_none() {
+            let key = view.retained_view_entity;
+            if opaque.get(&key).is_none() && shadows.get(&key).is_none() {
                 continue;
             }
             let layout = g.layout;
@@ -697,7 +817,11 @@ pub(crate) fn queue_crowds(
                 .ok()
                 .and_then(|crowd| meshes.get(crowd.model.mesh))
                 .map(|mesh| {
-                    let key = *view_key | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits());
+                    let key = CrowdPipelineKey {
+                        shadow: false,
+                        mesh_key: *view_key
+                            | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits()),
+                    };
                     specialized.specialize(&cache, &pipelines, key, &mesh.layout)
                 });
             let Some(Ok(pipeline)) = pipeline else {
@@ -772,3 +896,86 @@ pub(crate) type DrawCrowd = (
     SetMeshViewBindingArrayBindGroup<1>,
     DrawCrowdBuckets,
 );
+
+/// A crowd's draw in a shadow map.
+pub(crate) type DrawCrowdShadow = (
+    SetItemPipeline,
+    SetPrepassViewBindGroup<0>,
+    SetPrepassViewEmptyBindGroup<1>,
+    DrawCrowdBuckets,
+);
+
+/// The (shadow view, crowd) pairs whose item is in the view's shadow
+/// phase.
+#[derive(Resource, Default)]
+pub(crate) struct QueuedCrowdShadows(HashSet<(RetainedViewEntity, MainEntity)>);
+
+/// Puts every crowd into every shadow map's phase (each shadow view runs
+/// the crowd's passes, which cull against it), once, as one item; takes it
+/// out of the views of a crowd gone.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn queue_crowd_shadows(
+    cache: Res<PipelineCache>,
+    pipelines: Res<CrowdPipelines>,
+    mut specialized: ResMut<SpecializedMeshPipelines<CrowdPipelines>>,
+    mut phases: ResMut<ViewBinnedRenderPhases<Shadow>>,
+    draw_functions: Res<DrawFunctions<Shadow>>,
+    lights: Query<&ExtractedView, With<LightEntity>>,
+    light_keys: Res<LightKeyCache>,
+    crowds: Query<(Entity, &MainEntity, &ExtractedCrowd)>,
+    meshes: Res<RenderAssets<RenderMesh>>,
+    mut queued: ResMut<QueuedCrowdShadows>,
+) {
+    if pipelines.prepass_pipeline.is_none() {
+        return;
+    }
+    let draw = draw_functions.read().id::<DrawCrowdShadow>();
+    let live: HashSet<MainEntity> = crowds.iter().map(|(_, main, _)| *main).collect();
+    let views: HashSet<RetainedViewEntity> =
+        lights.iter().map(|v| v.retained_view_entity).collect();
+    queued.0.retain(|(view, main)| {
+        let keep = views.contains(view) && live.contains(main);
+        if !keep && let Some(phase) = phases.get_mut(view) {
+            phase.remove(*main);
+        }
+        keep
+    });
+    for view in &lights {
+        let Some(phase) = phases.get_mut(&view.retained_view_entity) else {
+            continue;
+        };
+        let Some(light_key) = light_keys.get(&view.retained_view_entity) else {
+            continue;
+        };
+        for (render, main, crowd) in &crowds {
+            if queued.0.contains(&(view.retained_view_entity, *main)) {
+                continue;
+            }
+            let Some(mesh) = meshes.get(crowd.model.mesh) else {
+                continue;
+            };
+            let key = CrowdPipelineKey {
+                shadow: true,
+                mesh_key: *light_key | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits()),
+            };
+            let Ok(pipeline) = specialized.specialize(&cache, &pipelines, key, &mesh.layout) else {
+                continue;
+            };
+            phase.add(
+                ShadowBatchSetKey {
+                    pipeline,
+                    draw_function: draw,
+                    material_bind_group_index: None,
+                    slabs: MeshSlabs::default(),
+                },
+                ShadowBinKey {
+                    asset_id: AssetId::<Mesh>::invalid().untyped(),
+                },
+                (render, *main),
+                InputUniformIndex::default(),
+                BinnedRenderPhaseType::NonMesh,
+            );
+            queued.0.insert((view.retained_view_entity, *main));
+        }
+    }
+}

@@ -13,8 +13,8 @@ use bevy::transform::TransformSystems;
 use crate::asset::Md2Asset;
 use crate::crowd::{Md2Crowd, flush_crowds};
 use crate::crowd_render::{
-    CrowdPipelines, DrawCrowd, GpuCrowds, PendingCrowdQueues, prepare_crowd_groups, prepare_crowds,
-    queue_crowds, run_crowd_passes,
+    CrowdPipelines, DrawCrowd, DrawCrowdShadow, GpuCrowds, PendingCrowdQueues, QueuedCrowdShadows,
+    prepare_crowd_groups, prepare_crowds, queue_crowd_shadows, queue_crowds, run_crowd_passes,
 };
 use crate::entity::{attach_models, free_slot};
 use crate::loader::Md2Loader;
@@ -26,7 +26,7 @@ use crate::player_entity::{attach_players, follow_players};
 use crate::poses::{Md2Poses, write_poses};
 use bevy::core_pipeline::core_3d::Opaque3d;
 use bevy::core_pipeline::schedule::camera_driver;
-use bevy::pbr::MeshPipelineSystems;
+use bevy::pbr::{MeshPipelineSystems, Shadow, init_prepass_pipeline};
 use bevy::render::extract_component::ExtractComponentPlugin;
 use bevy::render::render_phase::AddRenderCommand;
 use bevy::render::render_resource::SpecializedMeshPipelines;
@@ -102,22 +102,26 @@ impl Plugin for Md2Plugin {
             render_app
                 .init_resource::<GpuCrowds>()
                 .init_resource::<PendingCrowdQueues>()
+                .init_resource::<QueuedCrowdShadows>()
                 .init_resource::<SpecializedMeshPipelines<CrowdPipelines>>()
                 .add_render_command::<Opaque3d, DrawCrowd>()
+                .add_render_command::<Shadow, DrawCrowdShadow>()
                 .add_systems(
                     Render,
                     (
                         prepare_crowds.in_set(RenderSystems::PrepareResources),
                         prepare_crowd_groups.in_set(RenderSystems::PrepareBindGroups),
-                        queue_crowds.in_set(RenderSystems::Queue),
+                        (queue_crowds, queue_crowd_shadows).in_set(RenderSystems::Queue),
                     ),
                 )
                 .add_systems(RenderGraph, run_crowd_passes.before(camera_driver))
-                // Made with the renderer, after Bevy's mesh pipeline (which
-                // the crowd's pipelines specialise).
+                // Made with the renderer, after Bevy's mesh and prepass
+                // pipelines (which the crowd's pipelines specialise).
                 .add_systems(
                     RenderStartup,
-                    init_gpu_resource::<CrowdPipelines>.after(MeshPipelineSystems),
+                    init_gpu_resource::<CrowdPipelines>
+                        .after(MeshPipelineSystems)
+                        .after(init_prepass_pipeline),
                 );
         }
 

@@ -167,3 +167,135 @@ fn two_frames_cast_their_own_shadows_on_a_standard_material_plane() {
         assert!(own[k] > other[k] + 0.2, "shadow {k} is its own frame's");
     }
 }
+
+/// The same scene with the model as a resident crowd's one member: each
+/// shadow map runs the crowd's passes and draws it, so the member casts its
+/// pose's shadow, and another clip's when it plays one.
+#[test]
+fn a_crowd_member_casts_its_poses_shadow() {
+    use md2_bevy::{Md2Asset, Md2Crowd, member_transform};
+    use md2_wgpu::{CrowdMember, anim::ClipClock};
+
+    if !gpu_or_skip("shadows") {
+        return;
+    }
+    let mut h = Harness::new(|app| {
+        app.insert_resource(DirectionalLightShadowMap { size: 4096 })
+            .insert_resource(GlobalAmbientLight {
+                brightness: 200.0,
+                ..default()
+            });
+    });
+    let handle = h.load_demo();
+    let model = md2_wgpu::demo::demo_model();
+    let target = h.target(SIZE, SIZE, TextureFormat::Rgba8UnormSrgb);
+    let light = Vec3::new(-1.0, -1.3, 0.2).normalize();
+    h.app.world_mut().spawn((
+        DirectionalLight {
+            illuminance: 10_000.0,
+            shadow_maps_enabled: true,
+            ..default()
+        },
+        Transform::default().looking_to(light, Vec3::Y),
+        CascadeShadowConfigBuilder {
+            num_cascades: 1,
+            minimum_distance: 1.0,
+            first_cascade_far_bound: 800.0,
+            maximum_distance: 800.0,
+            ..default()
+        }
+        .build(),
+    ));
+    let plane = h
+        .app
+        .world_mut()
+        .resource_mut::<Assets<Mesh>>()
+        .add(Plane3d::default().mesh().size(800.0, 800.0));
+    let white = h
+        .app
+        .world_mut()
+        .resource_mut::<Assets<StandardMaterial>>()
+        .add(StandardMaterial {
+            base_color: Color::WHITE,
+            perceptual_roughness: 1.0,
+            ..default()
+        });
+    h.app
+        .world_mut()
+        .spawn((Mesh3d(plane), MeshMaterial3d(white), Transform::default()));
+    let place = Transform::from_xyz(0.0, 100.0, 0.0).with_rotation(Quat::from_rotation_y(0.7));
+    let asset = h
+        .app
+        .world()
+        .resource::<Assets<Md2Asset>>()
+        .get(&handle)
+        .expect("loaded")
+        .clone();
+    let mut crowd = Md2Crowd::new(handle, &asset);
+    let stand = ClipClock::new(Clip::once("stand", 0, 0), 0.0);
+    let member = crowd
+        .members_mut()
+        .add(CrowdMember::new(member_transform(&place), stand.clone()))
+        .expect("a member");
+    let entity = h.app.world_mut().spawn(crowd).id();
+    let camera = h.camera(
+        &target,
+        Transform::from_xyz(-85.0, 400.0, 0.0).looking_at(Vec3::new(-85.0, 0.0, 0.0), Vec3::NEG_Z),
+        Projection::Perspective(PerspectiveProjection {
+            fov: 0.3,
+            near: 1.0,
+            ..default()
+        }),
+        ShadowFilteringMethod::Hardware2x2,
+    );
+    h.update();
+    let clip_from_world = h.clip_from_world(camera);
+    // Fallen: death3's last frame, from long ago.
+    let fallen = ClipClock::new(Quake2Player::Death3.clip(), -10.0);
+    let mut rendered = Vec::new();
+    for (name, clock) in [("standing", stand), ("fallen", fallen)] {
+        h.app
+            .world_mut()
+            .get_mut::<Md2Crowd>(entity)
+            .expect("a crowd")
+            .members_mut()
+            .member(member)
+            .play(clock.clone(), -20.0, 0.0)
+            .expect("a member");
+        h.update();
+        h.update();
+        let image = h.capture(&target);
+        let colour = pixels(&image);
+        let lit = colour
+            .iter()
+            .map(|p| p[0] + p[1] + p[2])
+            .fold(0.0f32, f32::max);
+        let shadow = Mask::from_fn(SIZE, SIZE, |x, y| {
+            let p = colour[(y * SIZE + x) as usize];
+            p[0] + p[1] + p[2] < lit * 0.5
+        });
+        let pose = md2_wgpu::anim::Playback::from(clock).pose(0.0);
+        let posed = PosedModel::new(&model, &pose, place.to_matrix());
+        let cpu = rasterize_both_faces(&posed.shadow(light), clip_from_world, SIZE, SIZE).mask;
+        eprintln!(
+            "crowd, {name}: shadow {} pixels (CPU {}), {} differ, {} more than 2 pixels away, IoU {:.3}",
+            shadow.count(),
+            cpu.count(),
+            shadow.differing(&cpu),
+            shadow.beyond(&cpu, 2),
+            shadow.iou(&cpu)
+        );
+        assert!(cpu.count() > 1000, "{name}: the shadow is in view");
+        if shadow.beyond(&cpu, 2) != 0 || shadow.iou(&cpu) < 0.85 {
+            panic!(
+                "crowd, {name}: the shadow is not the pose's: {}",
+                save_actual(&image, &format!("crowd-shadow-{name}")).display()
+            );
+        }
+        rendered.push(shadow);
+    }
+    assert!(
+        rendered[0].differing(&rendered[1]) > 500,
+        "the two poses cast two shadows"
+    );
+}
