@@ -268,7 +268,7 @@ impl SpecializedMeshPipeline for CrowdPipelines {
                 layout
                     .0
                     .get_layout(&[Mesh::ATTRIBUTE_POSITION.at_shader_location(0)])?;
-                return Ok(self.mesh_pipeline.specialize(key.mesh_key, layout)?);
+                return self.mesh_pipeline.specialize(key.mesh_key, layout);
             };
             return Ok(self.shadow_pipeline(prepass, key.mesh_key));
         }
