@@ -2,12 +2,13 @@
 # CI for the Bevy plugin (md2-bevy/), apart from .ci/run because Bevy is a
 # large build: formatting, clippy, docs, that the plugin's graph holds no
 # second wgpu (Bevy 0.19 brings wgpu 29; md2-wgpu's GPU half is wgpu 30), its
-# tests with the GPU ones required (lavapipe), and the crowd example run
-# unattended under Xvfb with its screenshot checked.
+# tests with the GPU ones required (lavapipe), and the crowd and battle
+# examples run unattended under Xvfb with their screenshots checked.
 #
 #   .ci/bevy.sh          check; the screenshot goes to bevy-check/ in the
 #                        target directory
-#   .ci/bevy.sh --docs   also (re)make md2-bevy/docs/crowd.png and
+#   .ci/bevy.sh --docs   also (re)make md2-bevy/docs/crowd.png,
+#                        md2-bevy/docs/battle.png (100,000 soldiers) and
 #                        md2-bevy/docs/players.png (the demo model, and the
 #                        demo as a Quake III player)
 #
@@ -91,7 +92,16 @@ if [ -f "$players/lower.md3" ]; then
 else
   echo "ci-bevy: crowd of the shared player SKIPPED: none at $players (set MD2_SHARED_MODELS)"
 fi
+# Two armies as md2-bevy's resident crowds (Md2Crowd: clocks, culling and
+# levels of detail on the GPU, shadows): 20,000 soldiers in the debug
+# build, checked as the crowd is.
+step "the battle example, unattended under Xvfb"
+cargo build -p md2-bevy --example battle
+timeout 600 "$target/debug/examples/battle" --soldiers 20000 --frames 20 --size 640x400 \
+  --screenshot "$out/battle.png" --check-screenshot
 if $docs; then
+  timeout 900 "$target/debug/examples/battle" --frames 20 --size 960x540 \
+    --screenshot md2-bevy/docs/battle.png --check-screenshot
   timeout 600 "$crowd" --frames 90 --size 960x540 \
     --screenshot md2-bevy/docs/crowd.png --check-screenshot
   timeout 600 "$crowd" --player "$demo/models/players/demo" \

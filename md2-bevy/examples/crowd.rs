@@ -16,19 +16,17 @@
 //! cargo run --release -p md2-bevy --example crowd -- --frames 60 --screenshot crowd.png --check-screenshot
 //! ```
 
+mod common;
+
 use std::f32::consts::TAU;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
-use bevy::asset::io::AssetSourceBuilder;
-use bevy::asset::io::memory::{Dir, MemoryAssetReader};
 use bevy::core_pipeline::tonemapping::Tonemapping;
-use bevy::diagnostic::FrameCount;
 use bevy::light::{CascadeShadowConfigBuilder, GlobalAmbientLight};
 use bevy::prelude::*;
 use bevy::render::RenderPlugin;
-use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::window::WindowResolution;
+use common::{Lcg, SceneReady, Subject, UnattendedArgs, unattended};
 use md2_bevy::{
     Md2, Md2Animator, Md2Asset, Md2Plugin, Md3PlayerAsset, Md3PlayerEntity, Md3PlayerParts,
     Md3PlayerSettings,
@@ -121,34 +119,11 @@ fn main() -> AppExit {
         }
     };
     let mut app = App::new();
-    // The demo model and its skin, as files of an in-memory asset source:
-    // they load through Bevy's reader like any model on disk.
-    let demo = Dir::default();
-    let mut skin_png = Vec::new();
-    md2_wgpu::demo::demo_skin()
-        .write_to(
-            &mut std::io::Cursor::new(&mut skin_png),
-            md2_wgpu::image::ImageFormat::Png,
-        )
-        .expect("the demo skin encodes");
-    demo.insert_asset(Path::new("soldier/skin.png"), skin_png);
-    demo.insert_asset(
-        Path::new("soldier/tris.md2"),
-        md2_wgpu::demo::demo_model_bytes(),
-    );
-    app.register_asset_source(
-        "demo",
-        AssetSourceBuilder::new(move || Box::new(MemoryAssetReader { root: demo.clone() })),
-    );
+    common::register_demo(&mut app);
     // A model of yours: its folder as an asset source, so its skins are
     // found beside it.
     if let Some(model) = &args.model {
-        let folder = std::path::absolute(model.parent().unwrap_or(Path::new(".")))
-            .unwrap_or_else(|_| PathBuf::from("."));
-        app.register_asset_source(
-            "model",
-            AssetSourceBuilder::platform_default(&folder.to_string_lossy(), None),
-        );
+        common::register_folder(&mut app, "model", model.parent().unwrap_or(Path::new(".")));
     }
     // A player's folder, and a weapon's, likewise.
     let folders = [
@@ -162,11 +137,7 @@ fn main() -> AppExit {
     ];
     for (source, folder) in folders {
         if let Some(folder) = folder {
-            let folder = std::path::absolute(&folder).unwrap_or_else(|_| PathBuf::from("."));
-            app.register_asset_source(
-                source,
-                AssetSourceBuilder::platform_default(&folder.to_string_lossy(), None),
-            );
+            common::register_folder(&mut app, source, &folder);
         }
     }
     app.add_plugins(
@@ -187,6 +158,12 @@ fn main() -> AppExit {
             }),
     )
     .add_plugins(Md2Plugin)
+    .insert_resource(UnattendedArgs {
+        frames: args.frames,
+        screenshot: args.screenshot.clone(),
+        check: args.check,
+    })
+    .init_resource::<SceneReady>()
     .insert_resource(args)
     .insert_resource(GlobalAmbientLight {
         brightness: 400.0,
@@ -200,6 +177,7 @@ fn main() -> AppExit {
             walk,
             gesture,
             gesture_players,
+            ready,
             unattended,
             report_load_failure,
         ),
@@ -223,19 +201,6 @@ struct Walker {
 /// What the crowd is of: an MD2 (or MDL) model, or a Quake III player.
 #[derive(Resource)]
 struct Model(UntypedHandle);
-
-/// A small deterministic generator, so every run shows the same crowd.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
 
 fn setup(
     mut commands: Commands,
@@ -334,6 +299,7 @@ fn spawn_soldiers(commands: &mut Commands, model: &Handle<Md2Asset>, count: u32)
                 .with_tint(tint),
             Transform::from_scale(Vec3::splat(METRES)),
             walker,
+            Subject,
         ));
     }
 }
@@ -360,6 +326,7 @@ fn spawn_players(commands: &mut Commands, player: &Handle<Md3PlayerAsset>, count
             Transform::from_scale(Vec3::splat(METRES)),
             walker,
             TorsoGesture::default(),
+            Subject,
         ));
     }
 }
@@ -467,181 +434,16 @@ fn report_load_failure(
     }
 }
 
-/// What the unattended run has captured.
-#[derive(Default)]
-struct Captures {
-    with_crowd: Option<Image>,
-    without_crowd: Option<Image>,
-}
-
-/// Where the unattended run is: the frame the crowd had its model, the
-/// step (0 nothing asked, 1 the picture asked, 2 the crowd hidden, 3
-/// waiting for the picture alone, 4 waiting for the background), and what
-/// has arrived.
-#[derive(Default)]
-struct Unattended {
-    start: Option<u32>,
-    asked: u32,
-    captures: Arc<Mutex<Captures>>,
-}
-
 /// Soldiers without their model yet, and players without their parts.
 type Waiting = Or<(
     (With<Md2>, Without<md2_bevy::Md2Slot>),
     (With<Md3PlayerEntity>, Without<Md3PlayerParts>),
 )>;
 
-/// `--frames N --screenshot PATH`: the picture N frames after the crowd
-/// has its model (loading takes a machine-dependent number of frames) is
-/// saved, then (with `--check-screenshot`) the same view without the crowd
-/// is taken, to check that the crowd is in the picture; then exit.
-fn unattended(
-    mut commands: Commands,
-    args: Res<Args>,
-    frame: Res<FrameCount>,
-    mut crowd: Query<&mut Visibility, With<Md2>>,
-    waiting: Query<(), Waiting>,
-    mut exit: MessageWriter<AppExit>,
-    mut state: Local<Unattended>,
-) {
-    let state = &mut *state;
-    let captures = state.captures.clone();
-    let asked = &mut state.asked;
-    let start = &mut state.start;
-    let Some(frames) = args.frames else {
-        return;
-    };
-    if start.is_none() && waiting.is_empty() {
-        *start = Some(frame.0);
+/// The scene is ready once every soldier has its model (and every player
+/// its parts).
+fn ready(waiting: Query<(), Waiting>, mut ready: ResMut<SceneReady>) {
+    if !ready.0 && waiting.is_empty() {
+        ready.0 = true;
     }
-    let Some(start) = *start else {
-        if frame.0 > 6000 {
-            eprintln!("error: the model did not load");
-            exit.write(AppExit::error());
-        }
-        return;
-    };
-    let frames = start + frames;
-    let shot = |with: bool| {
-        let captures = captures.clone();
-        move |captured: On<ScreenshotCaptured>| {
-            let mut captures = captures.lock().unwrap();
-            let slot = if with {
-                &mut captures.with_crowd
-            } else {
-                &mut captures.without_crowd
-            };
-            *slot = Some(captured.image.clone());
-        }
-    };
-    if frame.0 == frames && *asked == 0 {
-        *asked = 1;
-        commands
-            .spawn(Screenshot::primary_window())
-            .observe(shot(true));
-    }
-    let have_first = captures.lock().unwrap().with_crowd.is_some();
-    if have_first && *asked == 1 {
-        if args.screenshot.is_none() || !args.check {
-            *asked = 3;
-        } else {
-            for mut visibility in &mut crowd {
-                *visibility = Visibility::Hidden;
-            }
-            *asked = 2;
-            return;
-        }
-    }
-    if *asked == 2 {
-        commands
-            .spawn(Screenshot::primary_window())
-            .observe(shot(false));
-        *asked = 4;
-    }
-    let mut captures = captures.lock().unwrap();
-    let done = match *asked {
-        3 => captures.with_crowd.is_some(),
-        4 => captures.without_crowd.is_some(),
-        _ => false,
-    };
-    if frame.0 > frames + 600 {
-        eprintln!("error: no screenshot arrived");
-        exit.write(AppExit::error());
-        return;
-    }
-    if !done {
-        return;
-    }
-    let with = captures.with_crowd.take().expect("captured");
-    let code = match &args.screenshot {
-        None => AppExit::Success,
-        Some(path) => match save(&with, path) {
-            Err(e) => {
-                eprintln!("error: {}: {e}", path.display());
-                AppExit::error()
-            }
-            Ok(picture) => {
-                println!("screenshot: {}", path.display());
-                match captures.without_crowd.take() {
-                    Some(background) => check(&picture, &background),
-                    None => AppExit::Success,
-                }
-            }
-        },
-    };
-    exit.write(code);
-}
-
-fn rgba(image: &Image) -> Result<md2_wgpu::image::RgbaImage, String> {
-    image
-        .clone()
-        .try_into_dynamic()
-        .map(|d| d.to_rgba8())
-        .map_err(|e| e.to_string())
-}
-
-fn save(image: &Image, path: &Path) -> Result<md2_wgpu::image::RgbaImage, String> {
-    let picture = rgba(image)?;
-    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(folder).map_err(|e| e.to_string())?;
-    }
-    md2_wgpu::image::DynamicImage::ImageRgba8(picture.clone())
-        .to_rgb8()
-        .save(path)
-        .map_err(|e| e.to_string())?;
-    Ok(picture)
-}
-
-/// Exit 1 when the picture is one colour, or the crowd changes under 1% of
-/// its pixels.
-fn check(picture: &md2_wgpu::image::RgbaImage, background: &Image) -> AppExit {
-    let Ok(background) = rgba(background) else {
-        eprintln!("check: the second screenshot does not convert");
-        return AppExit::error();
-    };
-    let first = picture.get_pixel(0, 0);
-    if picture.pixels().all(|p| p == first) {
-        eprintln!("check: the picture is one colour");
-        return AppExit::error();
-    }
-    let differing = picture
-        .pixels()
-        .zip(background.pixels())
-        .filter(|(a, b)| {
-            a.0[..3]
-                .iter()
-                .zip(&b.0[..3])
-                .any(|(x, y)| x.abs_diff(*y) > 8)
-        })
-        .count();
-    let share = differing as f64 / f64::from(picture.width() * picture.height());
-    println!(
-        "check: the crowd changes {:.1}% of the pixels",
-        share * 100.0
-    );
-    if share < 0.01 {
-        eprintln!("check: the crowd is not in the picture");
-        return AppExit::error();
-    }
-    AppExit::Success
 }

@@ -171,6 +171,12 @@ impl Md2Crowd {
         }
     }
 
+    /// Levels of detail chosen at most `pixels` off from now on (0: full
+    /// detail only).
+    pub fn set_level_error_pixels(&mut self, pixels: f32) {
+        self.level_error_pixels = pixels;
+    }
+
     /// The largest error in pixels a level of detail may make.
     pub fn level_error_pixels(&self) -> f32 {
         self.level_error_pixels

@@ -7,8 +7,10 @@
 
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::asset::AssetId;
+use bevy::camera::visibility::InheritedVisibility;
 use bevy::core_pipeline::core_3d::{
     CORE_3D_DEPTH_FORMAT, Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey,
 };
@@ -16,7 +18,7 @@ use bevy::ecs::entity::Entity;
 use bevy::ecs::query::{QueryItem, ROQueryItem, With};
 use bevy::ecs::resource::Resource;
 use bevy::ecs::system::lifetimeless::{Read, SRes};
-use bevy::ecs::system::{Query, Res, ResMut, SystemParamItem};
+use bevy::ecs::system::{Commands, Query, Res, ResMut, SystemParamItem};
 use bevy::ecs::world::{FromWorld, World};
 use bevy::mesh::{Mesh, MeshVertexBufferLayoutRef, VertexBufferLayout};
 use bevy::pbr::{
@@ -81,6 +83,8 @@ pub struct ExtractedCrowd {
     pub(crate) frame: CrowdFrameWrites,
     pub(crate) level_error_pixels: f32,
     pub(crate) model: std::sync::Arc<CrowdModel>,
+    /// Its `InheritedVisibility`: a hidden crowd draws in no view.
+    pub(crate) visible: bool,
 }
 
 impl bevy::render::sync_component::SyncComponent for Md2Crowd {
@@ -88,15 +92,18 @@ impl bevy::render::sync_component::SyncComponent for Md2Crowd {
 }
 
 impl ExtractComponent for Md2Crowd {
-    type QueryData = Read<Md2Crowd>;
+    type QueryData = (Read<Md2Crowd>, Read<InheritedVisibility>);
     type QueryFilter = ();
     type Out = ExtractedCrowd;
 
-    fn extract_component(crowd: QueryItem<'_, '_, Self::QueryData>) -> Option<ExtractedCrowd> {
+    fn extract_component(
+        (crowd, visibility): QueryItem<'_, '_, Self::QueryData>,
+    ) -> Option<ExtractedCrowd> {
         Some(ExtractedCrowd {
             frame: crowd.frame.clone(),
             level_error_pixels: crowd.level_error_pixels(),
             model: crowd.drawn.clone(),
+            visible: visibility.get(),
         })
     }
 }
@@ -392,6 +399,10 @@ struct CrowdView {
     draw_group: Option<BindGroup>,
     /// The frame it was last prepared in: a view gone is dropped.
     frame_number: u64,
+    /// The view and frame uniforms as last written (written again only
+    /// where they change).
+    view_written: Option<md2_wgpu::contract::ViewUniform>,
+    frame_written: Option<CrowdFrame>,
 }
 
 /// What the render world keeps of one crowd.
@@ -406,6 +417,7 @@ struct GpuCrowd {
     layout: CrowdLayout,
     views: HashMap<RetainedViewEntity, CrowdView>,
     frame_number: u64,
+    params_written: Option<CrowdParams>,
 }
 
 /// Every crowd the render world draws, by main-world entity.
@@ -414,6 +426,24 @@ pub(crate) struct GpuCrowds {
     crowds: HashMap<MainEntity, GpuCrowd>,
     frame_number: u64,
     empty_group: Option<BindGroup>,
+}
+
+/// What the render world's crowds cost in the last frame (a resource of
+/// the render world, `RenderApp`'s): for benchmarks, tests and overlays.
+#[derive(Resource, Debug, Default)]
+pub struct Md2CrowdStats {
+    /// Bytes of GPU memory every crowd holds: its members, its model's
+    /// corners and index lists, and every view's visible records and work
+    /// buffer.
+    pub gpu_bytes: u64,
+    /// Bytes written into the crowds' buffers: their members' changes, and
+    /// each view's uniforms where they changed (its time, every frame).
+    pub bytes_written: u64,
+    /// Views (cameras and shadow maps) whose crowd passes ran.
+    pub views: u64,
+    /// Indirect draws the crowds recorded, one per level and bucket of
+    /// each view that drew them.
+    pub indirect_draws: AtomicU64,
 }
 
 fn buffer(device: &RenderDevice, label: &str, size: u64, usage: BufferUsages) -> Buffer {
@@ -444,7 +474,9 @@ fn buffer_with(
 
 /// Writes each crowd's changes into its buffers, and makes each camera's
 /// records and work buffers the crowd's layout needs.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare_crowds(
+    mut commands: Commands,
     mut gpu: ResMut<GpuCrowds>,
     crowds: Query<(&MainEntity, &ExtractedCrowd)>,
     views: Query<&ExtractedView>,
@@ -455,6 +487,7 @@ pub(crate) fn prepare_crowds(
 ) {
     gpu.frame_number += 1;
     let frame_number = gpu.frame_number;
+    let mut stats = Md2CrowdStats::default();
     let storage = BufferUsages::STORAGE | BufferUsages::COPY_DST;
     let uniform = BufferUsages::UNIFORM | BufferUsages::COPY_DST;
     for (main, crowd) in &crowds {
@@ -494,6 +527,7 @@ pub(crate) fn prepare_crowds(
             layout: CrowdLayout::default(),
             views: HashMap::new(),
             frame_number,
+            params_written: None,
         });
         g.frame_number = frame_number;
         for write in &crowd.frame.writes {
@@ -514,11 +548,18 @@ pub(crate) fn prepare_crowds(
                 }
             }
         }
-        queue.write_buffer(&g.params, 0, bytemuck::bytes_of(&crowd.frame.params));
+        stats.bytes_written += crowd.frame.written;
+        if g.params_written != Some(crowd.frame.params) {
+            queue.write_buffer(&g.params, 0, bytemuck::bytes_of(&crowd.frame.params));
+            g.params_written = Some(crowd.frame.params);
+            stats.bytes_written += size_of::<CrowdParams>() as u64;
+        }
         g.layout = crowd.frame.layout;
         for view in &views {
             let key = view.retained_view_entity;
-            if opaque.get(&key).is_none() && shadows.get(&key).is_none() {
+            // A hidden crowd keeps its members' buffers but runs no passes
+            // (its views are dropped below).
+            if !crowd.visible || (opaque.get(&key).is_none() && shadows.get(&key).is_none()) {
                 continue;
             }
             let layout = g.layout;
@@ -557,6 +598,8 @@ pub(crate) fn prepare_crowds(
                 pass_groups: None,
                 draw_group: None,
                 frame_number,
+                view_written: None,
+                frame_written: None,
             });
             if v.records.size() < records_needed {
                 v.records = buffer(
@@ -590,12 +633,41 @@ pub(crate) fn prepare_crowds(
             let viewport = md2_wgpu::glam::UVec2::new(view.viewport.z, view.viewport.w);
             let camera = Md2Camera::new(view_proj).with_viewport(viewport);
             let uniform = camera.uniform(None, true, view_proj, crowd.level_error_pixels);
-            queue.write_buffer(&v.view, 0, bytemuck::bytes_of(&uniform));
-            queue.write_buffer(&v.frame, 0, bytemuck::bytes_of(&crowd.frame.frame));
+            if v.view_written != Some(uniform) {
+                queue.write_buffer(&v.view, 0, bytemuck::bytes_of(&uniform));
+                v.view_written = Some(uniform);
+                stats.bytes_written += size_of_val(&uniform) as u64;
+            }
+            if v.frame_written != Some(crowd.frame.frame) {
+                queue.write_buffer(&v.frame, 0, bytemuck::bytes_of(&crowd.frame.frame));
+                v.frame_written = Some(crowd.frame.frame);
+                stats.bytes_written += size_of::<CrowdFrame>() as u64;
+            }
         }
         g.views.retain(|_, v| v.frame_number == frame_number);
     }
     gpu.crowds.retain(|_, g| g.frame_number == frame_number);
+    for g in gpu.crowds.values() {
+        let own = [
+            &g.motion,
+            &g.params,
+            &g.info,
+            &g.step,
+            &g.corners,
+            &g.indices[0],
+            &g.indices[1],
+        ];
+        stats.gpu_bytes += own.iter().map(|b| b.size()).sum::<u64>();
+        stats.gpu_bytes += g.members.as_ref().map_or(0, |b| b.size());
+        for v in g.views.values() {
+            stats.views += 1;
+            stats.gpu_bytes += [&v.records, &v.work, &v.view, &v.frame]
+                .iter()
+                .map(|b| b.size())
+                .sum::<u64>();
+        }
+    }
+    commands.insert_resource(stats);
 }
 
 fn whole(buffer: &Buffer) -> BindingResource<'_> {
@@ -853,7 +925,7 @@ pub(crate) fn queue_crowds(
 pub(crate) struct DrawCrowdBuckets;
 
 impl<P: PhaseItem> RenderCommand<P> for DrawCrowdBuckets {
-    type Param = SRes<GpuCrowds>;
+    type Param = (SRes<GpuCrowds>, Option<SRes<Md2CrowdStats>>);
     type ViewQuery = Read<ExtractedView>;
     type ItemQuery = ();
 
@@ -861,7 +933,7 @@ impl<P: PhaseItem> RenderCommand<P> for DrawCrowdBuckets {
         item: &P,
         view: ROQueryItem<'w, '_, Self::ViewQuery>,
         _: Option<ROQueryItem<'w, '_, Self::ItemQuery>>,
-        gpu: SystemParamItem<'w, '_, Self::Param>,
+        (gpu, stats): SystemParamItem<'w, '_, Self::Param>,
         pass: &mut TrackedRenderPass<'w>,
     ) -> RenderCommandResult {
         let gpu = gpu.into_inner();
@@ -884,6 +956,9 @@ impl<P: PhaseItem> RenderCommand<P> for DrawCrowdBuckets {
             pass.set_index_buffer(indices.slice(..), IndexFormat::Uint32);
             pass.set_bind_group(3, group, &[draw.draw_offset]);
             pass.draw_indexed_indirect(&v.work, draw.args_offset);
+            if let Some(stats) = &stats {
+                stats.indirect_draws.fetch_add(1, Ordering::Relaxed);
+            }
         }
         RenderCommandResult::Success
     }
@@ -930,7 +1005,11 @@ pub(crate) fn queue_crowd_shadows(
         return;
     }
     let draw = draw_functions.read().id::<DrawCrowdShadow>();
-    let live: HashSet<MainEntity> = crowds.iter().map(|(_, main, _)| *main).collect();
+    let live: HashSet<MainEntity> = crowds
+        .iter()
+        .filter(|(.., crowd)| crowd.visible)
+        .map(|(_, main, _)| *main)
+        .collect();
     let views: HashSet<RetainedViewEntity> =
         lights.iter().map(|v| v.retained_view_entity).collect();
     queued.0.retain(|(view, main)| {
@@ -948,7 +1027,7 @@ pub(crate) fn queue_crowd_shadows(
             continue;
         };
         for (render, main, crowd) in &crowds {
-            if queued.0.contains(&(view.retained_view_entity, *main)) {
+            if !crowd.visible || queued.0.contains(&(view.retained_view_entity, *main)) {
                 continue;
             }
             let Some(mesh) = meshes.get(crowd.model.mesh) else {

@@ -4,8 +4,9 @@
 //! nothing.
 
 use bevy::prelude::*;
+use bevy::render::RenderApp;
 use bevy::render::render_resource::TextureFormat;
-use md2_bevy::{Md2Crowd, member_transform};
+use md2_bevy::{Md2Crowd, Md2CrowdStats, member_transform};
 use md2_wgpu::{CrowdMember, Quake2Player, anim::ClipClock};
 
 use crate::draws::count_draws;
@@ -85,7 +86,8 @@ fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
     assert_eq!(written, 0, "a frame without changes writes nothing");
 
     check_picture(&mut h, &target, camera, entity, "crowd: twelve soldiers");
-    // One phase item in the main pass, whose draws are the crowd's buckets.
+    // One phase item in the main pass, whose draws are the crowd's
+    // buckets: one indirect draw (one level, nobody mirrored) per view.
     log.take();
     h.update();
     let items: Vec<_> = log
@@ -94,6 +96,17 @@ fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
         .filter(|i| i.phase == "Opaque3d")
         .collect();
     assert_eq!(items.len(), 1, "{items:?}");
+    let stats = h.app.sub_app(RenderApp).world().resource::<Md2CrowdStats>();
+    let draws = stats
+        .indirect_draws
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!((stats.views, draws), (1, 1), "{stats:?}");
+    // The harness's clock stands still: a frame without changes writes
+    // nothing at all (a running clock adds the view's time, 32 bytes).
+    assert_eq!(stats.bytes_written, 0, "{stats:?}");
+    // The members (128 bytes each, room for 64), the model's corners and
+    // index lists, and the view's records (24 bytes a member) and work.
+    assert!(stats.gpu_bytes > 64 * 128 + 15 * 24, "{stats:?}");
 
     // Between frames: two removed (the last moves into the first hole),
     // two added, one moved, one crossfading into another clip.
