@@ -19,9 +19,18 @@
 //! the vertex work the two strategies differ in, plus Bevy's own per-frame
 //! work, which both pay.
 //!
+//! A second table (`--crowds 1000,10000,100000`) compares what a Bevy user
+//! would do for a battle, the demo soldier at 1,000, 10,000 and 100,000,
+//! interleaved the same way (A B C, C B A, ...): md2-bevy's resident crowd
+//! (`Md2Crowd`: one entity, the members on the GPU), md2-bevy entities, and
+//! Bevy's morph targets; for each, the CPU's frame (Bevy's whole `update`:
+//! its schedules, extraction, the render world's preparation and
+//! encoding), the frame with the GPU's work finished, the bytes written a
+//! frame, and the crowd's GPU memory per member.
+//!
 //! ```sh
-//! cargo bench -p md2-bevy --bench crowd                # the table
-//! cargo bench -p md2-bevy --bench crowd -- --rounds 3 --frames 2 --counts 1000
+//! cargo bench -p md2-bevy --bench crowd                # the tables
+//! cargo bench -p md2-bevy --bench crowd -- --rounds 3 --frames 2 --counts 1000 --crowds 1000
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -49,20 +58,25 @@ use bevy::render::renderer::RenderDevice;
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
-use md2_bevy::{Md2, Md2Animator, Md2Asset, Md2Plugin, Md2Poses};
+use md2_bevy::{
+    Md2, Md2Animator, Md2Asset, Md2Crowd, Md2CrowdStats, Md2Plugin, Md2Poses, member_transform,
+};
 use md2_wgpu::gltf::{GltfOptions, to_glb};
 use md2_wgpu::image::RgbaImage;
-use md2_wgpu::{Md2Model, Quake2Player, anim::Pose};
+use md2_wgpu::{CrowdMember, Md2Model, Quake2Player, anim::ClipClock, anim::Pose};
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 360;
 /// The animation clock's step per frame.
 const FRAME: f64 = 1.0 / 60.0;
+/// The largest crowd Bevy's morph targets are measured at.
+const MORPH_UP_TO: u32 = 10_000;
 
 struct Options {
     rounds: usize,
     frames: usize,
     counts: Vec<u32>,
+    crowds: Vec<u32>,
 }
 
 fn options() -> Options {
@@ -70,6 +84,7 @@ fn options() -> Options {
         rounds: 7,
         frames: 3,
         counts: vec![1000, 4000],
+        crowds: vec![1000, 10_000, 100_000],
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -80,13 +95,19 @@ fn options() -> Options {
             "--frames" => {
                 options.frames = it.next().and_then(|v| v.parse().ok()).expect("--frames N")
             }
-            "--counts" => {
-                options.counts = it
+            "--counts" | "--crowds" => {
+                let counts: Vec<u32> = it
                     .next()
-                    .expect("--counts N,M")
+                    .expect("N,M (or 0 for none)")
                     .split(',')
                     .map(|n| n.parse().expect("a count"))
+                    .filter(|&n| n > 0)
                     .collect();
+                if arg == "--counts" {
+                    options.counts = counts;
+                } else {
+                    options.crowds = counts;
+                }
             }
             // What cargo bench passes to every bench.
             "--bench" => {}
@@ -214,8 +235,15 @@ fn headless(files: &[(String, Vec<u8>)]) -> (App, Handle<Image>) {
 }
 
 fn frame(app: &mut App) -> Duration {
+    timed_frame(app).1
+}
+
+/// One frame: Bevy's `update` alone (the CPU's frame), and with the wait
+/// for the GPU (the whole frame).
+fn timed_frame(app: &mut App) -> (Duration, Duration) {
     let started = Instant::now();
     app.update();
+    let cpu = started.elapsed();
     app.world()
         .resource::<RenderDevice>()
         .wgpu_device()
@@ -224,7 +252,7 @@ fn frame(app: &mut App) -> Duration {
             timeout: None,
         })
         .expect("the device polls");
-    started.elapsed()
+    (cpu, started.elapsed())
 }
 
 fn wait_loaded(app: &mut App, handle: impl Into<bevy::asset::UntypedAssetId> + Copy) {
@@ -494,6 +522,143 @@ fn main() {
         }
     }
     print_table(&rows);
+    if !options.crowds.is_empty() {
+        crowds(&options);
+    }
+}
+
+/// When the main world's frame began, and how long its last one took: the
+/// CPU's own frame, whatever the render world and the GPU take (on
+/// lavapipe the GPU's work runs inside the render world's submit).
+#[derive(Resource, Default)]
+struct MainFrame {
+    started: Option<Instant>,
+    last: Duration,
+}
+
+fn main_frame_starts(mut frame: ResMut<MainFrame>) {
+    frame.started = Some(Instant::now());
+}
+
+fn main_frame_ends(mut frame: ResMut<MainFrame>) {
+    if let Some(started) = frame.started {
+        frame.last = started.elapsed();
+    }
+}
+
+/// Times `app`'s main-world frame (from `First` to `Last`).
+fn time_main_world(app: &mut App) {
+    app.init_resource::<MainFrame>()
+        .add_systems(First, main_frame_starts)
+        .add_systems(Last, main_frame_ends);
+}
+
+/// md2-bevy's resident crowd of `count` demo soldiers, on the places and
+/// phases of the entities'.
+fn crowd_app(subject: &Subject, count: u32) -> App {
+    let (mut app, target) = headless(&subject.files);
+    let model: Handle<Md2Asset> = app
+        .world()
+        .resource::<AssetServer>()
+        .load(format!("memory://{}", subject.model_path));
+    wait_loaded(&mut app, &model);
+    camera(&mut app, &target, count);
+    let asset = app
+        .world()
+        .resource::<Assets<Md2Asset>>()
+        .get(&model)
+        .expect("loaded")
+        .clone();
+    let mut crowd = Md2Crowd::new(model, &asset);
+    crowd.members_mut().reserve(count as usize);
+    for i in 0..count {
+        let clock = ClipClock::new(Quake2Player::Run.clip(), -f64::from(i) * 0.037);
+        let member = CrowdMember::new(member_transform(&place(i, count)), clock);
+        crowd.members_mut().add(member).expect("a member");
+    }
+    app.world_mut().spawn(crowd);
+    app
+}
+
+/// The battle table: the resident crowd, entities and morph targets.
+fn crowds(options: &Options) {
+    let subject = subjects().into_iter().next().expect("the demo");
+    println!();
+    println!(
+        "| soldiers | main world's frame (CPU): crowd / entities / morph | frame (GPU finished): crowd / entities / morph | written a frame: crowd / entities / morph | crowd's GPU memory per member |"
+    );
+    println!("|---|---|---|---|---|");
+    for &count in &options.crowds {
+        eprintln!("{count} soldiers: building the three apps");
+        let mut apps = vec![crowd_app(&subject, count), plugin_app(&subject, count)];
+        // Bevy's morph targets take a second a frame for 1,000 on lavapipe:
+        // they are compared up to `MORPH_UP_TO`.
+        let morph = count <= MORPH_UP_TO;
+        if morph {
+            apps.push(gltf_app(&subject, count).0);
+        }
+        for app in &mut apps {
+            time_main_world(app);
+            for _ in 0..3 {
+                frame(app);
+            }
+        }
+        let mut cpu = [Vec::new(), Vec::new(), Vec::new()];
+        let mut whole = [Vec::new(), Vec::new(), Vec::new()];
+        for round in 0..options.rounds {
+            let mut order: Vec<usize> = (0..apps.len()).collect();
+            if round % 2 == 1 {
+                order.reverse();
+            }
+            for k in order {
+                for _ in 0..options.frames {
+                    let (_, w) = timed_frame(&mut apps[k]);
+                    let main = apps[k].world().resource::<MainFrame>().last;
+                    cpu[k].push(main.as_secs_f64() * 1000.0);
+                    whole[k].push(w.as_secs_f64() * 1000.0);
+                }
+            }
+            eprintln!(
+                "  round {round}: main world {:.2} / {:.2} ms, frames {:.1} / {:.1} ms (crowd / entities)",
+                cpu[0].last().unwrap_or(&0.0),
+                cpu[1].last().unwrap_or(&0.0),
+                whole[0].last().unwrap_or(&0.0),
+                whole[1].last().unwrap_or(&0.0),
+            );
+        }
+        let stats = apps[0]
+            .sub_app(RenderApp)
+            .world()
+            .resource::<Md2CrowdStats>();
+        let crowd_written = stats.bytes_written;
+        let per_member = stats.gpu_bytes as f64 / f64::from(count);
+        let entities_written = apps[1].world().resource::<Md2Poses>().bytes_per_frame();
+        let morph_written = apps.get(2).map(|app| {
+            let morph = app.sub_app(RenderApp).world().resource::<MorphUniforms>();
+            (morph.current_buffer.len() * 4) as u64
+                + morph.descriptors_buffer.as_ref().map_or(0, |d| {
+                    (d.len() * size_of::<bevy::pbr::GpuMorphDescriptor>()) as u64
+                })
+        });
+        let [c0, c1, c2] = cpu.map(|mut v| (!v.is_empty()).then(|| median(&mut v)));
+        let [w0, w1, w2] = whole.map(|mut v| (!v.is_empty()).then(|| median(&mut v)));
+        let ms = |v: Option<f64>, digits: usize| {
+            v.map_or("not run".to_owned(), |v| format!("{v:.digits$} ms"))
+        };
+        println!(
+            "| {} | {} / {} / {} | {} / {} / {} | {} / {} / {} | {per_member:.0} B |",
+            thousands(u64::from(count)),
+            ms(c0, 2),
+            ms(c1, 2),
+            ms(c2, 2),
+            ms(w0, 1),
+            ms(w1, 1),
+            ms(w2, 1),
+            thousands(crowd_written),
+            thousands(entities_written),
+            morph_written.map_or("not run".to_owned(), |b| format!("{} B", thousands(b))),
+        );
+    }
 }
 
 fn thousands(n: u64) -> String {
