@@ -302,8 +302,9 @@ fn animator(i: u32) -> Md2Animator {
     Md2Animator::player(Quake2Player::Run).with_phase(f64::from(i) * 0.037)
 }
 
-/// The plugin's crowd.
-fn plugin_app(subject: &Subject, count: u32) -> App {
+/// A headless app with `subject`'s model loaded and the camera and light
+/// for `count`.
+fn app_with_model(subject: &Subject, count: u32) -> (App, Handle<Md2Asset>) {
     let (mut app, target) = headless(&subject.files);
     let model: Handle<Md2Asset> = app
         .world()
@@ -311,6 +312,12 @@ fn plugin_app(subject: &Subject, count: u32) -> App {
         .load(format!("memory://{}", subject.model_path));
     wait_loaded(&mut app, &model);
     camera(&mut app, &target, count);
+    (app, model)
+}
+
+/// The plugin's crowd.
+fn plugin_app(subject: &Subject, count: u32) -> App {
+    let (mut app, model) = app_with_model(subject, count);
     for i in 0..count {
         app.world_mut()
             .spawn((Md2(model.clone()), animator(i), place(i, count)));
@@ -556,13 +563,7 @@ fn time_main_world(app: &mut App) {
 /// md2-bevy's resident crowd of `count` demo soldiers, on the places and
 /// phases of the entities'.
 fn crowd_app(subject: &Subject, count: u32) -> App {
-    let (mut app, target) = headless(&subject.files);
-    let model: Handle<Md2Asset> = app
-        .world()
-        .resource::<AssetServer>()
-        .load(format!("memory://{}", subject.model_path));
-    wait_loaded(&mut app, &model);
-    camera(&mut app, &target, count);
+    let (mut app, model) = app_with_model(subject, count);
     let asset = app
         .world()
         .resource::<Assets<Md2Asset>>()

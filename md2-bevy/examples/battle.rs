@@ -61,19 +61,7 @@ fn parse_args() -> Result<(Args, UnattendedArgs), String> {
                 args.soldiers = value()?.parse().map_err(|e| format!("--soldiers: {e}"))?
             }
             "--model" => args.model = Some(PathBuf::from(value()?)),
-            "--size" => {
-                let v = value()?;
-                let (w, h) = v.split_once('x').ok_or("--size is WIDTHxHEIGHT")?;
-                args.size = (
-                    w.parse().map_err(|e| format!("--size: {e}"))?,
-                    h.parse().map_err(|e| format!("--size: {e}"))?,
-                );
-            }
-            "--frames" => {
-                unattended.frames = Some(value()?.parse().map_err(|e| format!("--frames: {e}"))?)
-            }
-            "--screenshot" => unattended.screenshot = Some(PathBuf::from(value()?)),
-            "--check-screenshot" => unattended.check = true,
+            "--size" => args.size = common::parse_size(&value()?)?,
             "--help" | "-h" => {
                 return Err(
                     "usage: battle [--soldiers N] [--model FILE.md2] [--size WxH] \
@@ -81,14 +69,15 @@ fn parse_args() -> Result<(Args, UnattendedArgs), String> {
                         .to_owned(),
                 );
             }
-            other => return Err(format!("unknown argument {other} (try --help)")),
+            other => {
+                if !unattended.take(other, value)? {
+                    return Err(format!("unknown argument {other} (try --help)"));
+                }
+            }
         }
     }
     if args.soldiers < 2 {
         return Err("--soldiers: at least 2".to_owned());
-    }
-    if unattended.screenshot.is_some() && unattended.frames.is_none() {
-        unattended.frames = Some(60);
     }
     Ok((args, unattended))
 }

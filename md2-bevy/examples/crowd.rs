@@ -46,9 +46,7 @@ struct Args {
     skin: String,
     weapon: Option<PathBuf>,
     size: (u32, u32),
-    frames: Option<u32>,
-    screenshot: Option<PathBuf>,
-    check: bool,
+    unattended: UnattendedArgs,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -59,9 +57,7 @@ fn parse_args() -> Result<Args, String> {
         skin: "default".to_owned(),
         weapon: None,
         size: (1280, 720),
-        frames: None,
-        screenshot: None,
-        check: false,
+        unattended: UnattendedArgs::default(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -74,19 +70,7 @@ fn parse_args() -> Result<Args, String> {
             "--player" => args.player = Some(PathBuf::from(value()?)),
             "--skin" => args.skin = value()?,
             "--weapon" => args.weapon = Some(PathBuf::from(value()?)),
-            "--size" => {
-                let v = value()?;
-                let (w, h) = v.split_once('x').ok_or("--size is WIDTHxHEIGHT")?;
-                args.size = (
-                    w.parse().map_err(|e| format!("--size: {e}"))?,
-                    h.parse().map_err(|e| format!("--size: {e}"))?,
-                );
-            }
-            "--frames" => {
-                args.frames = Some(value()?.parse().map_err(|e| format!("--frames: {e}"))?)
-            }
-            "--screenshot" => args.screenshot = Some(PathBuf::from(value()?)),
-            "--check-screenshot" => args.check = true,
+            "--size" => args.size = common::parse_size(&value()?)?,
             "--help" | "-h" => {
                 return Err(
                     "usage: crowd [--soldiers N] [--model FILE.md2 | --player DIR [--skin NAME] \
@@ -95,7 +79,11 @@ fn parse_args() -> Result<Args, String> {
                         .to_owned(),
                 );
             }
-            other => return Err(format!("unknown argument {other} (try --help)")),
+            other => {
+                if !args.unattended.take(other, value)? {
+                    return Err(format!("unknown argument {other} (try --help)"));
+                }
+            }
         }
     }
     if args.model.is_some() && args.player.is_some() {
@@ -103,9 +91,6 @@ fn parse_args() -> Result<Args, String> {
     }
     if args.weapon.is_some() && args.player.is_none() {
         return Err("--weapon is for a --player".to_owned());
-    }
-    if args.screenshot.is_some() && args.frames.is_none() {
-        args.frames = Some(60);
     }
     Ok(args)
 }
@@ -153,16 +138,12 @@ fn main() -> AppExit {
             // Unattended, frame N must show the scene: every pipeline is
             // compiled before the frame that first needs it is drawn.
             .set(RenderPlugin {
-                synchronous_pipeline_compilation: args.frames.is_some(),
+                synchronous_pipeline_compilation: args.unattended.frames.is_some(),
                 ..default()
             }),
     )
     .add_plugins(Md2Plugin)
-    .insert_resource(UnattendedArgs {
-        frames: args.frames,
-        screenshot: args.screenshot.clone(),
-        check: args.check,
-    })
+    .insert_resource(args.unattended.clone())
     .init_resource::<SceneReady>()
     .insert_resource(args)
     .insert_resource(GlobalAmbientLight {

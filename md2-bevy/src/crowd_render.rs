@@ -678,6 +678,11 @@ fn whole(buffer: &Buffer) -> BindingResource<'_> {
     })
 }
 
+/// A bind group entry.
+fn at(binding: u32, resource: BindingResource<'_>) -> BindGroupEntry<'_> {
+    BindGroupEntry { binding, resource }
+}
+
 fn sixteen(buffer: &Buffer) -> BindingResource<'_> {
     BindingResource::Buffer(BufferBinding {
         buffer,
@@ -717,41 +722,17 @@ pub(crate) fn prepare_crowd_groups(
         for v in g.views.values_mut() {
             if v.pass_groups.is_none() {
                 let groups = [
-                    vec![BindGroupEntry {
-                        binding: 0,
-                        resource: whole(&v.view),
-                    }],
+                    vec![at(0, whole(&v.view))],
                     vec![
-                        BindGroupEntry {
-                            binding: 0,
-                            resource: whole(&members),
-                        },
-                        BindGroupEntry {
-                            binding: 1,
-                            resource: whole(&g.params),
-                        },
-                        BindGroupEntry {
-                            binding: 2,
-                            resource: whole(&g.motion),
-                        },
+                        at(0, whole(&members)),
+                        at(1, whole(&g.params)),
+                        at(2, whole(&g.motion)),
                     ],
                     vec![
-                        BindGroupEntry {
-                            binding: 0,
-                            resource: whole(&v.frame),
-                        },
-                        BindGroupEntry {
-                            binding: 1,
-                            resource: whole(&v.records),
-                        },
-                        BindGroupEntry {
-                            binding: 2,
-                            resource: whole(&v.work),
-                        },
-                        BindGroupEntry {
-                            binding: 3,
-                            resource: sixteen(&g.step),
-                        },
+                        at(0, whole(&v.frame)),
+                        at(1, whole(&v.records)),
+                        at(2, whole(&v.work)),
+                        at(3, sixteen(&g.step)),
                     ],
                 ];
                 let made: Vec<BindGroup> = groups
@@ -771,38 +752,14 @@ pub(crate) fn prepare_crowd_groups(
                     "md2_bevy crowd draws",
                     &draw_layout,
                     &[
-                        BindGroupEntry {
-                            binding: 0,
-                            resource: whole(&g.info),
-                        },
-                        BindGroupEntry {
-                            binding: 1,
-                            resource: whole(&vertices.buffer),
-                        },
-                        BindGroupEntry {
-                            binding: 2,
-                            resource: whole(&frame_params.buffer),
-                        },
-                        BindGroupEntry {
-                            binding: 5,
-                            resource: BindingResource::TextureView(&skins.texture_view),
-                        },
-                        BindGroupEntry {
-                            binding: 6,
-                            resource: BindingResource::Sampler(&skins.sampler),
-                        },
-                        BindGroupEntry {
-                            binding: CROWD_DRAW_BINDING,
-                            resource: sixteen(&v.work),
-                        },
-                        BindGroupEntry {
-                            binding: CROWD_RECORDS_BINDING,
-                            resource: whole(&v.records),
-                        },
-                        BindGroupEntry {
-                            binding: CROWD_MEMBERS_BINDING,
-                            resource: whole(&members),
-                        },
+                        at(0, whole(&g.info)),
+                        at(1, whole(&vertices.buffer)),
+                        at(2, whole(&frame_params.buffer)),
+                        at(5, BindingResource::TextureView(&skins.texture_view)),
+                        at(6, BindingResource::Sampler(&skins.sampler)),
+                        at(CROWD_DRAW_BINDING, sixteen(&v.work)),
+                        at(CROWD_RECORDS_BINDING, whole(&v.records)),
+                        at(CROWD_MEMBERS_BINDING, whole(&members)),
                     ],
                 ));
             }

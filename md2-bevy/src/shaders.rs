@@ -216,16 +216,7 @@ mod tests {
             (CROWD_RECORDS_BINDING, "md2_crowd_records"),
             (CROWD_MEMBERS_BINDING, "md2_crowd_members"),
         ] {
-            let declaration = CROWD_WGSL
-                .lines()
-                .find(|l| l.contains(&format!(" {name}:")))
-                .unwrap_or_else(|| panic!("{name} is declared"));
-            assert!(
-                declaration.starts_with(&format!(
-                    "@group(#{{MATERIAL_BIND_GROUP}}) @binding({binding}) var"
-                )),
-                "{declaration}"
-            );
+            assert_declared_at(CROWD_WGSL, binding, name);
         }
         // md2-wgpu's renderer reads the same words (its crowd/draw.wgsl,
         // in the renderer's module): a record of six words, a member of
@@ -250,16 +241,21 @@ mod tests {
             (SKINS_BINDING, "md2_skins"),
             (SAMPLER_BINDING, "md2_skin_sampler"),
         ] {
-            let declaration = INSTANCE_WGSL
-                .lines()
-                .find(|l| l.contains(&format!(" {name}:")))
-                .unwrap_or_else(|| panic!("{name} is declared"));
-            assert!(
-                declaration.starts_with(&format!(
-                    "@group(#{{MATERIAL_BIND_GROUP}}) @binding({binding}) var"
-                )),
-                "{declaration}"
-            );
+            assert_declared_at(INSTANCE_WGSL, binding, name);
         }
+    }
+
+    /// `wgsl` declares `name` at `binding` of the material's group.
+    fn assert_declared_at(wgsl: &str, binding: u32, name: &str) {
+        let declaration = wgsl
+            .lines()
+            .find(|l| l.contains(&format!(" {name}:")))
+            .unwrap_or_else(|| panic!("{name} is declared"));
+        assert!(
+            declaration.starts_with(&format!(
+                "@group(#{{MATERIAL_BIND_GROUP}}) @binding({binding}) var"
+            )),
+            "{declaration}"
+        );
     }
 }

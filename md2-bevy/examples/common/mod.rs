@@ -68,6 +68,40 @@ pub struct UnattendedArgs {
     pub check: bool,
 }
 
+impl UnattendedArgs {
+    /// Takes `arg` (and its value, from `value`) if it is one of the
+    /// unattended run's: `--frames N`, `--screenshot PATH`,
+    /// `--check-screenshot`; `Ok(false)` for any other.
+    pub fn take(
+        &mut self,
+        arg: &str,
+        value: impl FnOnce() -> Result<String, String>,
+    ) -> Result<bool, String> {
+        match arg {
+            "--frames" => {
+                self.frames = Some(value()?.parse().map_err(|e| format!("--frames: {e}"))?)
+            }
+            "--screenshot" => self.screenshot = Some(PathBuf::from(value()?)),
+            "--check-screenshot" => self.check = true,
+            _ => return Ok(false),
+        }
+        // A screenshot without a frame count is taken 60 frames in.
+        if self.screenshot.is_some() && self.frames.is_none() {
+            self.frames = Some(60);
+        }
+        Ok(true)
+    }
+}
+
+/// `WIDTHxHEIGHT` in pixels.
+pub fn parse_size(value: &str) -> Result<(u32, u32), String> {
+    let (w, h) = value.split_once('x').ok_or("--size is WIDTHxHEIGHT")?;
+    Ok((
+        w.parse().map_err(|e| format!("--size: {e}"))?,
+        h.parse().map_err(|e| format!("--size: {e}"))?,
+    ))
+}
+
 /// Set by the example once its scene has what it shows (models loaded):
 /// the unattended run counts its frames from then.
 #[derive(Resource, Default)]

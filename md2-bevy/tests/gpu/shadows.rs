@@ -29,11 +29,11 @@ use crate::reference::{Mask, PosedModel, rasterize_both_faces};
 
 const SIZE: u32 = 256;
 
-#[test]
-fn two_frames_cast_their_own_shadows_on_a_standard_material_plane() {
-    if !gpu_or_skip("shadows") {
-        return;
-    }
+/// The scene both tests draw: a 4,096-texel shadow map of one cascade
+/// from a light travelling down towards -x and a little +z, a white
+/// `StandardMaterial` plane, an ambient light; the harness, the demo model
+/// loaded, the target and the light's direction.
+fn shadow_scene() -> (Harness, Handle<md2_bevy::Md2Asset>, Handle<Image>, Vec3) {
     let mut h = Harness::new(|app| {
         app.insert_resource(DirectionalLightShadowMap { size: 4096 })
             .insert_resource(GlobalAmbientLight {
@@ -42,7 +42,6 @@ fn two_frames_cast_their_own_shadows_on_a_standard_material_plane() {
             });
     });
     let handle = h.load_demo();
-    let model = md2_wgpu::demo::demo_model();
     let target = h.target(SIZE, SIZE, TextureFormat::Rgba8UnormSrgb);
 
     // Light travels down, towards -x and a little +z.
@@ -81,6 +80,44 @@ fn two_frames_cast_their_own_shadows_on_a_standard_material_plane() {
         .world_mut()
         .spawn((Mesh3d(plane), MeshMaterial3d(white), Transform::default()));
 
+    (h, handle, target, light)
+}
+
+/// The pixels darker than half the brightest: the shadow.
+fn shadow_mask(image: &Image) -> Mask {
+    let colour = pixels(image);
+    let lit = colour
+        .iter()
+        .map(|p| p[0] + p[1] + p[2])
+        .fold(0.0f32, f32::max);
+    Mask::from_fn(SIZE, SIZE, |x, y| {
+        let p = colour[(y * SIZE + x) as usize];
+        p[0] + p[1] + p[2] < lit * 0.5
+    })
+}
+
+/// The camera looking straight down on where the shadow falls (the model
+/// out of its view).
+fn shadow_camera(h: &mut Harness, target: &Handle<Image>) -> Entity {
+    h.camera(
+        target,
+        Transform::from_xyz(-85.0, 400.0, 0.0).looking_at(Vec3::new(-85.0, 0.0, 0.0), Vec3::NEG_Z),
+        Projection::Perspective(PerspectiveProjection {
+            fov: 0.3,
+            near: 1.0,
+            ..default()
+        }),
+        ShadowFilteringMethod::Hardware2x2,
+    )
+}
+
+#[test]
+fn two_frames_cast_their_own_shadows_on_a_standard_material_plane() {
+    if !gpu_or_skip("shadows") {
+        return;
+    }
+    let (mut h, handle, target, light) = shadow_scene();
+    let model = md2_wgpu::demo::demo_model();
     // The model floats well above the plane, so its shadow falls clear of
     // it, where the camera looks straight down.
     let place = Transform::from_xyz(0.0, 100.0, 0.0).with_rotation(Quat::from_rotation_y(0.7));
@@ -89,16 +126,7 @@ fn two_frames_cast_their_own_shadows_on_a_standard_material_plane() {
         .world_mut()
         .spawn((Md2(handle), Md2Animator::default(), place))
         .id();
-    let camera = h.camera(
-        &target,
-        Transform::from_xyz(-85.0, 400.0, 0.0).looking_at(Vec3::new(-85.0, 0.0, 0.0), Vec3::NEG_Z),
-        Projection::Perspective(PerspectiveProjection {
-            fov: 0.3,
-            near: 1.0,
-            ..default()
-        }),
-        ShadowFilteringMethod::Hardware2x2,
-    );
+    let camera = shadow_camera(&mut h, &target);
     h.update();
     let clip_from_world = h.clip_from_world(camera);
 
@@ -122,15 +150,7 @@ fn two_frames_cast_their_own_shadows_on_a_standard_material_plane() {
             .insert(animator.clone());
         h.update();
         let image = h.capture(&target);
-        let colour = pixels(&image);
-        let lit = colour
-            .iter()
-            .map(|p| p[0] + p[1] + p[2])
-            .fold(0.0f32, f32::max);
-        let shadow = Mask::from_fn(SIZE, SIZE, |x, y| {
-            let p = colour[(y * SIZE + x) as usize];
-            p[0] + p[1] + p[2] < lit * 0.5
-        });
+        let shadow = shadow_mask(&image);
         let posed = PosedModel::new(&model, &pose, place.to_matrix());
         let cpu = rasterize_both_faces(&posed.shadow(light), clip_from_world, SIZE, SIZE).mask;
         let model_in_view = rasterize_both_faces(&posed, clip_from_world, SIZE, SIZE).mask;
@@ -179,50 +199,8 @@ fn a_crowd_member_casts_its_poses_shadow() {
     if !gpu_or_skip("shadows") {
         return;
     }
-    let mut h = Harness::new(|app| {
-        app.insert_resource(DirectionalLightShadowMap { size: 4096 })
-            .insert_resource(GlobalAmbientLight {
-                brightness: 200.0,
-                ..default()
-            });
-    });
-    let handle = h.load_demo();
+    let (mut h, handle, target, light) = shadow_scene();
     let model = md2_wgpu::demo::demo_model();
-    let target = h.target(SIZE, SIZE, TextureFormat::Rgba8UnormSrgb);
-    let light = Vec3::new(-1.0, -1.3, 0.2).normalize();
-    h.app.world_mut().spawn((
-        DirectionalLight {
-            illuminance: 10_000.0,
-            shadow_maps_enabled: true,
-            ..default()
-        },
-        Transform::default().looking_to(light, Vec3::Y),
-        CascadeShadowConfigBuilder {
-            num_cascades: 1,
-            minimum_distance: 1.0,
-            first_cascade_far_bound: 800.0,
-            maximum_distance: 800.0,
-            ..default()
-        }
-        .build(),
-    ));
-    let plane = h
-        .app
-        .world_mut()
-        .resource_mut::<Assets<Mesh>>()
-        .add(Plane3d::default().mesh().size(800.0, 800.0));
-    let white = h
-        .app
-        .world_mut()
-        .resource_mut::<Assets<StandardMaterial>>()
-        .add(StandardMaterial {
-            base_color: Color::WHITE,
-            perceptual_roughness: 1.0,
-            ..default()
-        });
-    h.app
-        .world_mut()
-        .spawn((Mesh3d(plane), MeshMaterial3d(white), Transform::default()));
     let place = Transform::from_xyz(0.0, 100.0, 0.0).with_rotation(Quat::from_rotation_y(0.7));
     let asset = h
         .app
@@ -238,16 +216,7 @@ fn a_crowd_member_casts_its_poses_shadow() {
         .add(CrowdMember::new(member_transform(&place), stand.clone()))
         .expect("a member");
     let entity = h.app.world_mut().spawn(crowd).id();
-    let camera = h.camera(
-        &target,
-        Transform::from_xyz(-85.0, 400.0, 0.0).looking_at(Vec3::new(-85.0, 0.0, 0.0), Vec3::NEG_Z),
-        Projection::Perspective(PerspectiveProjection {
-            fov: 0.3,
-            near: 1.0,
-            ..default()
-        }),
-        ShadowFilteringMethod::Hardware2x2,
-    );
+    let camera = shadow_camera(&mut h, &target);
     h.update();
     let clip_from_world = h.clip_from_world(camera);
     // Fallen: death3's last frame, from long ago.
@@ -265,15 +234,7 @@ fn a_crowd_member_casts_its_poses_shadow() {
         h.update();
         h.update();
         let image = h.capture(&target);
-        let colour = pixels(&image);
-        let lit = colour
-            .iter()
-            .map(|p| p[0] + p[1] + p[2])
-            .fold(0.0f32, f32::max);
-        let shadow = Mask::from_fn(SIZE, SIZE, |x, y| {
-            let p = colour[(y * SIZE + x) as usize];
-            p[0] + p[1] + p[2] < lit * 0.5
-        });
+        let shadow = shadow_mask(&image);
         let pose = md2_wgpu::anim::Playback::from(clock).pose(0.0);
         let posed = PosedModel::new(&model, &pose, place.to_matrix());
         let cpu = rasterize_both_faces(&posed.shadow(light), clip_from_world, SIZE, SIZE).mask;
