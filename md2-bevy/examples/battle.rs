@@ -27,7 +27,9 @@ use bevy::prelude::*;
 use bevy::render::RenderPlugin;
 use bevy::window::WindowResolution;
 use common::{Lcg, SceneReady, Subject, UnattendedArgs, unattended};
-use md2_bevy::{Md2Asset, Md2Crowd, Md2Levels, Md2LoaderSettings, Md2Plugin, member_transform};
+use md2_bevy::{
+    Md2Asset, Md2Crowd, Md2CrowdLevels, Md2Levels, Md2LoaderSettings, Md2Plugin, member_transform,
+};
 use md2_wgpu::crowd::CrowdHandle;
 use md2_wgpu::{CrowdMember, Quake2Player, anim::ClipClock};
 
@@ -376,7 +378,9 @@ fn toggle_levels(keys: Res<ButtonInput<KeyCode>>, mut crowds: Query<&mut Md2Crow
 fn frame_time_in_title(
     time: Res<Time<Real>>,
     args: Res<Args>,
+    run: Res<UnattendedArgs>,
     crowds: Query<&Md2Crowd>,
+    drawn: Res<Md2CrowdLevels>,
     mut windows: Query<&mut Window>,
     mut since: Local<(f64, u32)>,
 ) {
@@ -392,11 +396,26 @@ fn frame_time_in_title(
         .iter()
         .next()
         .is_none_or(|c| c.level_error_pixels() > 0.0);
+    // Every view's (the camera's and each shadow cascade's), as the GPU
+    // counted them.
+    let per_level = drawn
+        .get()
+        .iter()
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(" / ");
+    let title = format!(
+        "md2-bevy: a battle of {soldiers} soldiers (asked {}), {ms:.1} ms a frame, \
+         drawn per level of detail {} (L: {})",
+        args.soldiers,
+        per_level,
+        if levels { "on" } else { "off" }
+    );
+    // Unattended, the log says it too.
+    if run.frames.is_some() {
+        println!("{title}");
+    }
     for mut window in &mut windows {
-        window.title = format!(
-            "md2-bevy: a battle of {soldiers} soldiers (asked {}), {ms:.1} ms a frame, levels of detail {} (L)",
-            args.soldiers,
-            if levels { "on" } else { "off" }
-        );
+        window.title.clone_from(&title);
     }
 }

@@ -7,7 +7,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU64;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use bevy::asset::AssetId;
 use bevy::camera::visibility::InheritedVisibility;
@@ -40,7 +41,7 @@ use bevy::render::render_resource::{
     BindGroup, BindGroupEntry, BindGroupLayout, BindGroupLayoutDescriptor, BindGroupLayoutEntry,
     BindingResource, BindingType, Buffer, BufferBinding, BufferBindingType, BufferDescriptor,
     BufferUsages, CompareFunction, ComputePassDescriptor, ComputePipeline, DepthBiasState,
-    DepthStencilState, Face, FragmentState, IndexFormat, MultisampleState, PipelineCache,
+    DepthStencilState, Face, FragmentState, IndexFormat, MapMode, MultisampleState, PipelineCache,
     PipelineLayoutDescriptor, PrimitiveState, PrimitiveTopology, RawComputePipelineDescriptor,
     RenderPipelineDescriptor, SamplerBindingType, ShaderModuleDescriptor, ShaderSource,
     ShaderStages, SpecializedMeshPipeline, SpecializedMeshPipelineError, SpecializedMeshPipelines,
@@ -54,6 +55,7 @@ use bevy::render::texture::GpuImage;
 use bevy::render::view::{ExtractedView, RenderVisibleEntities, RetainedViewEntity};
 use bevy::shader::ShaderDefVal;
 use md2_wgpu::Camera as Md2Camera;
+use md2_wgpu::contract::MAX_LEVELS;
 use md2_wgpu::crowd::{
     CLASSIFY_ENTRY, CROWD_PASSES_WGSL, CrowdFrame, CrowdLayout, CrowdParams, EMIT_ENTRY, SCAN_ENTRY,
 };
@@ -403,7 +405,22 @@ struct CrowdView {
     /// where they change).
     view_written: Option<md2_wgpu::contract::ViewUniform>,
     frame_written: Option<CrowdFrame>,
+    /// The buckets' draw arguments on their way back from the GPU, and
+    /// the members drawn per level they last said.
+    readback: Buffer,
+    readback_state: Arc<AtomicU8>,
+    visible_per_level: Option<[u32; MAX_LEVELS]>,
 }
+
+/// Where a view's read-back of its draw arguments is.
+const READBACK_IDLE: u8 = 0;
+/// The copy is recorded (and submitted with the frame).
+const READBACK_COPIED: u8 = 1;
+const READBACK_MAPPING: u8 = 2;
+const READBACK_READY: u8 = 3;
+/// Bytes of the buckets' draw arguments: opaque and mirrored at each
+/// level, translucent, shell; five words each.
+const ARGS_BYTES: u64 = (2 * MAX_LEVELS as u64 + 2) * 20;
 
 /// What the render world keeps of one crowd.
 struct GpuCrowd {
@@ -428,6 +445,24 @@ pub(crate) struct GpuCrowds {
     empty_group: Option<BindGroup>,
 }
 
+/// The opaque members the crowds drew at each level of detail, over every
+/// view, as last read back from the GPU: a resource of the main world (and,
+/// shared, of the render world, which writes it), for an app's own display
+/// (the battle example's title).
+#[derive(Resource, Clone, Debug, Default)]
+pub struct Md2CrowdLevels(Arc<std::sync::Mutex<[u64; MAX_LEVELS]>>);
+
+impl Md2CrowdLevels {
+    /// Members drawn per level, full detail first.
+    pub fn get(&self) -> [u64; MAX_LEVELS] {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set(&self, counts: [u64; MAX_LEVELS]) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = counts;
+    }
+}
+
 /// What the render world's crowds cost in the last frame (a resource of
 /// the render world, `RenderApp`'s): for benchmarks, tests and overlays.
 #[derive(Resource, Debug, Default)]
@@ -444,6 +479,10 @@ pub struct Md2CrowdStats {
     /// Indirect draws the crowds recorded, one per level and bucket of
     /// each view that drew them.
     pub indirect_draws: AtomicU64,
+    /// Opaque members drawn at each level of detail, over every view, as
+    /// the views' draw arguments last came back from the GPU (a frame or
+    /// two late; a view reads back one frame's while the next ones draw).
+    pub visible_per_level: [u64; MAX_LEVELS],
 }
 
 fn buffer(device: &RenderDevice, label: &str, size: u64, usage: BufferUsages) -> Buffer {
@@ -484,6 +523,7 @@ pub(crate) fn prepare_crowds(
     shadows: Res<ViewBinnedRenderPhases<Shadow>>,
     device: Res<RenderDevice>,
     queue: Res<RenderQueue>,
+    levels: Option<Res<Md2CrowdLevels>>,
 ) {
     gpu.frame_number += 1;
     let frame_number = gpu.frame_number;
@@ -580,7 +620,9 @@ pub(crate) fn prepare_crowds(
                     BufferUsages::STORAGE
                         | BufferUsages::INDIRECT
                         | BufferUsages::UNIFORM
-                        | BufferUsages::COPY_DST,
+                        | BufferUsages::COPY_DST
+                        // The draw arguments are read back.
+                        | BufferUsages::COPY_SRC,
                 ),
                 view: buffer(
                     &device,
@@ -600,6 +642,14 @@ pub(crate) fn prepare_crowds(
                 frame_number,
                 view_written: None,
                 frame_written: None,
+                readback: buffer(
+                    &device,
+                    "md2_bevy crowd draw arguments read back",
+                    ARGS_BYTES,
+                    BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+                ),
+                readback_state: Arc::new(AtomicU8::new(READBACK_IDLE)),
+                visible_per_level: None,
             });
             if v.records.size() < records_needed {
                 v.records = buffer(
@@ -619,7 +669,9 @@ pub(crate) fn prepare_crowds(
                     BufferUsages::STORAGE
                         | BufferUsages::INDIRECT
                         | BufferUsages::UNIFORM
-                        | BufferUsages::COPY_DST,
+                        | BufferUsages::COPY_DST
+                        // The draw arguments are read back.
+                        | BufferUsages::COPY_SRC,
                 );
                 v.pass_groups = None;
                 v.draw_group = None;
@@ -647,6 +699,11 @@ pub(crate) fn prepare_crowds(
         g.views.retain(|_, v| v.frame_number == frame_number);
     }
     gpu.crowds.retain(|_, g| g.frame_number == frame_number);
+    for g in gpu.crowds.values_mut() {
+        for v in g.views.values_mut() {
+            take_readback(v);
+        }
+    }
     for g in gpu.crowds.values() {
         let own = [
             &g.motion,
@@ -661,13 +718,68 @@ pub(crate) fn prepare_crowds(
         stats.gpu_bytes += g.members.as_ref().map_or(0, |b| b.size());
         for v in g.views.values() {
             stats.views += 1;
+            for (sum, n) in stats
+                .visible_per_level
+                .iter_mut()
+                .zip(v.visible_per_level.unwrap_or_default())
+            {
+                *sum += u64::from(n);
+            }
             stats.gpu_bytes += [&v.records, &v.work, &v.view, &v.frame]
                 .iter()
                 .map(|b| b.size())
                 .sum::<u64>();
         }
     }
+    if let Some(levels) = levels {
+        levels.set(stats.visible_per_level);
+    }
     commands.insert_resource(stats);
+}
+
+/// The view's draw arguments, where they have come back: the opaque
+/// members drawn per level.
+fn take_readback(v: &mut CrowdView) {
+    if v.readback_state.load(Ordering::Acquire) != READBACK_READY {
+        return;
+    }
+    {
+        let bytes = v.readback.slice(..ARGS_BYTES).get_mapped_range();
+        let words: &[u32] = bytemuck::cast_slice(&bytes);
+        let mut per_level = [0; MAX_LEVELS];
+        for (level, count) in per_level.iter_mut().enumerate() {
+            // Opaque at `level`, then opaque mirrored; the instance count
+            // is each DrawIndexedIndirectArgs' second word.
+            *count = words[(2 * level) * 5 + 1] + words[(2 * level + 1) * 5 + 1];
+        }
+        v.visible_per_level = Some(per_level);
+    }
+    v.readback.unmap();
+    v.readback_state.store(READBACK_IDLE, Ordering::Release);
+}
+
+/// Asks for every view's draw arguments copied this frame (after the
+/// frame's submission).
+pub(crate) fn map_crowd_readbacks(gpu: Res<GpuCrowds>) {
+    for g in gpu.crowds.values() {
+        for v in g.views.values() {
+            if v.readback_state.load(Ordering::Acquire) != READBACK_COPIED {
+                continue;
+            }
+            v.readback_state.store(READBACK_MAPPING, Ordering::Release);
+            let state = Arc::clone(&v.readback_state);
+            v.readback
+                .slice(..ARGS_BYTES)
+                .map_async(MapMode::Read, move |result| {
+                    let next = if result.is_ok() {
+                        READBACK_READY
+                    } else {
+                        READBACK_IDLE
+                    };
+                    state.store(next, Ordering::Release);
+                });
+        }
+    }
 }
 
 fn whole(buffer: &Buffer) -> BindingResource<'_> {
@@ -777,17 +889,18 @@ pub(crate) fn run_crowd_passes(
     if gpu.crowds.values().all(|g| g.views.is_empty()) {
         return;
     }
-    let mut pass = context
-        .command_encoder()
-        .begin_compute_pass(&ComputePassDescriptor {
-            label: Some("md2_bevy crowd passes"),
-            timestamp_writes: None,
-        });
+    let encoder = context.command_encoder();
+    let mut pass = encoder.begin_compute_pass(&ComputePassDescriptor {
+        label: Some("md2_bevy crowd passes"),
+        timestamp_writes: None,
+    });
+    let mut ran = Vec::new();
     for g in gpu.crowds.values() {
         for v in g.views.values() {
             let Some(groups) = &v.pass_groups else {
                 continue;
             };
+            ran.push(v);
             pass.set_bind_group(0, &groups[0], &[]);
             pass.set_bind_group(1, &groups[1], &[]);
             pass.set_bind_group(2, &groups[2], &[0]);
@@ -799,6 +912,15 @@ pub(crate) fn run_crowd_passes(
                     pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
                 }
             }
+        }
+    }
+    drop(pass);
+    // The draw arguments of each view not still reading back an earlier
+    // frame's, for the visible counts.
+    for v in ran {
+        if v.readback_state.load(Ordering::Acquire) == READBACK_IDLE {
+            encoder.copy_buffer_to_buffer(&v.work, 0, &v.readback, 0, ARGS_BYTES);
+            v.readback_state.store(READBACK_COPIED, Ordering::Release);
         }
     }
 }

@@ -102,7 +102,7 @@ pub use animator::Md2Animator;
 pub use asset::{Md2Asset, Md2GpuBytes};
 pub use crowd::{Md2Crowd, member_transform};
 pub use crowd_render::{
-    CROWD_DRAW_BINDING, CROWD_MEMBERS_BINDING, CROWD_RECORDS_BINDING, Md2CrowdStats,
+    CROWD_DRAW_BINDING, CROWD_MEMBERS_BINDING, CROWD_RECORDS_BINDING, Md2CrowdLevels, Md2CrowdStats,
 };
 pub use entity::Md2;
 pub use levels::{Md2LevelSource, Md2Levels, levels_path};

@@ -13,8 +13,9 @@ use bevy::transform::TransformSystems;
 use crate::asset::Md2Asset;
 use crate::crowd::{Md2Crowd, flush_crowds};
 use crate::crowd_render::{
-    CrowdPipelines, DrawCrowd, DrawCrowdShadow, GpuCrowds, PendingCrowdQueues, QueuedCrowdShadows,
-    prepare_crowd_groups, prepare_crowds, queue_crowd_shadows, queue_crowds, run_crowd_passes,
+    CrowdPipelines, DrawCrowd, DrawCrowdShadow, GpuCrowds, Md2CrowdLevels, PendingCrowdQueues,
+    QueuedCrowdShadows, map_crowd_readbacks, prepare_crowd_groups, prepare_crowds,
+    queue_crowd_shadows, queue_crowds, run_crowd_passes,
 };
 use crate::entity::{attach_models, free_slot};
 use crate::loader::Md2Loader;
@@ -98,8 +99,11 @@ impl Plugin for Md2Plugin {
             )
             .add_observer(free_slot)
             .add_plugins(ExtractComponentPlugin::<Md2Crowd>::default());
+        let levels = Md2CrowdLevels::default();
+        app.insert_resource(levels.clone());
         if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
             render_app
+                .insert_resource(levels)
                 .init_resource::<GpuCrowds>()
                 .init_resource::<PendingCrowdQueues>()
                 .init_resource::<QueuedCrowdShadows>()
@@ -112,6 +116,7 @@ impl Plugin for Md2Plugin {
                         prepare_crowds.in_set(RenderSystems::PrepareResources),
                         prepare_crowd_groups.in_set(RenderSystems::PrepareBindGroups),
                         (queue_crowds, queue_crowd_shadows).in_set(RenderSystems::Queue),
+                        map_crowd_readbacks.in_set(RenderSystems::Cleanup),
                     ),
                 )
                 .add_systems(RenderGraph, run_crowd_passes.before(camera_driver))

@@ -192,3 +192,106 @@ fn check_picture(
         );
     }
 }
+
+/// Down a long street, members near and far: each view's passes choose
+/// each member's level of detail as md2-wgpu's own choice does (the
+/// immediate path's `LevelChoice::for_view`, from the same camera and
+/// viewport), counted where the draw arguments come back from the GPU.
+#[test]
+fn each_member_is_drawn_at_md2_wgpus_level() {
+    use md2_bevy::{Md2Asset, Md2Levels, Md2LoaderSettings};
+    use md2_wgpu::contract::{GpuModelOptions, MAX_LEVELS};
+    use md2_wgpu::scene::LevelChoice;
+
+    if !gpu_or_skip("crowd levels") {
+        return;
+    }
+    let mut h = Harness::new(bright_on_black);
+    h.add_file("street/soldier.png", crate::harness::demo_skin_png());
+    h.add_file("street/tris.md2", md2_wgpu::demo::demo_model_bytes());
+    let model: Handle<Md2Asset> = h
+        .asset_server()
+        .load_builder()
+        .with_settings(|s: &mut Md2LoaderSettings| s.levels = Md2Levels::SavedOrBuilt)
+        .load("memory://street/tris.md2");
+    h.wait_loaded(&model);
+    let asset = h
+        .app
+        .world()
+        .resource::<Assets<Md2Asset>>()
+        .get(&model)
+        .expect("loaded")
+        .clone();
+    let levels = asset.levels_of_detail().levels().to_vec();
+    assert!(levels.len() > 2, "the demo has coarser levels");
+    let size = 256;
+    let target = h.target(size, size, TextureFormat::Rgba8UnormSrgb);
+    let eye =
+        Transform::from_xyz(0.0, 30.0, 60.0).looking_at(Vec3::new(0.0, 10.0, -2000.0), Vec3::Y);
+    let camera = h.camera(
+        &target,
+        eye,
+        Projection::Perspective(PerspectiveProjection {
+            fov: 0.6,
+            far: 10_000.0,
+            ..default()
+        }),
+        (),
+    );
+    h.update();
+    let clip_from_world = h.clip_from_world(camera);
+    let md2_camera = md2_wgpu::Camera::new(md2_wgpu::glam::Mat4::from_cols_array(
+        &clip_from_world.to_cols_array(),
+    ))
+    .with_viewport(md2_wgpu::glam::UVec2::splat(size));
+    let sphere = md2_wgpu::ModelData::new(
+        md2_wgpu::demo::demo_model().keyframes(),
+        GpuModelOptions::DEFAULT,
+    )
+    .expect("GPU data")
+    .bounding_sphere();
+    let choice = LevelChoice::new(&levels, sphere, std::time::Duration::ZERO);
+    let pixels = 1.0;
+    // Members down the street, each kept only where its level is not
+    // within a hair of a switch (where the GPU's rounding may pick the
+    // other side).
+    let mut crowd = Md2Crowd::new(model.clone(), &asset);
+    let mut expected = [0u64; MAX_LEVELS];
+    for i in 0..400 {
+        let place =
+            Transform::from_xyz(((i % 7) as f32 - 3.0) * 12.0, 0.0, -100.0 - i as f32 * 9.0)
+                .with_rotation(Quat::from_rotation_y(i as f32 * 0.9));
+        let transform = member_transform(&place);
+        let level = choice.for_view(&md2_camera, pixels, transform);
+        let near_a_switch = [0.99, 1.01]
+            .iter()
+            .any(|k| choice.for_view(&md2_camera, pixels * k, transform) != level);
+        if near_a_switch {
+            continue;
+        }
+        expected[level] += 1;
+        let clock = ClipClock::new(Quake2Player::Run.clip(), -0.1 * i as f64);
+        crowd
+            .members_mut()
+            .add(CrowdMember::new(transform, clock))
+            .expect("a member");
+    }
+    assert!(
+        expected.iter().filter(|&&n| n > 0).count() >= 3,
+        "the street shows three levels or more: {expected:?}"
+    );
+    h.app.world_mut().spawn(crowd);
+    // The counts come back a frame or two after the passes ran.
+    for _ in 0..4 {
+        h.update();
+    }
+    let stats = h.app.sub_app(RenderApp).world().resource::<Md2CrowdStats>();
+    eprintln!(
+        "crowd levels: expected {expected:?}, drawn {:?}",
+        stats.visible_per_level
+    );
+    assert_eq!(stats.visible_per_level, expected, "{stats:?}");
+    // And the main world sees the same, for an app's own display.
+    let shared = h.app.world().resource::<md2_bevy::Md2CrowdLevels>().get();
+    assert_eq!(shared, expected);
+}
