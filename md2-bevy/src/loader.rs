@@ -109,8 +109,8 @@ impl Md2Loader {
 }
 
 /// How an [`Md2Loader`] loads a model: where its levels of detail come
-/// from. Set per load with `AssetServer::load_with_settings`, or in the
-/// model's `.meta` file.
+/// from. Set per load with `AssetServer::load_builder().with_settings(..)`,
+/// or in the model's `.meta` file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Md2LoaderSettings {
     /// Saved beside the model (the default), built where none are saved,
