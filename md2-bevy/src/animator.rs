@@ -50,6 +50,23 @@ impl Default for Md2Animator {
 }
 
 impl Md2Animator {
+    /// Playing `playback` (its clocks, and any crossfade, as they are: a
+    /// resident crowd's member taken out as an entity goes on where it
+    /// was), later clips at the speed of the one it plays (faded into),
+    /// skin 0, no tint.
+    pub fn from_playback(playback: Playback) -> Self {
+        let speed = playback
+            .fade
+            .as_ref()
+            .map_or(playback.clock.speed, |fade| fade.to.speed);
+        Md2Animator {
+            playback,
+            speed,
+            skin: 0,
+            tint: LinearRgba::WHITE,
+        }
+    }
+
     /// `clip` playing from time 0 at its own speed, skin 0, no tint.
     pub fn new(clip: Clip) -> Self {
         Md2Animator {

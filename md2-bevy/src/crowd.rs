@@ -8,16 +8,23 @@ use std::sync::Arc;
 
 use bevy::asset::Handle;
 use bevy::camera::visibility::{self, NoFrustumCulling, Visibility, VisibilityClass};
+use bevy::color::LinearRgba;
 use bevy::ecs::component::Component;
 use bevy::ecs::system::{Query, Res};
 use bevy::render::renderer::RenderDevice;
 use bevy::time::Time;
 use bevy::transform::components::Transform;
-use md2_wgpu::crowd::{CrowdBuffers, CrowdFrame, CrowdLayout, CrowdMembers, CrowdParams};
+use md2_wgpu::CrowdMember;
+use md2_wgpu::crowd::{
+    CrowdBuffers, CrowdFrame, CrowdHandle, CrowdLayout, CrowdMembers, CrowdParams,
+};
 use md2_wgpu::glam::Mat4;
 use md2_wgpu::mesh::Levels;
+use md2_wgpu::scene::CrowdError;
 
+use crate::animator::Md2Animator;
 use crate::asset::{CrowdModel, Md2Asset};
+use crate::entity::Md2;
 
 /// The most bytes a crowd's member buffer takes where the device is not
 /// known (the main world without a renderer): WebGPU's default storage
@@ -180,6 +187,46 @@ impl Md2Crowd {
     /// The largest error in pixels a level of detail may make.
     pub fn level_error_pixels(&self) -> f32 {
         self.level_error_pixels
+    }
+
+    /// Takes the member behind `handle` out of the crowd as an entity's
+    /// components (a soldier leaving the formation): an [`Md2`] of the
+    /// crowd's model, an [`Md2Animator`] playing what the member played
+    /// (the same clocks and crossfade: its pose goes on unbroken), its
+    /// skin and tint, and its `Transform`. Effects (shells, fullbright) do
+    /// not come along: entities have none. The handle goes stale; the last
+    /// member moves into its place.
+    pub fn take_member(
+        &mut self,
+        handle: CrowdHandle,
+    ) -> Result<(Md2, Md2Animator, Transform), CrowdError> {
+        let member = self.members.remove(handle)?;
+        let mut animator = Md2Animator::from_playback(member.playback);
+        animator.skin = member.skin;
+        let [r, g, b, a] = member.tint;
+        animator.tint = LinearRgba::new(r, g, b, a);
+        let matrix = bevy::math::Mat4::from_cols_array(&member.transform.to_cols_array());
+        Ok((
+            Md2(self.model.clone()),
+            animator,
+            Transform::from_matrix(matrix),
+        ))
+    }
+
+    /// Puts an entity's animator and transform into the crowd (a soldier
+    /// joining the formation): a member playing what the animator plays,
+    /// with its skin and tint, placed by `transform`. The app despawns the
+    /// entity (or keeps it for later).
+    pub fn add_entity(
+        &mut self,
+        animator: &Md2Animator,
+        transform: &Transform,
+    ) -> Result<CrowdHandle, CrowdError> {
+        let tint = animator.tint;
+        let member = CrowdMember::new(member_transform(transform), animator.playback().clone())
+            .with_skin(animator.skin)
+            .with_tint([tint.red, tint.green, tint.blue, tint.alpha]);
+        self.members.add(member)
     }
 
     /// Bytes the last frame wrote into the crowd's GPU buffers (its

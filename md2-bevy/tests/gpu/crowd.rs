@@ -85,7 +85,14 @@ fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
         .written_last_frame();
     assert_eq!(written, 0, "a frame without changes writes nothing");
 
-    check_picture(&mut h, &target, camera, entity, "crowd: twelve soldiers");
+    check_picture(
+        &mut h,
+        &target,
+        camera,
+        entity,
+        &[],
+        "crowd: twelve soldiers",
+    );
     // One phase item in the main pass, whose draws are the crowd's
     // buckets: one indirect draw (one level, nobody mirrored) per view.
     log.take();
@@ -148,17 +155,68 @@ fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
         "only the changes are written: {written} bytes"
     );
     h.update();
-    check_picture(&mut h, &target, camera, entity, "crowd: after changes");
+    check_picture(&mut h, &target, camera, entity, &[], "crowd: after changes");
+
+    // A soldier leaves the formation (an entity of its own, going on with
+    // its clocks where it was) and another joins it from an entity.
+    let (md2, animator, place) = h
+        .app
+        .world_mut()
+        .get_mut::<Md2Crowd>(entity)
+        .expect("a crowd")
+        .take_member(handles[4])
+        .expect("a member");
+    let playback = animator.playback().clone();
+    let matrix = place.to_matrix();
+    let soldier = h.app.world_mut().spawn((md2, animator, place)).id();
+    for _ in 0..3 {
+        h.update();
+    }
+    let left = [(playback.clone(), matrix)];
+    check_picture(
+        &mut h,
+        &target,
+        camera,
+        entity,
+        &left,
+        "crowd: one soldier an entity",
+    );
+    let (animator, place) = {
+        let e = h.app.world().entity(soldier);
+        (
+            e.get::<md2_bevy::Md2Animator>().expect("animated").clone(),
+            *e.get::<Transform>().expect("placed"),
+        )
+    };
+    h.app
+        .world_mut()
+        .get_mut::<Md2Crowd>(entity)
+        .expect("a crowd")
+        .add_entity(&animator, &place)
+        .expect("a member");
+    h.app.world_mut().despawn(soldier);
+    for _ in 0..2 {
+        h.update();
+    }
+    check_picture(
+        &mut h,
+        &target,
+        camera,
+        entity,
+        &[],
+        "crowd: back in the crowd",
+    );
 }
 
-/// The crowd `entity` as `camera` draws it into `target`, against
-/// md2-wgpu's CPU reference of its members (the CPU's copy, which is the
-/// truth) at the frame's time.
+/// The crowd `entity` (and `others`: entities' playbacks and places) as
+/// `camera` draws it into `target`, against md2-wgpu's CPU reference of
+/// its members (the CPU's copy, which is the truth) at the frame's time.
 fn check_picture(
     h: &mut Harness,
     target: &Handle<Image>,
     camera: Entity,
     entity: Entity,
+    others: &[(md2_wgpu::anim::Playback, Mat4)],
     what: &str,
 ) {
     let now = h.app.world().resource::<Time>().elapsed_secs_f64();
@@ -176,6 +234,11 @@ fn check_picture(
         everything
             .triangles
             .extend(PosedModel::new(&model, &pose, place).triangles);
+    }
+    for (playback, place) in others {
+        everything
+            .triangles
+            .extend(PosedModel::new(&model, &playback.pose(now), *place).triangles);
     }
     let cpu = rasterize(&everything, clip_from_world, size, size).mask;
     let gpu = lit_mask(&image);
