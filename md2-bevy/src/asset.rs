@@ -78,8 +78,6 @@ pub struct Md2Asset {
     pub(crate) skin_count: u32,
     pub(crate) skin_notes: Vec<String>,
     pub(crate) gpu_bytes: Md2GpuBytes,
-    /// Full detail, and the coarser levels where it has them.
-    pub(crate) levels: Levels,
     pub(crate) level_source: Md2LevelSource,
     pub(crate) crowd_model: Arc<CrowdModel>,
 }
@@ -98,6 +96,9 @@ pub(crate) struct CrowdModel {
     /// Each frame's box (Quake axes), and the sphere around them all.
     pub frame_bounds: Arc<[md2_wgpu::model::Bounds]>,
     pub sphere: [f32; 4],
+    /// Full detail, and the coarser levels where the model has them (the
+    /// asset's `levels_of_detail`).
+    pub levels: Levels,
     pub info: md2_wgpu::contract::ModelInfo,
     /// The mesh entities draw (its vertex layout specialises the crowd's
     /// pipelines as it does the material's).
@@ -189,7 +190,7 @@ impl Md2Asset {
     /// full detail alone where none were saved or built. Entities draw at
     /// full detail.
     pub fn levels_of_detail(&self) -> &Levels {
-        &self.levels
+        &self.crowd_model.levels
     }
 
     /// Where the levels came from: a saved file, the loader's build (and

@@ -19,7 +19,6 @@ use md2_wgpu::crowd::{
     CrowdBuffers, CrowdFrame, CrowdHandle, CrowdLayout, CrowdMembers, CrowdParams,
 };
 use md2_wgpu::glam::Mat4;
-use md2_wgpu::mesh::Levels;
 use md2_wgpu::scene::CrowdError;
 
 use crate::animator::Md2Animator;
@@ -79,7 +78,6 @@ const DEFAULT_MAX_BINDING: u64 = 128 << 20;
 pub struct Md2Crowd {
     model: Handle<Md2Asset>,
     members: CrowdMembers,
-    levels: Arc<Levels>,
     culling: bool,
     level_error_pixels: f32,
     pub(crate) drawn: Arc<CrowdModel>,
@@ -136,7 +134,6 @@ impl Md2Crowd {
         Md2Crowd {
             model,
             members: CrowdMembers::new(Arc::clone(&drawn.frame_bounds), asset.skin_count().max(1)),
-            levels: Arc::new(asset.levels_of_detail().clone()),
             culling: true,
             level_error_pixels: 1.0,
             drawn,
@@ -251,7 +248,7 @@ impl Md2Crowd {
                 return;
             }
         };
-        let layout = CrowdLayout::of(&self.members, self.levels.levels().len());
+        let layout = CrowdLayout::of(&self.members, self.drawn.levels.levels().len());
         if !self.warned && layout.draws().any(|d| d.level.is_none()) {
             self.warned = true;
             bevy::log::warn!(
@@ -263,7 +260,12 @@ impl Md2Crowd {
         self.frame = CrowdFrameWrites {
             writes,
             layout,
-            params: layout.params(&self.levels, self.drawn.sphere, &flushed, self.culling),
+            params: layout.params(
+                &self.drawn.levels,
+                self.drawn.sphere,
+                &flushed,
+                self.culling,
+            ),
             // A time past the clock's range draws the last good frame.
             frame: CrowdFrame::new(now, None).unwrap_or(self.frame.frame),
             written: flushed.written,

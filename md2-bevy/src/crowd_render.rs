@@ -511,6 +511,28 @@ fn buffer_with(
     b
 }
 
+/// A view's visible records: the passes write them, the draws read them.
+fn records_buffer(device: &RenderDevice, bytes: u64) -> Buffer {
+    buffer(
+        device,
+        "md2_bevy crowd records",
+        bytes,
+        BufferUsages::STORAGE,
+    )
+}
+
+/// A view's work buffer: the passes' counts, the draws' indirect
+/// arguments and draw words (a uniform at each bucket's offset), the
+/// layout words the CPU writes, and the arguments read back.
+fn work_buffer(device: &RenderDevice, bytes: u64) -> Buffer {
+    let usage = BufferUsages::STORAGE
+        | BufferUsages::INDIRECT
+        | BufferUsages::UNIFORM
+        | BufferUsages::COPY_DST
+        | BufferUsages::COPY_SRC;
+    buffer(device, "md2_bevy crowd work", bytes, usage)
+}
+
 /// Writes each crowd's changes into its buffers, and makes each camera's
 /// records and work buffers the crowd's layout needs.
 #[allow(clippy::too_many_arguments)]
@@ -607,23 +629,8 @@ pub(crate) fn prepare_crowds(
             let work_needed = layout.work_bytes();
             let entry = g.views.entry(view.retained_view_entity);
             let v = entry.or_insert_with(|| CrowdView {
-                records: buffer(
-                    &device,
-                    "md2_bevy crowd records",
-                    records_needed,
-                    BufferUsages::STORAGE,
-                ),
-                work: buffer(
-                    &device,
-                    "md2_bevy crowd work",
-                    work_needed,
-                    BufferUsages::STORAGE
-                        | BufferUsages::INDIRECT
-                        | BufferUsages::UNIFORM
-                        | BufferUsages::COPY_DST
-                        // The draw arguments are read back.
-                        | BufferUsages::COPY_SRC,
-                ),
+                records: records_buffer(&device, records_needed),
+                work: work_buffer(&device, work_needed),
                 view: buffer(
                     &device,
                     "md2_bevy crowd view",
@@ -652,27 +659,12 @@ pub(crate) fn prepare_crowds(
                 visible_per_level: None,
             });
             if v.records.size() < records_needed {
-                v.records = buffer(
-                    &device,
-                    "md2_bevy crowd records",
-                    records_needed.next_power_of_two(),
-                    BufferUsages::STORAGE,
-                );
+                v.records = records_buffer(&device, records_needed.next_power_of_two());
                 v.pass_groups = None;
                 v.draw_group = None;
             }
             if v.work.size() < work_needed {
-                v.work = buffer(
-                    &device,
-                    "md2_bevy crowd work",
-                    work_needed.next_power_of_two(),
-                    BufferUsages::STORAGE
-                        | BufferUsages::INDIRECT
-                        | BufferUsages::UNIFORM
-                        | BufferUsages::COPY_DST
-                        // The draw arguments are read back.
-                        | BufferUsages::COPY_SRC,
-                );
+                v.work = work_buffer(&device, work_needed.next_power_of_two());
                 v.pass_groups = None;
                 v.draw_group = None;
             }

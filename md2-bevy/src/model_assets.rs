@@ -111,6 +111,7 @@ pub(crate) async fn add_model(
         mirrored_indices: data.levels_of_detail().indices().into(),
         frame_bounds: data.frame_bounds().into(),
         sphere: data.bounding_sphere(),
+        levels: data.levels_of_detail().clone(),
         info,
         vertices: vertices.id(),
         frame_params: frame_params.id(),
@@ -162,7 +163,6 @@ pub(crate) async fn add_model(
         pose_capacity: INITIAL_POSE_CAPACITY,
         skin_notes,
         gpu_bytes,
-        levels: data.levels_of_detail().clone(),
         level_source,
         crowd_model,
     })

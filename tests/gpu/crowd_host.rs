@@ -18,7 +18,7 @@ use md2_wgpu::crowd::{
 use md2_wgpu::gpu::{Md2Cache, VisibleMembers};
 use md2_wgpu::support::{Rng, read_buffer};
 use md2_wgpu::{
-    Camera, CrowdMember, GpuModel, Md2Crowd, Md2Renderer, Md2RendererOptions, Quake2Player,
+    CrowdMember, GpuModel, Md2Crowd, Md2Renderer, Md2RendererOptions, Quake2Player,
     anim::ClipClock, contract::MAX_LEVELS, demo, scene::Effects,
 };
 
@@ -137,15 +137,8 @@ fn another_host_runs_the_crowds_passes_as_md2_wgpu_does() {
     let (device, queue) = (&gpu.device, &gpu.queue);
     let now = 7.25;
     let members = street(now);
-    let camera = Camera::look_at(
-        Vec3::new(0.0, 40.0, -60.0),
-        Vec3::new(0.0, 20.0, 400.0),
-        0.8,
-        1.0,
-        1.0,
-        5000.0,
-    )
-    .with_viewport(glam::UVec2::splat(256));
+    // The levels cases' street: head height, looking down a long way.
+    let camera = md2_wgpu_tests::cases::levels::street_camera();
     let options = Md2RendererOptions::WITH_DEPTH;
 
     // md2-wgpu's own renderer.
