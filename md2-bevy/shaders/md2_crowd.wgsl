@@ -4,9 +4,11 @@
 // view's visible records the crowd's passes laid out, and the crowd's
 // members. The layout is md2-wgpu's (crowd/draw.wgsl, docs/contract.md):
 // a record is six words (the member's index; its frames as two u16 pairs;
-// t, t2 and the crossfade's weight as f32 bits), a member eight vec4<u32>
-// of which the first four are read (its rows, then skin | intensity,
-// tint, effects).
+// t, t2 and the crossfade's weight as f32 bits), an extra record (views
+// that draw motion vectors) twenty (the previous frame's rows, frames and
+// t, t2, weight, then the member's index and id), a member eight
+// vec4<u32> of which the first four are read (its rows, then
+// skin | intensity, tint, effects).
 //
 // Binding numbers are Rust constants in src/crowd_render.rs; a test holds
 // this file to them.
@@ -27,6 +29,7 @@ struct Md2CrowdDraw {
 @group(#{MATERIAL_BIND_GROUP}) @binding(9) var<storage, read> md2_crowd_members: array<vec4<u32>>;
 
 const MD2_CROWD_RECORD_WORDS: u32 = 6u;
+const MD2_CROWD_EXTRA_WORDS: u32 = 20u;
 const MD2_CROWD_MEMBER_VEC4S: u32 = 8u;
 
 // What one visible member draws with.
@@ -52,6 +55,38 @@ fn md2_crowd_instance(record: u32) -> Md2CrowdInstance {
         md2_crowd_records[at + 3u],
         md2_crowd_records[at + 4u],
         md2_crowd_records[at + 5u],
+    ));
+    return out;
+}
+
+// Four words of the records buffer from `at`, as a row.
+fn md2_crowd_row(at: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(vec4<u32>(
+        md2_crowd_records[at],
+        md2_crowd_records[at + 1u],
+        md2_crowd_records[at + 2u],
+        md2_crowd_records[at + 3u],
+    ));
+}
+
+// What the previous frame showed of record `record`'s member (its extra
+// record, which a view that draws motion vectors keeps: md2-wgpu's
+// crowd/compact.wgsl writes it), read word by word at fixed offsets: the
+// previous rows, frames and (t, t2, weight).
+fn md2_crowd_previous(record: u32) -> Md2CrowdInstance {
+    let at = md2_crowd_draw.extra_base + record * MD2_CROWD_EXTRA_WORDS;
+    let frames = vec2<u32>(md2_crowd_records[at + 12u], md2_crowd_records[at + 13u]);
+    var out: Md2CrowdInstance;
+    out.rows = array<vec4<f32>, 3>(
+        md2_crowd_row(at),
+        md2_crowd_row(at + 4u),
+        md2_crowd_row(at + 8u),
+    );
+    out.frames = vec4<u32>(frames.x & 0xffffu, frames.x >> 16u, frames.y & 0xffffu, frames.y >> 16u);
+    out.lerp = bitcast<vec3<f32>>(vec3<u32>(
+        md2_crowd_records[at + 14u],
+        md2_crowd_records[at + 15u],
+        md2_crowd_records[at + 16u],
     ));
     return out;
 }

@@ -1,5 +1,6 @@
 // md2-bevy: the vertex stage of a resident crowd's draws in the main pass
-// and in every shadow map (PREPASS_PIPELINE).
+// and in every prepass (PREPASS_PIPELINE): each shadow map, a camera's
+// depth, normal and motion-vector prepasses, its deferred G-buffer pass.
 // Instance `i` of a bucket's indirect draw is the visible record at the
 // bucket's first plus `i`; its member's rows place the pose md2-wgpu's own
 // md2_pose_vertex decodes, and the fragment stage (md2_fragment.wgsl with
@@ -13,7 +14,7 @@
 #import bevy_pbr::forward_io::VertexOutput
 #endif
 #import md2_bevy::pose::{md2_pose_vertex, md2_world_position, md2_world_normal}
-#import md2_bevy::crowd::{md2_crowd_draw, md2_crowd_instance}
+#import md2_bevy::crowd::{md2_crowd_draw, md2_crowd_instance, md2_crowd_previous}
 
 struct Md2Vertex {
     @builtin(instance_index) instance_index: u32,
@@ -36,6 +37,28 @@ fn vertex(vertex: Md2Vertex) -> VertexOutput {
     // fragment writes this depth, clamped geometry keeps casting.
     out.unclipped_depth = out.position.z;
     out.position.z = min(out.position.z, 1.0);
+#endif
+#ifdef NORMAL_PREPASS_OR_DEFERRED_PREPASS
+    out.world_normal = normalize(md2_world_normal(inst.rows, posed.normal));
+#endif
+#ifdef MOTION_VECTOR_PREPASS
+    // Where the previous frame showed this vertex: the member's extra
+    // record (its previous transform and pose, which md2-wgpu's passes
+    // sampled at the view's previous time).
+    let before = md2_crowd_previous(record);
+    let unmoved = all(before.frames == inst.frames)
+        && all(before.lerp == inst.lerp)
+        && all(before.rows[0] == inst.rows[0])
+        && all(before.rows[1] == inst.rows[1])
+        && all(before.rows[2] == inst.rows[2]);
+    if unmoved {
+        // The same inputs give the same position; reusing it makes a still
+        // member's motion exactly zero whatever the compiler fuses.
+        out.previous_world_position = out.world_position;
+    } else {
+        let previous = md2_pose_vertex(vertex.xyz, before.frames, before.lerp, 0.0);
+        out.previous_world_position = vec4<f32>(md2_world_position(before.rows, previous.position), 1.0);
+    }
 #endif
 #else
     out.world_normal = normalize(md2_world_normal(inst.rows, posed.normal));

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use bevy::asset::Handle;
 use bevy::camera::visibility::{self, NoFrustumCulling, Visibility, VisibilityClass};
 use bevy::color::LinearRgba;
+use bevy::core_pipeline::prepass::MotionVectorPrepass;
 use bevy::ecs::component::Component;
+use bevy::ecs::query::With;
 use bevy::ecs::system::{Query, Res};
 use bevy::render::renderer::RenderDevice;
 use bevy::time::Time;
@@ -47,13 +49,19 @@ const DEFAULT_MAX_BINDING: u64 = 128 << 20;
 /// as [`Md2Animator`](crate::Md2Animator)'s): a clip started at
 /// `time.elapsed_secs_f64()` starts now.
 ///
-/// Drawn in the main pass (forward, lit by Bevy's lights and shadow maps)
-/// and in every shadow map (each cascade of a directional light, each face
-/// of a point light's, each spot light's: every shadow view runs the
-/// crowd's passes, culled against it). Not yet: in the depth, normal and
-/// motion-vector prepasses and the deferred pass, and translucent members
-/// (a tint's alpha below 1) and shells, which are not drawn (the plugin
-/// says so once per crowd); md2-bevy's issue #37 goes on with them.
+/// Drawn in the main pass (forward, lit by Bevy's lights and shadow maps),
+/// in a camera's depth, normal and motion-vector prepasses and, where
+/// opaque materials draw deferred (`DefaultOpaqueRendererMethod`), in its
+/// G-buffer pass instead of the main pass, as an [`Md2`](crate::Md2)
+/// entity is; and in every shadow map (each cascade of a directional
+/// light, each face of a point light's, each spot light's: every shadow
+/// view runs the crowd's passes, culled against it). Motion vectors: once
+/// a camera has a `MotionVectorPrepass`, each change to a member keeps what
+/// the previous frame showed of it, and the passes sample every member's
+/// clocks at the view's previous time too; a still crowd's are exactly
+/// zero. Not yet: translucent members (a tint's alpha below 1) and shells,
+/// which are not drawn (the plugin says so once per crowd); md2-bevy's
+/// issue #37 goes on with them.
 ///
 /// ```no_run
 /// # use bevy::prelude::*;
@@ -92,6 +100,8 @@ pub struct Md2Crowd {
 pub(crate) enum CrowdWrite {
     NewMembers(u64),
     Members(u64, Vec<u8>),
+    NewMotion(u64),
+    Motion(u64, Vec<u8>),
 }
 
 /// What one frame's flush of a crowd gives the render world.
@@ -101,6 +111,11 @@ pub(crate) struct CrowdFrameWrites {
     pub layout: CrowdLayout,
     pub params: CrowdParams,
     pub frame: CrowdFrame,
+    /// The time the flush was made at (the crowd's clock, Bevy's elapsed
+    /// seconds): views that draw motion sample their previous frame's too.
+    pub now: f64,
+    /// The flush's motion generation ([`md2_wgpu::crowd::CrowdFlush::motion_generation`]).
+    pub motion_generation: u32,
     /// Bytes written into the crowd's buffers this frame.
     pub written: u64,
 }
@@ -117,13 +132,15 @@ impl CrowdBuffers for Writes<'_> {
         self.0.push(CrowdWrite::Members(offset, bytes.to_vec()));
     }
 
-    // No view of a Bevy crowd draws motion yet: flushed with `motion`
-    // false, a crowd never asks for its motion buffer.
-    fn new_motion_buffer(&mut self, _: u64) -> Result<(), String> {
-        Err("md2-bevy's crowds draw no motion vectors yet".into())
+    // Asked for once a camera draws motion vectors.
+    fn new_motion_buffer(&mut self, bytes: u64) -> Result<(), String> {
+        self.0.push(CrowdWrite::NewMotion(bytes));
+        Ok(())
     }
 
-    fn write_motion(&mut self, _: u64, _: &[u8]) {}
+    fn write_motion(&mut self, offset: u64, bytes: &[u8]) {
+        self.0.push(CrowdWrite::Motion(offset, bytes.to_vec()));
+    }
 }
 
 impl Md2Crowd {
@@ -232,13 +249,15 @@ impl Md2Crowd {
         self.frame.written
     }
 
-    /// Writes what changed since the last frame, at `now`.
-    fn flush(&mut self, now: f64, max_binding: u64) {
+    /// Writes what changed since the last frame, at `now`; where `motion`
+    /// (a camera draws motion vectors), what the previous frame showed of
+    /// each member changed since too.
+    fn flush(&mut self, now: f64, max_binding: u64, motion: bool) {
         let mut writes = std::mem::take(&mut self.frame.writes);
         writes.clear();
         let flushed = self
             .members
-            .flush(&mut Writes(&mut writes), max_binding, now, false);
+            .flush(&mut Writes(&mut writes), max_binding, now, motion);
         let flushed = match flushed {
             Ok(flushed) => flushed,
             Err(error) => {
@@ -268,6 +287,8 @@ impl Md2Crowd {
             ),
             // A time past the clock's range draws the last good frame.
             frame: CrowdFrame::new(now, None).unwrap_or(self.frame.frame),
+            now,
+            motion_generation: flushed.motion_generation,
             written: flushed.written,
         };
     }
@@ -280,12 +301,16 @@ pub fn member_transform(transform: &Transform) -> Mat4 {
     Mat4::from_cols_array(&transform.to_matrix().to_cols_array())
 }
 
-/// Every crowd's changes and time, written for the render world.
+/// Every crowd's changes and time, written for the render world (and,
+/// once a camera draws motion vectors, what the previous frame showed of
+/// the members changed).
 pub(crate) fn flush_crowds(
     mut crowds: Query<&mut Md2Crowd>,
+    motion_cameras: Query<(), With<MotionVectorPrepass>>,
     time: Res<Time>,
     device: Option<Res<RenderDevice>>,
 ) {
+    let motion = !motion_cameras.is_empty();
     let max_binding = device.map_or(DEFAULT_MAX_BINDING, |d| {
         let limits = d.limits();
         limits
@@ -294,6 +319,6 @@ pub(crate) fn flush_crowds(
     });
     let now = time.elapsed_secs_f64();
     for mut crowd in &mut crowds {
-        crowd.flush(now, max_binding);
+        crowd.flush(now, max_binding, motion);
     }
 }

@@ -1,9 +1,9 @@
 //! A resident crowd in Bevy's render world: each crowd's buffers (written
 //! as its main-world flush says), md2-wgpu's crowd passes run for every
 //! camera and every shadow map's view before the cameras draw, and each
-//! view's draws of the crowd: one phase item (in Bevy's opaque phase, or
-//! the shadow phase) whose draw is one `draw_indexed_indirect` per level
-//! and bucket.
+//! view's draws of the crowd: one phase item per pass (a camera's opaque
+//! phase, its prepass, its deferred G-buffer pass; a shadow map's phase)
+//! whose draw is one `draw_indexed_indirect` per level and bucket.
 
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU64;
@@ -15,38 +15,46 @@ use bevy::camera::visibility::InheritedVisibility;
 use bevy::core_pipeline::core_3d::{
     CORE_3D_DEPTH_FORMAT, Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey,
 };
+use bevy::core_pipeline::deferred::AlphaMask3dDeferred;
+use bevy::core_pipeline::prepass::{
+    MotionVectorPrepass, Opaque3dPrepass, OpaqueNoLightmap3dBatchSetKey, OpaqueNoLightmap3dBinKey,
+    prepass_target_descriptors,
+};
 use bevy::ecs::entity::Entity;
-use bevy::ecs::query::{QueryItem, ROQueryItem, With};
+use bevy::ecs::query::{Has, QueryItem, ROQueryItem, With};
 use bevy::ecs::resource::Resource;
+use bevy::ecs::system::SystemParam;
 use bevy::ecs::system::lifetimeless::{Read, SRes};
 use bevy::ecs::system::{Commands, Query, Res, ResMut, SystemParamItem};
 use bevy::ecs::world::{FromWorld, World};
+use bevy::material::OpaqueRendererMethod;
 use bevy::mesh::{Mesh, MeshVertexBufferLayoutRef, VertexBufferLayout};
 use bevy::pbr::{
-    LightEntity, LightKeyCache, MATERIAL_BIND_GROUP_INDEX, MeshPipeline, MeshPipelineKey,
-    PrepassPipeline, SetMeshViewBindGroup, SetMeshViewBindingArrayBindGroup,
-    SetPrepassViewBindGroup, SetPrepassViewEmptyBindGroup, Shadow, ShadowBatchSetKey, ShadowBinKey,
-    ViewKeyCache,
+    DefaultOpaqueRendererMethod, LightEntity, LightKeyCache, MATERIAL_BIND_GROUP_INDEX,
+    MeshPipeline, MeshPipelineKey, PrepassPipeline, SetMeshViewBindGroup,
+    SetMeshViewBindingArrayBindGroup, SetPrepassViewBindGroup, SetPrepassViewEmptyBindGroup,
+    Shadow, ShadowBatchSetKey, ShadowBinKey, ViewKeyCache, ViewKeyPrepassCache,
 };
+use bevy::reflect::{PartialReflect, ReflectRef};
 use bevy::render::camera::{DirtySpecializations, PendingQueues};
 use bevy::render::extract_component::ExtractComponent;
 use bevy::render::mesh::RenderMesh;
 use bevy::render::mesh::allocator::MeshSlabs;
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::render_phase::{
-    BinnedRenderPhaseType, DrawFunctions, InputUniformIndex, PhaseItem, RenderCommand,
-    RenderCommandResult, SetItemPipeline, TrackedRenderPass, ViewBinnedRenderPhases,
+    BinnedRenderPhaseType, DrawFunctionId, DrawFunctions, InputUniformIndex, PhaseItem,
+    RenderCommand, RenderCommandResult, SetItemPipeline, TrackedRenderPass, ViewBinnedRenderPhases,
 };
 use bevy::render::render_resource::{
     BindGroup, BindGroupEntry, BindGroupLayout, BindGroupLayoutDescriptor, BindGroupLayoutEntry,
     BindingResource, BindingType, Buffer, BufferBinding, BufferBindingType, BufferDescriptor,
-    BufferUsages, CompareFunction, ComputePassDescriptor, ComputePipeline, DepthBiasState,
-    DepthStencilState, Face, FragmentState, IndexFormat, MapMode, MultisampleState, PipelineCache,
-    PipelineLayoutDescriptor, PrimitiveState, PrimitiveTopology, RawComputePipelineDescriptor,
-    RenderPipelineDescriptor, SamplerBindingType, ShaderModuleDescriptor, ShaderSource,
-    ShaderStages, SpecializedMeshPipeline, SpecializedMeshPipelineError, SpecializedMeshPipelines,
-    StencilState, TextureSampleType, TextureViewDimension, VertexAttribute, VertexFormat,
-    VertexState, VertexStepMode,
+    BufferUsages, CachedRenderPipelineId, CompareFunction, ComputePassDescriptor, ComputePipeline,
+    DepthBiasState, DepthStencilState, Face, FragmentState, IndexFormat, MapMode, MultisampleState,
+    PipelineCache, PipelineLayoutDescriptor, PrimitiveState, PrimitiveTopology,
+    RawComputePipelineDescriptor, RenderPipelineDescriptor, SamplerBindingType,
+    ShaderModuleDescriptor, ShaderSource, ShaderStages, SpecializedMeshPipeline,
+    SpecializedMeshPipelineError, SpecializedMeshPipelines, StencilState, TextureSampleType,
+    TextureViewDimension, VertexAttribute, VertexFormat, VertexState, VertexStepMode,
 };
 use bevy::render::renderer::{RenderContext, RenderDevice, RenderQueue};
 use bevy::render::storage::GpuShaderBuffer;
@@ -232,10 +240,12 @@ impl FromWorld for CrowdPipelines {
     }
 }
 
-/// Which pass a crowd pipeline draws in, and the view's key.
+/// Which pass a crowd pipeline draws in (the main pass, or one of the
+/// prepasses: a shadow map, a camera's depth, normal and motion-vector
+/// prepasses, its deferred G-buffer pass), and the view's key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct CrowdPipelineKey {
-    pub shadow: bool,
+    pub prepass: bool,
     pub mesh_key: MeshPipelineKey,
 }
 
@@ -268,9 +278,9 @@ impl SpecializedMeshPipeline for CrowdPipelines {
         key: CrowdPipelineKey,
         layout: &MeshVertexBufferLayoutRef,
     ) -> Result<RenderPipelineDescriptor, SpecializedMeshPipelineError> {
-        if key.shadow {
+        if key.prepass {
             let Some(prepass) = &self.prepass_pipeline else {
-                // Not asked for (the queue adds no crowd to a shadow map
+                // Not asked for (the queue adds no crowd to a prepass
                 // without Bevy's prepass pipeline); an error of Bevy's own
                 // making stands in, as this one cannot be built outside it:
                 // the crowd's mesh has no positions.
@@ -279,7 +289,7 @@ impl SpecializedMeshPipeline for CrowdPipelines {
                     .get_layout(&[Mesh::ATTRIBUTE_POSITION.at_shader_location(0)])?;
                 return self.mesh_pipeline.specialize(key.mesh_key, layout);
             };
-            return Ok(self.shadow_pipeline(prepass, key.mesh_key));
+            return Ok(self.prepass_pipeline(prepass, key.mesh_key));
         }
         let key = key.mesh_key;
         // Bevy's mesh pipeline for the view's key (targets, depth, MSAA,
@@ -313,12 +323,16 @@ impl SpecializedMeshPipeline for CrowdPipelines {
 }
 
 impl CrowdPipelines {
-    /// The crowd's depth-only pipeline for a shadow map whose key is
-    /// `key`, as Bevy's prepass pipeline makes an opaque mesh's: its view
-    /// groups, the crowd's vertex stage, depth written with `GreaterEqual`
-    /// (reversed depth), and where a directional light's map cannot clamp
-    /// depth, the prepass fragment that writes the unclamped depth.
-    fn shadow_pipeline(
+    /// The crowd's pipeline for a prepass of key `key`, as Bevy's prepass
+    /// pipeline makes an opaque mesh material's: a shadow map (depth
+    /// only), a camera's depth, normal and motion-vector prepasses, or its
+    /// deferred G-buffer pass (`DEFERRED_PREPASS`, md2-bevy's own fragment
+    /// stage writing the member's surface). Its view groups (with the
+    /// previous view where motion vectors are drawn), the crowd's vertex
+    /// stage, depth written with `GreaterEqual` (reversed depth), and where
+    /// a directional light's map cannot clamp depth, the prepass fragment
+    /// that writes the unclamped depth.
+    fn prepass_pipeline(
         &self,
         prepass: &PrepassPipeline,
         key: MeshPipelineKey,
@@ -342,35 +356,73 @@ impl CrowdPipelines {
         } else if projection == MeshPipelineKey::VIEW_PROJECTION_ORTHOGRAPHIC {
             defs.push("VIEW_PROJECTION_ORTHOGRAPHIC".into());
         }
-        if key.contains(MeshPipelineKey::DEPTH_PREPASS) {
-            defs.push("DEPTH_PREPASS".into());
+        let normal = key.contains(MeshPipelineKey::NORMAL_PREPASS);
+        let motion = key.contains(MeshPipelineKey::MOTION_VECTOR_PREPASS);
+        let deferred = key.contains(MeshPipelineKey::DEFERRED_PREPASS);
+        for (on, def) in [
+            (
+                key.contains(MeshPipelineKey::DEPTH_PREPASS),
+                "DEPTH_PREPASS",
+            ),
+            (normal, "NORMAL_PREPASS"),
+            (normal || deferred, "NORMAL_PREPASS_OR_DEFERRED_PREPASS"),
+            (
+                motion || deferred,
+                "MOTION_VECTOR_PREPASS_OR_DEFERRED_PREPASS",
+            ),
+            (deferred, "DEFERRED_PREPASS"),
+            (motion, "MOTION_VECTOR_PREPASS"),
+            (normal || motion || deferred, "PREPASS_FRAGMENT"),
+        ] {
+            if on {
+                defs.push(def.into());
+            }
         }
         let unclipped = key.contains(MeshPipelineKey::UNCLIPPED_DEPTH_ORTHO);
         let emulate = unclipped && !prepass.depth_clip_control_supported;
         if emulate {
             defs.push("UNCLIPPED_DEPTH_ORTHO_EMULATION".into());
-            defs.push("PREPASS_FRAGMENT".into());
+            if !defs.contains(&"PREPASS_FRAGMENT".into()) {
+                defs.push("PREPASS_FRAGMENT".into());
+            }
         }
+        let mut targets = prepass_target_descriptors(normal, motion, deferred);
+        if targets.iter().all(Option::is_none) {
+            targets.clear();
+        }
+        let fragment = (!targets.is_empty() || emulate).then(|| FragmentState {
+            // The G-buffer takes the member's surface (skin, tint,
+            // fullbright), as the entities' deferred pass writes it; the
+            // other prepasses need only what the vertex stage gives.
+            shader: if deferred {
+                FRAGMENT_SHADER
+            } else {
+                prepass.default_prepass_shader.clone()
+            },
+            shader_defs: defs.clone(),
+            targets,
+            ..Default::default()
+        });
+        let view_layout = if motion {
+            prepass.view_layout_motion_vectors.clone()
+        } else {
+            prepass.view_layout_no_motion_vectors.clone()
+        };
         RenderPipelineDescriptor {
-            label: Some("md2_bevy crowd shadow".into()),
+            label: Some("md2_bevy crowd prepass".into()),
             layout: vec![
-                prepass.view_layout_no_motion_vectors.clone(),
+                view_layout,
                 prepass.empty_layout.clone(),
                 self.empty_layout.clone(),
                 self.draw_layout.clone(),
             ],
             vertex: VertexState {
                 shader: CROWD_VERTEX_SHADER,
-                shader_defs: defs.clone(),
+                shader_defs: defs,
                 buffers: vec![corner_layout()],
                 ..Default::default()
             },
-            fragment: emulate.then(|| FragmentState {
-                shader: prepass.default_prepass_shader.clone(),
-                shader_defs: defs,
-                targets: Vec::new(),
-                ..Default::default()
-            }),
+            fragment,
             primitive: PrimitiveState {
                 topology: PrimitiveTopology::TriangleList,
                 cull_mode: Some(Face::Back),
@@ -384,7 +436,10 @@ impl CrowdPipelines {
                 stencil: StencilState::default(),
                 bias: DepthBiasState::default(),
             }),
-            multisample: MultisampleState::default(),
+            multisample: MultisampleState {
+                count: key.msaa_samples(),
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
@@ -405,12 +460,27 @@ struct CrowdView {
     /// where they change).
     view_written: Option<md2_wgpu::contract::ViewUniform>,
     frame_written: Option<CrowdFrame>,
+    /// Whether the view draws motion vectors: its passes keep each visible
+    /// member's extra record (what the previous frame showed of it).
+    extra: bool,
+    /// Its previous frame's time, where it draws motion (`None` before its
+    /// first: that frame shows no motion).
+    previous_now: Option<f64>,
+    /// The crowd's motion generation when the view last drew it
+    /// ([`NOT_SEEN`] before), and the work buffer's layout words as last
+    /// written (written again only where they change).
+    seen: u32,
+    extra_written: Option<[(u64, u32); 2]>,
     /// The buckets' draw arguments on their way back from the GPU, and
     /// the members drawn per level they last said.
     readback: Buffer,
     readback_state: Arc<AtomicU8>,
     visible_per_level: Option<[u32; MAX_LEVELS]>,
 }
+
+/// A view's `seen` before it first drew the crowd: nothing it shows has
+/// moved.
+const NOT_SEEN: u32 = u32::MAX;
 
 /// Where a view's read-back of its draw arguments is.
 const READBACK_IDLE: u8 = 0;
@@ -540,7 +610,7 @@ pub(crate) fn prepare_crowds(
     mut commands: Commands,
     mut gpu: ResMut<GpuCrowds>,
     crowds: Query<(&MainEntity, &ExtractedCrowd)>,
-    views: Query<&ExtractedView>,
+    views: Query<(&ExtractedView, Has<MotionVectorPrepass>)>,
     opaque: Res<ViewBinnedRenderPhases<Opaque3d>>,
     shadows: Res<ViewBinnedRenderPhases<Shadow>>,
     device: Res<RenderDevice>,
@@ -608,6 +678,16 @@ pub(crate) fn prepare_crowds(
                         queue.write_buffer(members, *offset, bytes);
                     }
                 }
+                CrowdWrite::NewMotion(bytes) => {
+                    g.motion = buffer(&device, "md2_bevy crowd motion", *bytes, storage);
+                    // Every view's passes bind the stand-in.
+                    for view in g.views.values_mut() {
+                        view.pass_groups = None;
+                    }
+                }
+                CrowdWrite::Motion(offset, bytes) => {
+                    queue.write_buffer(&g.motion, *offset, bytes);
+                }
             }
         }
         stats.bytes_written += crowd.frame.written;
@@ -617,7 +697,7 @@ pub(crate) fn prepare_crowds(
             stats.bytes_written += size_of::<CrowdParams>() as u64;
         }
         g.layout = crowd.frame.layout;
-        for view in &views {
+        for (view, motion) in &views {
             let key = view.retained_view_entity;
             // A hidden crowd keeps its members' buffers but runs no passes
             // (its views are dropped below).
@@ -625,7 +705,7 @@ pub(crate) fn prepare_crowds(
                 continue;
             }
             let layout = g.layout;
-            let records_needed = layout.record_bytes(false);
+            let records_needed = layout.record_bytes(motion);
             let work_needed = layout.work_bytes();
             let entry = g.views.entry(view.retained_view_entity);
             let v = entry.or_insert_with(|| CrowdView {
@@ -649,6 +729,10 @@ pub(crate) fn prepare_crowds(
                 frame_number,
                 view_written: None,
                 frame_written: None,
+                extra: motion,
+                previous_now: None,
+                seen: NOT_SEEN,
+                extra_written: None,
                 readback: buffer(
                     &device,
                     "md2_bevy crowd draw arguments read back",
@@ -667,6 +751,29 @@ pub(crate) fn prepare_crowds(
                 v.work = work_buffer(&device, work_needed.next_power_of_two());
                 v.pass_groups = None;
                 v.draw_group = None;
+                v.extra_written = None;
+            }
+            if v.extra != motion {
+                // The camera took or dropped its motion-vector prepass.
+                v.extra = motion;
+                v.previous_now = None;
+                v.seen = NOT_SEEN;
+                v.extra_written = None;
+            }
+            if motion {
+                // Where the extra records start, and which of the crowd's
+                // changes the view has drawn (those after, its passes take
+                // the previous transform and pose of from the motion
+                // buffer).
+                let words = layout.extra_words(v.seen);
+                for (i, &(offset, word)) in words.iter().enumerate() {
+                    if v.extra_written.is_none_or(|w| w[i] != (offset, word)) {
+                        queue.write_buffer(&v.work, offset, bytemuck::bytes_of(&word));
+                        stats.bytes_written += 4;
+                    }
+                }
+                v.extra_written = Some(words);
+                v.seen = crowd.frame.motion_generation;
             }
             v.layout = layout;
             v.frame_number = frame_number;
@@ -682,9 +789,16 @@ pub(crate) fn prepare_crowds(
                 v.view_written = Some(uniform);
                 stats.bytes_written += size_of_val(&uniform) as u64;
             }
-            if v.frame_written != Some(crowd.frame.frame) {
-                queue.write_buffer(&v.frame, 0, bytemuck::bytes_of(&crowd.frame.frame));
-                v.frame_written = Some(crowd.frame.frame);
+            let frame = if motion {
+                let frame = CrowdFrame::new(crowd.frame.now, Some(v.previous_now));
+                v.previous_now = Some(crowd.frame.now);
+                frame.unwrap_or(crowd.frame.frame)
+            } else {
+                crowd.frame.frame
+            };
+            if v.frame_written != Some(frame) {
+                queue.write_buffer(&v.frame, 0, bytemuck::bytes_of(&frame));
+                v.frame_written = Some(frame);
                 stats.bytes_written += size_of::<CrowdFrame>() as u64;
             }
         }
@@ -921,72 +1035,197 @@ pub(crate) fn run_crowd_passes(
 #[derive(Resource, Default, bevy::prelude::Deref, bevy::prelude::DerefMut)]
 pub(crate) struct PendingCrowdQueues(PendingQueues);
 
+/// Whether opaque materials draw deferred (Bevy's
+/// `DefaultOpaqueRendererMethod`, which md2-bevy's materials follow: its
+/// value is private, read through reflection).
+fn deferred_by_default(method: &DefaultOpaqueRendererMethod) -> bool {
+    match method.reflect_ref() {
+        ReflectRef::TupleStruct(method) => method
+            .field(0)
+            .and_then(|f| f.try_downcast_ref::<OpaqueRendererMethod>())
+            .is_some_and(|m| *m == OpaqueRendererMethod::Deferred),
+        _ => false,
+    }
+}
+
+/// A camera's phases a crowd is drawn in.
+#[derive(SystemParam)]
+pub(crate) struct CameraPhases<'w> {
+    opaque: ResMut<'w, ViewBinnedRenderPhases<Opaque3d>>,
+    prepass: ResMut<'w, ViewBinnedRenderPhases<Opaque3dPrepass>>,
+    deferred: ResMut<'w, ViewBinnedRenderPhases<AlphaMask3dDeferred>>,
+    opaque_draws: Res<'w, DrawFunctions<Opaque3d>>,
+    prepass_draws: Res<'w, DrawFunctions<Opaque3dPrepass>>,
+    deferred_draws: Res<'w, DrawFunctions<AlphaMask3dDeferred>>,
+    view_keys: Res<'w, ViewKeyCache>,
+    prepass_keys: Res<'w, ViewKeyPrepassCache>,
+    method: Res<'w, DefaultOpaqueRendererMethod>,
+}
+
+/// Which of a camera's phases.
+#[derive(Clone, Copy)]
+enum CameraPhase {
+    Opaque,
+    Prepass,
+    Deferred,
+}
+
 /// Puts each crowd a camera sees (every crowd: the passes cull) into the
-/// camera's opaque phase, once, as one item.
+/// camera's phases, once each, as one item: its main opaque pass (forward),
+/// its depth, normal and motion-vector prepass, or its deferred G-buffer
+/// pass where opaque materials draw deferred, as Bevy places an opaque
+/// material's mesh (a deferred one is in no forward pass, and in the
+/// G-buffer of cameras with a `DeferredPrepass`).
+///
+/// In the G-buffer pass the crowd's item is in the alpha-mask phase
+/// (`AlphaMask3dDeferred`; the crowd discards nothing): Bevy 0.19.1's
+/// deferred pass draws its opaque phase only where it holds meshes
+/// (`bevy_core_pipeline` deferred/node.rs:225 leaves out non-mesh items),
+/// so a crowd alone in a deferred camera's opaque phase would not be drawn;
+/// the alpha-mask phase is drawn wherever it holds anything, in the same
+/// render pass, after the opaque meshes.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn queue_crowds(
     cache: Res<PipelineCache>,
     pipelines: Res<CrowdPipelines>,
     mut specialized: ResMut<SpecializedMeshPipelines<CrowdPipelines>>,
-    mut phases: ResMut<ViewBinnedRenderPhases<Opaque3d>>,
-    draw_functions: Res<DrawFunctions<Opaque3d>>,
+    mut phases: CameraPhases,
     views: Query<(&ExtractedView, &RenderVisibleEntities)>,
-    view_keys: Res<ViewKeyCache>,
     crowds: Query<&ExtractedCrowd>,
     meshes: Res<RenderAssets<RenderMesh>>,
     dirty: Res<DirtySpecializations>,
     mut pending: ResMut<PendingCrowdQueues>,
 ) {
-    let draw = draw_functions.read().id::<DrawCrowd>();
+    let draws = [
+        phases.opaque_draws.read().id::<DrawCrowd>(),
+        phases.prepass_draws.read().id::<DrawCrowdPrepass>(),
+        phases.deferred_draws.read().id::<DrawCrowdPrepass>(),
+    ];
+    let deferred = deferred_by_default(&phases.method);
     for (view, visible) in &views {
-        let Some(phase) = phases.get_mut(&view.retained_view_entity) else {
-            continue;
-        };
+        let key = view.retained_view_entity;
         let Some(visible) = visible.get::<Md2Crowd>() else {
             continue;
         };
-        let Some(view_key) = view_keys.get(&view.retained_view_entity) else {
-            continue;
-        };
-        let waiting = pending.prepare_for_new_frame(view.retained_view_entity);
-        for &main in dirty.iter_to_dequeue(view.retained_view_entity, visible) {
-            phase.remove(main);
-        }
-        for (&render, &main) in
-            dirty.iter_to_queue(view.retained_view_entity, visible, &waiting.prev_frame)
+        // The passes this camera draws the crowd in, with their keys.
+        let mut passes = Vec::new();
+        if !deferred
+            && phases.opaque.contains_key(&key)
+            && let Some(&view_key) = phases.view_keys.get(&key)
         {
-            let pipeline = crowds
+            passes.push((CameraPhase::Opaque, false, view_key));
+        }
+        if let Some(&prepass_key) = phases.prepass_keys.get(&key) {
+            if deferred && phases.deferred.contains_key(&key) {
+                let key = prepass_key | MeshPipelineKey::DEFERRED_PREPASS;
+                passes.push((CameraPhase::Deferred, true, key));
+            } else if phases.prepass.contains_key(&key) {
+                passes.push((CameraPhase::Prepass, true, prepass_key));
+            }
+        }
+        if passes.is_empty() {
+            continue;
+        }
+        let waiting = pending.prepare_for_new_frame(key);
+        for &main in dirty.iter_to_dequeue(key, visible) {
+            phases.remove(key, main);
+        }
+        for (&render, &main) in dirty.iter_to_queue(key, visible, &waiting.prev_frame) {
+            let mesh = crowds
                 .get(render)
                 .ok()
-                .and_then(|crowd| meshes.get(crowd.model.mesh))
-                .map(|mesh| {
-                    let key = CrowdPipelineKey {
-                        shadow: false,
-                        mesh_key: *view_key
-                            | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits()),
-                    };
-                    specialized.specialize(&cache, &pipelines, key, &mesh.layout)
-                });
-            let Some(Ok(pipeline)) = pipeline else {
+                .and_then(|crowd| meshes.get(crowd.model.mesh));
+            // Every pass's pipeline, or the crowd waits for all of them.
+            let pipelines: Option<Vec<_>> = mesh.and_then(|mesh| {
+                passes
+                    .iter()
+                    .map(|&(phase, prepass, view_key)| {
+                        let key = CrowdPipelineKey {
+                            prepass,
+                            mesh_key: view_key
+                                | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits()),
+                        };
+                        specialized
+                            .specialize(&cache, &pipelines, key, &mesh.layout)
+                            .ok()
+                            .map(|pipeline| (phase, pipeline))
+                    })
+                    .collect()
+            });
+            let Some(pipelines) = pipelines else {
                 waiting.current_frame.insert((render, main));
                 continue;
             };
-            phase.add(
-                Opaque3dBatchSetKey {
-                    draw_function: draw,
+            // Out of the bins it was in (a pipeline may have changed).
+            phases.remove(key, main);
+            for (phase, pipeline) in pipelines {
+                phases.add(key, phase, draws, pipeline, (render, main));
+            }
+        }
+    }
+}
+
+impl CameraPhases<'_> {
+    fn remove(&mut self, view: RetainedViewEntity, main: MainEntity) {
+        if let Some(phase) = self.opaque.get_mut(&view) {
+            phase.remove(main);
+        }
+        if let Some(phase) = self.prepass.get_mut(&view) {
+            phase.remove(main);
+        }
+        if let Some(phase) = self.deferred.get_mut(&view) {
+            phase.remove(main);
+        }
+    }
+
+    /// The crowd `entity` into `view`'s `phase`, as one non-mesh item
+    /// (drawn one by one, never merged with another).
+    fn add(
+        &mut self,
+        view: RetainedViewEntity,
+        phase: CameraPhase,
+        draws: [DrawFunctionId; 3],
+        pipeline: CachedRenderPipelineId,
+        entity: (Entity, MainEntity),
+    ) {
+        let (index, kind) = (InputUniformIndex::default(), BinnedRenderPhaseType::NonMesh);
+        let asset_id = AssetId::<Mesh>::invalid().untyped();
+        let prepass_keys = |draw_function| {
+            (
+                OpaqueNoLightmap3dBatchSetKey {
                     pipeline,
+                    draw_function,
                     material_bind_group_index: None,
-                    lightmap_slab: None,
-                    // Non-mesh items are drawn one by one, never merged.
                     slabs: MeshSlabs::default(),
                 },
-                Opaque3dBinKey {
-                    asset_id: AssetId::<Mesh>::invalid().untyped(),
-                },
-                (render, main),
-                InputUniformIndex::default(),
-                BinnedRenderPhaseType::NonMesh,
-            );
+                OpaqueNoLightmap3dBinKey { asset_id },
+            )
+        };
+        match phase {
+            CameraPhase::Opaque => {
+                if let Some(phase) = self.opaque.get_mut(&view) {
+                    let set = Opaque3dBatchSetKey {
+                        draw_function: draws[0],
+                        pipeline,
+                        material_bind_group_index: None,
+                        lightmap_slab: None,
+                        slabs: MeshSlabs::default(),
+                    };
+                    phase.add(set, Opaque3dBinKey { asset_id }, entity, index, kind);
+                }
+            }
+            CameraPhase::Prepass => {
+                if let Some(phase) = self.prepass.get_mut(&view) {
+                    let (set, bin) = prepass_keys(draws[1]);
+                    phase.add(set, bin, entity, index, kind);
+                }
+            }
+            CameraPhase::Deferred => {
+                if let Some(phase) = self.deferred.get_mut(&view) {
+                    let (set, bin) = prepass_keys(draws[2]);
+                    phase.add(set, bin, entity, index, kind);
+                }
+            }
         }
     }
 }
@@ -1043,8 +1282,9 @@ pub(crate) type DrawCrowd = (
     DrawCrowdBuckets,
 );
 
-/// A crowd's draw in a shadow map.
-pub(crate) type DrawCrowdShadow = (
+/// A crowd's draw in a shadow map, a camera's prepass or its deferred
+/// G-buffer pass.
+pub(crate) type DrawCrowdPrepass = (
     SetItemPipeline,
     SetPrepassViewBindGroup<0>,
     SetPrepassViewEmptyBindGroup<1>,
@@ -1075,7 +1315,7 @@ pub(crate) fn queue_crowd_shadows(
     if pipelines.prepass_pipeline.is_none() {
         return;
     }
-    let draw = draw_functions.read().id::<DrawCrowdShadow>();
+    let draw = draw_functions.read().id::<DrawCrowdPrepass>();
     let live: HashSet<MainEntity> = crowds
         .iter()
         .filter(|(.., crowd)| crowd.visible)
@@ -1105,7 +1345,7 @@ pub(crate) fn queue_crowd_shadows(
                 continue;
             };
             let key = CrowdPipelineKey {
-                shadow: true,
+                prepass: true,
                 mesh_key: *light_key | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits()),
             };
             let Ok(pipeline) = specialized.specialize(&cache, &pipelines, key, &mesh.layout) else {

@@ -13,7 +13,7 @@ use bevy::transform::TransformSystems;
 use crate::asset::Md2Asset;
 use crate::crowd::{Md2Crowd, flush_crowds};
 use crate::crowd_render::{
-    CrowdPipelines, DrawCrowd, DrawCrowdShadow, GpuCrowds, Md2CrowdLevels, PendingCrowdQueues,
+    CrowdPipelines, DrawCrowd, DrawCrowdPrepass, GpuCrowds, Md2CrowdLevels, PendingCrowdQueues,
     QueuedCrowdShadows, map_crowd_readbacks, prepare_crowd_groups, prepare_crowds,
     queue_crowd_shadows, queue_crowds, run_crowd_passes,
 };
@@ -26,6 +26,8 @@ use crate::player_asset::{Md3PlayerAsset, Md3PlayerAssetLoader};
 use crate::player_entity::{attach_players, follow_players};
 use crate::poses::{Md2Poses, write_poses};
 use bevy::core_pipeline::core_3d::Opaque3d;
+use bevy::core_pipeline::deferred::AlphaMask3dDeferred;
+use bevy::core_pipeline::prepass::Opaque3dPrepass;
 use bevy::core_pipeline::schedule::camera_driver;
 use bevy::pbr::{MeshPipelineSystems, Shadow, init_prepass_pipeline};
 use bevy::render::extract_component::ExtractComponentPlugin;
@@ -109,7 +111,9 @@ impl Plugin for Md2Plugin {
                 .init_resource::<QueuedCrowdShadows>()
                 .init_resource::<SpecializedMeshPipelines<CrowdPipelines>>()
                 .add_render_command::<Opaque3d, DrawCrowd>()
-                .add_render_command::<Shadow, DrawCrowdShadow>()
+                .add_render_command::<Shadow, DrawCrowdPrepass>()
+                .add_render_command::<Opaque3dPrepass, DrawCrowdPrepass>()
+                .add_render_command::<AlphaMask3dDeferred, DrawCrowdPrepass>()
                 .add_systems(
                     Render,
                     (

@@ -219,10 +219,14 @@ mod tests {
             assert_declared_at(CROWD_WGSL, binding, name);
         }
         // md2-wgpu's renderer reads the same words (its crowd/draw.wgsl,
-        // in the renderer's module): a record of six words, a member of
-        // eight vec4s.
+        // in the renderer's module): a record of six words, an extra
+        // record (motion vectors) of twenty, a member of eight vec4s.
         let theirs = md2_wgpu::contract::MD2_RENDERER_WGSL;
-        for constant in ["RECORD_WORDS: u32 = 6u", "MEMBER_VEC4S: u32 = 8u"] {
+        for constant in [
+            "RECORD_WORDS: u32 = 6u",
+            "EXTRA_WORDS: u32 = 20u",
+            "MEMBER_VEC4S: u32 = 8u",
+        ] {
             assert!(
                 CROWD_WGSL.contains(&format!("MD2_CROWD_{constant}")),
                 "{constant}"

@@ -11,11 +11,11 @@ use md2_wgpu::{CrowdMember, Quake2Player, anim::ClipClock};
 
 use crate::draws::count_draws;
 use crate::harness::{Harness, bright_on_black, gpu_or_skip, save_actual};
-use crate::reference::{PosedModel, compare, lit_mask, rasterize};
+use crate::reference::{Mask, PosedModel, compare, lit_mask, rasterize};
 
 /// Soldiers on a 4 × 3 grid, turned this way and that, on
 /// different clips and phases; and three far out of view.
-fn soldiers() -> Vec<(Transform, ClipClock)> {
+pub fn soldiers() -> Vec<(Transform, ClipClock)> {
     let clips = [
         Quake2Player::Run.clip(),
         Quake2Player::Attack.clip(),
@@ -219,10 +219,22 @@ fn check_picture(
     others: &[(md2_wgpu::anim::Playback, Mat4)],
     what: &str,
 ) {
-    let now = h.app.world().resource::<Time>().elapsed_secs_f64();
     let image = h.capture(target);
     let size = image.width();
     let clip_from_world = h.clip_from_world(camera);
+    let cpu = rasterize(&posed_crowd(h, entity, others), clip_from_world, size, size).mask;
+    check_silhouette(what, &lit_mask(&image), &cpu, &image);
+}
+
+/// Every member of the crowd `entity`, and `others` (entities' playbacks
+/// and places), as md2-wgpu's CPU reference poses them at the frame's
+/// time, member after member in the crowd's order.
+pub fn posed_crowd(
+    h: &Harness,
+    entity: Entity,
+    others: &[(md2_wgpu::anim::Playback, Mat4)],
+) -> PosedModel {
+    let now = h.app.world().resource::<Time>().elapsed_secs_f64();
     let mut everything = PosedModel {
         triangles: Vec::new(),
     };
@@ -240,18 +252,22 @@ fn check_picture(
             .triangles
             .extend(PosedModel::new(&model, &playback.pose(now), *place).triangles);
     }
-    let cpu = rasterize(&everything, clip_from_world, size, size).mask;
-    let gpu = lit_mask(&image);
-    let far = compare(what, &gpu, &cpu);
+    everything
+}
+
+/// Holds the GPU's silhouette `gpu` (of `image`) to the CPU's: no pixel
+/// more than a pixel from the other's, fewer than 2% differing.
+pub fn check_silhouette(what: &str, gpu: &Mask, cpu: &Mask, image: &Image) {
+    let far = compare(what, gpu, cpu);
     assert!(
         cpu.count() > 1000,
         "the soldiers fill the view: {}",
         cpu.count()
     );
-    if far != 0 || gpu.differing(&cpu) * 50 >= cpu.count() {
+    if far != 0 || gpu.differing(cpu) * 50 >= cpu.count() {
         panic!(
             "{what}: the members are not where the CPU poses them: {}",
-            save_actual(&image, "crowd").display()
+            save_actual(image, "crowd").display()
         );
     }
 }

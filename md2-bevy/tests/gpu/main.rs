@@ -9,6 +9,7 @@ mod probe;
 mod reference;
 
 mod crowd;
+mod crowd_passes;
 mod instancing;
 mod levels;
 mod loading;

@@ -16,7 +16,7 @@ use md2_wgpu::Quake2Player;
 
 use crate::harness::{Harness, gpu_or_skip, pixels, save_actual};
 use crate::probe::{add_probe, attach_probe};
-use crate::reference::{Mask, PosedModel, rasterize};
+use crate::reference::{Mask, PosedModel, Raster, rasterize};
 
 const SIZE: u32 = 256;
 const FOV: f32 = 0.7;
@@ -102,35 +102,11 @@ fn motion_vectors_are_zero_when_still_and_the_cpu_motion_when_running() {
         "the moved model's silhouette"
     );
 
-    let project = |p: Vec3| {
-        let c = clip_from_world * p.extend(1.0);
-        c.truncate().truncate() / c.w
-    };
-    let (mut compared, mut worst, mut largest) = (0, 0.0f32, 0.0f32);
-    for y in 0..SIZE as i64 {
-        for x in 0..SIZE as i64 {
-            let i = (y as u32 * SIZE + x as u32) as usize;
-            let Some((triangle, bary)) = raster.hits[i] else {
-                continue;
-            };
-            // Pixels on the silhouette's edge may be another triangle's.
-            let inside = (-1..=1).all(|dy| {
-                (-1..=1).all(|dx| gpu_mask.get(x + dx, y + dy) && raster.mask.get(x + dx, y + dy))
-            });
-            if !inside {
-                continue;
-            }
-            let at = |posed: &PosedModel| {
-                let t = posed.triangles[triangle];
-                t[0] * bary[0] + t[1] * bary[1] + t[2] * bary[2]
-            };
-            let expected = (project(at(&now)) - project(at(&then))) * Vec2::new(0.5, -0.5);
-            let got = Vec2::new(gpu[i][0], gpu[i][1]);
-            worst = worst.max((got - expected).abs().max_element());
-            largest = largest.max(expected.length());
-            compared += 1;
-        }
-    }
+    let MotionComparison {
+        compared,
+        worst,
+        largest,
+    } = compare_motion(&gpu, &gpu_mask, &raster, clip_from_world, &now, &then);
     eprintln!(
         "running: {compared} pixels compared, motion up to {largest:.4} ({:.1} pixels), largest difference {worst:.2e}",
         largest * SIZE as f32
@@ -142,5 +118,66 @@ fn motion_vectors_are_zero_when_still_and_the_cpu_motion_when_running() {
             "motion vectors off by {worst:e}: {}",
             save_actual(&image, "motion-running").display()
         );
+    }
+}
+
+/// How far a picture's motion vectors are from the CPU's.
+pub struct MotionComparison {
+    /// Pixels compared: those whose 3 × 3 neighbourhood is inside both the
+    /// GPU's silhouette and the CPU's (edge pixels may be another
+    /// triangle's).
+    pub compared: usize,
+    /// The largest difference in either component.
+    pub worst: f32,
+    /// The longest motion expected.
+    pub largest: f32,
+}
+
+/// The motion vectors `gpu` (the probe's pixels: motion in x and y) holds
+/// inside `gpu_mask` against the CPU's: at each pixel, the surface point
+/// `raster` (of `now`) finds there, projected through `clip_from_world`
+/// now and as `then` (the same triangles, as the previous frame posed
+/// them) placed it, `(ndc_now − ndc_then).xy × (0.5, −0.5)`.
+pub fn compare_motion(
+    gpu: &[[f32; 4]],
+    gpu_mask: &Mask,
+    raster: &Raster,
+    clip_from_world: Mat4,
+    now: &PosedModel,
+    then: &PosedModel,
+) -> MotionComparison {
+    let (width, height) = (gpu_mask.width, gpu_mask.height);
+    let project = |p: Vec3| {
+        let c = clip_from_world * p.extend(1.0);
+        c.truncate().truncate() / c.w
+    };
+    let (mut compared, mut worst, mut largest) = (0, 0.0f32, 0.0f32);
+    for y in 0..height as i64 {
+        for x in 0..width as i64 {
+            let i = (y as u32 * width + x as u32) as usize;
+            let Some((triangle, bary)) = raster.hits[i] else {
+                continue;
+            };
+            let inside = (-1..=1).all(|dy| {
+                (-1..=1).all(|dx| gpu_mask.get(x + dx, y + dy) && raster.mask.get(x + dx, y + dy))
+            });
+            if !inside {
+                continue;
+            }
+            let at = |posed: &PosedModel| {
+                let t = posed.triangles[triangle];
+                t[0] * bary[0] + t[1] * bary[1] + t[2] * bary[2]
+            };
+            let expected = (project(at(now)) - project(at(then))) * Vec2::new(0.5, -0.5);
+            let got = Vec2::new(gpu[i][0], gpu[i][1]);
+            worst = worst.max((got - expected).abs().max_element());
+            largest = largest.max(expected.length());
+            compared += 1;
+        }
+    }
+    MotionComparison {
+        compared,
+        worst,
+        largest,
     }
 }
