@@ -8,7 +8,9 @@
 #   .ci/bevy.sh          check; the screenshot goes to bevy-check/ in the
 #                        target directory
 #   .ci/bevy.sh --docs   also (re)make md2-bevy/docs/crowd.png,
-#                        md2-bevy/docs/battle.png (100,000 soldiers) and
+#                        md2-bevy/docs/battle.png (100,000 soldiers),
+#                        md2-bevy/docs/battle-levels.png (the same, painted
+#                        by level of detail) and
 #                        md2-bevy/docs/players.png (the demo model, and the
 #                        demo as a Quake III player)
 #
@@ -102,6 +104,8 @@ timeout 600 "$target/debug/examples/battle" --soldiers 20000 --frames 20 --size 
 if $docs; then
   timeout 900 "$target/debug/examples/battle" --frames 20 --size 960x540 \
     --screenshot md2-bevy/docs/battle.png --check-screenshot
+  timeout 900 "$target/debug/examples/battle" --frames 20 --size 960x540 --level-colours \
+    --screenshot md2-bevy/docs/battle-levels.png --check-screenshot
   timeout 600 "$crowd" --frames 90 --size 960x540 \
     --screenshot md2-bevy/docs/crowd.png --check-screenshot
   timeout 600 "$crowd" --player "$demo/models/players/demo" \

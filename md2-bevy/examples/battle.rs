@@ -4,12 +4,14 @@
 //! standing by, and now and then a soldier falling; under a sun whose
 //! shadow maps draw the crowds too, each soldier at the level of detail its
 //! distance allows (press L to draw every one at full detail, and again to
-//! go back). The window's title says the frame time. Per frame the CPU
+//! go back; T paints every soldier in its level's colour). The frame time
+//! and the soldiers drawn at each level are on screen. Per frame the CPU
 //! writes the time, each camera, and the few soldiers whose orders changed.
 //!
 //! ```sh
 //! cargo run --release -p md2-bevy --example battle
 //! cargo run --release -p md2-bevy --example battle -- --soldiers 20000 --model path/to/tris.md2
+//! cargo run --release -p md2-bevy --example battle -- --level-colours   # as T
 //! # unattended (CI): N frames, a screenshot, exit; --check-screenshot exits
 //! # 1 when the picture is one colour or the armies change no pixel of it
 //! cargo run --release -p md2-bevy --example battle -- --frames 60 --screenshot battle.png --check-screenshot
@@ -46,6 +48,8 @@ struct Args {
     soldiers: u32,
     model: Option<PathBuf>,
     size: (u32, u32),
+    /// Soldiers painted in their level's colour from the start (as T).
+    level_colours: bool,
 }
 
 fn parse_args() -> Result<(Args, UnattendedArgs), String> {
@@ -53,6 +57,7 @@ fn parse_args() -> Result<(Args, UnattendedArgs), String> {
         soldiers: 100_000,
         model: None,
         size: (1280, 720),
+        level_colours: false,
     };
     let mut unattended = UnattendedArgs::default();
     let mut it = std::env::args().skip(1);
@@ -64,10 +69,11 @@ fn parse_args() -> Result<(Args, UnattendedArgs), String> {
             }
             "--model" => args.model = Some(PathBuf::from(value()?)),
             "--size" => args.size = common::parse_size(&value()?)?,
+            "--level-colours" => args.level_colours = true,
             "--help" | "-h" => {
                 return Err(
                     "usage: battle [--soldiers N] [--model FILE.md2] [--size WxH] \
-                            [--frames N --screenshot PNG [--check-screenshot]]"
+                            [--level-colours] [--frames N --screenshot PNG [--check-screenshot]]"
                         .to_owned(),
                 );
             }
@@ -129,8 +135,8 @@ fn main() -> AppExit {
             spawn_armies,
             fight,
             orbit,
-            toggle_levels,
-            frame_time_in_title,
+            keys,
+            figures_on_screen,
             unattended,
         ),
     )
@@ -193,7 +199,26 @@ fn setup(
         Tonemapping::AcesFitted,
         Transform::from_xyz(0.0, 11.0, 40.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
+    // The figures, top left (figures_on_screen writes them).
+    commands.spawn((
+        Figures,
+        Text::new("md2-bevy: a battle"),
+        TextFont::from_font_size(16.0),
+        TextColor(Color::WHITE),
+        BackgroundColor(Color::srgba(0.0, 0.0, 0.0, 0.55)),
+        Node {
+            position_type: PositionType::Absolute,
+            top: px(8),
+            left: px(8),
+            padding: UiRect::all(px(8)),
+            ..default()
+        },
+    ));
 }
+
+/// The text the figures are written in.
+#[derive(Component)]
+struct Figures;
 
 /// A soldier's orders, and when they next change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -246,7 +271,7 @@ fn spawn_armies(
         (1.0f32, [0.75, 0.85, 1.3, 1.0]),
         (-1.0, [1.3, 0.8, 0.7, 1.0]),
     ] {
-        let mut crowd = Md2Crowd::new(model.0.clone(), asset);
+        let mut crowd = Md2Crowd::new(model.0.clone(), asset).with_level_tint(args.level_colours);
         let mut army = Army::default();
         crowd.members_mut().reserve(per_army as usize);
         for i in 0..per_army {
@@ -358,30 +383,34 @@ fn orbit(time: Res<Time>, mut camera: Query<&mut Transform, With<Camera3d>>) {
     }
 }
 
-/// L: every soldier at full detail, or each at the level its distance
-/// allows.
-fn toggle_levels(keys: Res<ButtonInput<KeyCode>>, mut crowds: Query<&mut Md2Crowd>) {
-    if !keys.just_pressed(KeyCode::KeyL) {
-        return;
-    }
+/// L: levels of detail on (at most a pixel off) or off (every soldier at
+/// full detail); T: every soldier painted in its level's colour, or not.
+fn keys(keys: Res<ButtonInput<KeyCode>>, mut crowds: Query<&mut Md2Crowd>) {
     for mut crowd in &mut crowds {
-        let pixels = if crowd.level_error_pixels() > 0.0 {
-            0.0
-        } else {
-            1.0
-        };
-        crowd.set_level_error_pixels(pixels);
+        if keys.just_pressed(KeyCode::KeyL) {
+            let pixels = if crowd.level_error_pixels() > 0.0 {
+                0.0
+            } else {
+                1.0
+            };
+            crowd.set_level_error_pixels(pixels);
+        }
+        if keys.just_pressed(KeyCode::KeyT) {
+            let on = !crowd.level_tint();
+            crowd.set_level_tint(on);
+        }
     }
 }
 
-/// The frame time (a half-second average) in the window's title.
-fn frame_time_in_title(
+/// The frame time (a half-second average) and the soldiers drawn at each
+/// level of detail, on screen (and in the log, unattended).
+fn figures_on_screen(
     time: Res<Time<Real>>,
     args: Res<Args>,
     run: Res<UnattendedArgs>,
     crowds: Query<&Md2Crowd>,
     drawn: Res<Md2CrowdLevels>,
-    mut windows: Query<&mut Window>,
+    mut text: Query<&mut Text, With<Figures>>,
     mut since: Local<(f64, u32)>,
 ) {
     since.0 += time.delta_secs_f64();
@@ -392,30 +421,33 @@ fn frame_time_in_title(
     let ms = since.0 * 1000.0 / f64::from(since.1);
     *since = (0.0, 0);
     let soldiers: usize = crowds.iter().map(|c| c.members().len()).sum();
-    let levels = crowds
-        .iter()
-        .next()
-        .is_none_or(|c| c.level_error_pixels() > 0.0);
+    let first = crowds.iter().next();
+    let levels = first.is_none_or(|c| c.level_error_pixels() > 0.0);
+    let tint = first.is_some_and(|c| c.level_tint());
     // Every view's (the camera's and each shadow cascade's), as the GPU
     // counted them.
+    let colours = ["green", "blue", "red", "yellow", "magenta"];
     let per_level = drawn
         .get()
         .iter()
-        .map(|n| n.to_string())
+        .enumerate()
+        .map(|(level, n)| format!("  level {level} ({}): {n}", colours[level]))
         .collect::<Vec<_>>()
-        .join(" / ");
-    let title = format!(
-        "md2-bevy: a battle of {soldiers} soldiers (asked {}), {ms:.1} ms a frame, \
-         drawn per level of detail {} (L: {})",
+        .join("\n");
+    let figures = format!(
+        "md2-bevy: a battle of {soldiers} soldiers (asked {})\n\
+         {ms:.1} ms a frame\n\
+         drawn per level of detail, camera and shadow maps:\n{per_level}\n\
+         L: levels of detail {} | T: level colours {}",
         args.soldiers,
-        per_level,
-        if levels { "on" } else { "off" }
+        if levels { "on" } else { "off" },
+        if tint { "on" } else { "off" },
     );
     // Unattended, the log says it too.
     if run.frames.is_some() {
-        println!("{title}");
+        println!("{}", figures.replace('\n', "; "));
     }
-    for mut window in &mut windows {
-        window.title.clone_from(&title);
+    for mut text in &mut text {
+        text.0.clone_from(&figures);
     }
 }

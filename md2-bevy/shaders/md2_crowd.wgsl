@@ -20,8 +20,11 @@ struct Md2CrowdDraw {
     base: u32,
     // Where the view's extra records start, in words.
     extra_base: u32,
-    padding_a: u32,
-    padding_b: u32,
+    // The host's words (md2-wgpu's passes never write them), which
+    // src/crowd_render.rs writes: the bucket's level of detail, and
+    // whether members are painted in their level's colour (1) or not (0).
+    level: u32,
+    level_tint: u32,
 };
 
 @group(#{MATERIAL_BIND_GROUP}) @binding(7) var<uniform> md2_crowd_draw: Md2CrowdDraw;
@@ -97,6 +100,28 @@ struct Md2CrowdLook {
     skin: u32,
     tint: vec4<f32>,
 };
+
+// The colour of level `level` where the crowd's level tint is on
+// (src/crowd.rs's LEVEL_COLOURS: green, blue, red, yellow, magenta), made
+// by selects: no array indexed at run time.
+fn md2_crowd_level_colour(level: u32) -> vec3<f32> {
+    var colour = vec3<f32>(1.0, 0.0, 1.0);
+    colour = select(colour, vec3<f32>(1.0, 1.0, 0.0), level == 3u);
+    colour = select(colour, vec3<f32>(1.0, 0.0, 0.0), level == 2u);
+    colour = select(colour, vec3<f32>(0.0, 0.0, 1.0), level == 1u);
+    colour = select(colour, vec3<f32>(0.0, 1.0, 0.0), level == 0u);
+    return colour;
+}
+
+// A member's surface colour as drawn: its skin's, or where the crowd's
+// level tint is on, its level's (a uniform of the draw: every fragment of
+// a draw takes the same side).
+fn md2_crowd_paint(colour: vec4<f32>) -> vec4<f32> {
+    if md2_crowd_draw.level_tint != 0u {
+        return vec4<f32>(md2_crowd_level_colour(md2_crowd_draw.level), colour.a);
+    }
+    return colour;
+}
 
 fn md2_crowd_look(record: u32) -> Md2CrowdLook {
     let member = md2_crowd_records[record * MD2_CROWD_RECORD_WORDS] * MD2_CROWD_MEMBER_VEC4S;

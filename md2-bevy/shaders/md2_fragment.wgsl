@@ -16,7 +16,7 @@
 // A resident crowd's member: its look through the record the vertex stage
 // passed on as the instance index; no mesh bindings (a crowd has no mesh
 // uniform), so it receives shadows as every mesh does by default.
-#import md2_bevy::crowd::md2_crowd_look
+#import md2_bevy::crowd::{md2_crowd_look, md2_crowd_paint}
 #import bevy_pbr::mesh_types::MESH_FLAGS_SHADOW_RECEIVER_BIT
 #else
 #import bevy_pbr::{mesh_bindings::mesh, mesh_functions}
@@ -56,8 +56,11 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     let layer = min(pose.skin, layers - 1u);
 
     var pbr_input = pbr_types::pbr_input_new();
-    let colour =
+    var colour =
         textureSampleBias(md2_skins, md2_skin_sampler, in.uv, layer, view.mip_bias) * pose.tint;
+#ifdef MD2_CROWD
+    colour = md2_crowd_paint(colour);
+#endif
     // The mask is read only where the model has masks: a branch on the
     // model's uniform flags, the same for every fragment of a draw, so the
     // sample stays in uniform control flow (as md2-wgpu's shading reads it).

@@ -26,9 +26,10 @@ pub struct Md2GpuBytes {
     pub frame_params: u64,
     /// The model's counts: 16 bytes.
     pub info: u64,
-    /// The mesh's vertex buffer: 12 bytes a welded corner.
+    /// The meshes' vertex buffers: 12 bytes a welded corner, once per
+    /// level of detail's mesh.
     pub corners: u64,
-    /// The mesh's index buffer.
+    /// The meshes' index buffers, every level's.
     pub indices: u64,
     /// The skins, every layer and mip level.
     pub skins: u64,
@@ -70,6 +71,7 @@ pub(crate) enum AssetModel {
 pub struct Md2Asset {
     pub(crate) model: AssetModel,
     pub(crate) mesh: Handle<Mesh>,
+    pub(crate) level_meshes: Vec<Handle<Mesh>>,
     pub(crate) material: Handle<Md2Material>,
     pub(crate) poses: Handle<ShaderBuffer>,
     pub(crate) pose_capacity: u32,
@@ -130,10 +132,17 @@ impl Md2Asset {
         }
     }
 
-    /// The mesh every entity of the model shares: welded corners (vertex
-    /// index and uv) and triangles, no positions.
+    /// The mesh every entity of the model shares at full detail: welded
+    /// corners (vertex index and uv) and triangles, no positions.
     pub fn mesh(&self) -> &Handle<Mesh> {
         &self.mesh
+    }
+
+    /// One mesh per level of detail, full detail ([`mesh`](Self::mesh))
+    /// first: the same corners, each level's triangles. An entity draws
+    /// the one its views allow ([`Md2LevelOfDetail`](crate::Md2LevelOfDetail)).
+    pub fn level_meshes(&self) -> &[Handle<Mesh>] {
+        &self.level_meshes
     }
 
     /// The material every entity of the model shares.

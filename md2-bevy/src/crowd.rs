@@ -88,6 +88,7 @@ pub struct Md2Crowd {
     members: CrowdMembers,
     culling: bool,
     level_error_pixels: f32,
+    level_tint: bool,
     pub(crate) drawn: Arc<CrowdModel>,
     /// What the last flush wrote, for the render world to write the same.
     pub(crate) frame: CrowdFrameWrites,
@@ -153,6 +154,7 @@ impl Md2Crowd {
             members: CrowdMembers::new(Arc::clone(&drawn.frame_bounds), asset.skin_count().max(1)),
             culling: true,
             level_error_pixels: 1.0,
+            level_tint: false,
             drawn,
             frame: CrowdFrameWrites::default(),
             warned: false,
@@ -201,6 +203,27 @@ impl Md2Crowd {
     /// The largest error in pixels a level of detail may make.
     pub fn level_error_pixels(&self) -> f32 {
         self.level_error_pixels
+    }
+
+    /// The same crowd with every member painted in its level of detail's
+    /// colour ([`LEVEL_COLOURS`], still lit) where `on`: where each view
+    /// switches levels, seen.
+    pub fn with_level_tint(self, on: bool) -> Md2Crowd {
+        Md2Crowd {
+            level_tint: on,
+            ..self
+        }
+    }
+
+    /// Paints every member in its level of detail's colour from now on
+    /// (`on`), or in its skin again.
+    pub fn set_level_tint(&mut self, on: bool) {
+        self.level_tint = on;
+    }
+
+    /// Whether members are painted in their level's colour.
+    pub fn level_tint(&self) -> bool {
+        self.level_tint
     }
 
     /// Takes the member behind `handle` out of the crowd as an entity's
@@ -293,6 +316,18 @@ impl Md2Crowd {
         };
     }
 }
+
+/// The colour a member drawn at each level of detail is painted in where
+/// a crowd's level tint is on ([`Md2Crowd::set_level_tint`]), full detail
+/// first: green, blue, red, yellow, magenta (linear RGB; `md2_crowd.wgsl`
+/// holds the same).
+pub const LEVEL_COLOURS: [[f32; 3]; md2_wgpu::contract::MAX_LEVELS] = [
+    [0.0, 1.0, 0.0],
+    [0.0, 0.0, 1.0],
+    [1.0, 0.0, 0.0],
+    [1.0, 1.0, 0.0],
+    [1.0, 0.0, 1.0],
+];
 
 /// A crowd member's transform for a Bevy `transform` (the world from the
 /// mesh's Y-up model space, as an [`Md2`](crate::Md2) entity's), in

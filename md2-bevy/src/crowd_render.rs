@@ -92,6 +92,7 @@ const MAX_GROUPS_X: u32 = 65_535;
 pub struct ExtractedCrowd {
     pub(crate) frame: CrowdFrameWrites,
     pub(crate) level_error_pixels: f32,
+    pub(crate) level_tint: bool,
     pub(crate) model: std::sync::Arc<CrowdModel>,
     /// Its `InheritedVisibility`: a hidden crowd draws in no view.
     pub(crate) visible: bool,
@@ -112,6 +113,7 @@ impl ExtractComponent for Md2Crowd {
         Some(ExtractedCrowd {
             frame: crowd.frame.clone(),
             level_error_pixels: crowd.level_error_pixels(),
+            level_tint: crowd.level_tint(),
             model: crowd.drawn.clone(),
             visible: visibility.get(),
         })
@@ -224,7 +226,7 @@ impl FromWorld for CrowdPipelines {
                     ty: BindingType::Sampler(SamplerBindingType::Filtering),
                     count: None,
                 },
-                buffer_entry(CROWD_DRAW_BINDING, vertex, uniform, true),
+                buffer_entry(CROWD_DRAW_BINDING, both, uniform, true),
                 buffer_entry(CROWD_RECORDS_BINDING, both, read, false),
                 buffer_entry(CROWD_MEMBERS_BINDING, both, read, false),
             ],
@@ -471,6 +473,10 @@ struct CrowdView {
     /// written (written again only where they change).
     seen: u32,
     extra_written: Option<[(u64, u32); 2]>,
+    /// The host's words of each opaque bucket's draw words (its level, and
+    /// whether members are painted in their level's colour), as last
+    /// written, by the words' offset.
+    host_words_written: HashMap<u32, [u32; 2]>,
     /// The buckets' draw arguments on their way back from the GPU, and
     /// the members drawn per level they last said.
     readback: Buffer,
@@ -733,6 +739,7 @@ pub(crate) fn prepare_crowds(
                 previous_now: None,
                 seen: NOT_SEEN,
                 extra_written: None,
+                host_words_written: HashMap::new(),
                 readback: buffer(
                     &device,
                     "md2_bevy crowd draw arguments read back",
@@ -752,6 +759,22 @@ pub(crate) fn prepare_crowds(
                 v.pass_groups = None;
                 v.draw_group = None;
                 v.extra_written = None;
+                v.host_words_written.clear();
+            }
+            // Each opaque bucket's level and the tint switch, in the two
+            // words of its draw words that the passes leave to the host
+            // (docs/contract.md): what the fragment stage paints by.
+            for draw in layout.draws() {
+                let Some(level) = draw.level else {
+                    continue;
+                };
+                let words = [level as u32, u32::from(crowd.level_tint)];
+                if v.host_words_written.get(&draw.draw_offset) != Some(&words) {
+                    let offset = u64::from(draw.draw_offset) + 8;
+                    queue.write_buffer(&v.work, offset, bytemuck::cast_slice(&words));
+                    v.host_words_written.insert(draw.draw_offset, words);
+                    stats.bytes_written += 8;
+                }
             }
             if v.extra != motion {
                 // The camera took or dropped its motion-vector prepass.

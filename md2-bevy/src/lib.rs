@@ -71,10 +71,13 @@
 //!   md2-wgpu's [`CrowdMembers`](md2_wgpu::crowd::CrowdMembers), written
 //!   to the GPU only where they change; `crowd_render`: the crowd's
 //!   buffers in the render world, md2-wgpu's crowd passes run for every
-//!   camera before it draws, and its draws (one phase item in the main
-//!   pass, one indirect draw per level and bucket).
+//!   camera and shadow map before it draws, and its draws (one phase item
+//!   per pass: main, prepasses, deferred, shadow; one indirect draw per
+//!   level and bucket).
 //! - `levels` ([`Md2Levels`], [`Md2LevelSource`]): a model's levels of
-//!   detail, read from the file saved beside it or built by the loader.
+//!   detail, read from the file saved beside it or built by the loader;
+//!   [`Md2LevelOfDetail`] (`entity_levels`): each entity drawn with its
+//!   level's mesh, chosen as the crowd's passes choose.
 //! - [`Md2Plugin`] (`plugin`): all of it registered.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -84,6 +87,7 @@ mod asset;
 mod crowd;
 mod crowd_render;
 mod entity;
+mod entity_levels;
 mod levels;
 mod loader;
 mod material;
@@ -100,11 +104,12 @@ mod skins;
 
 pub use animator::Md2Animator;
 pub use asset::{Md2Asset, Md2GpuBytes};
-pub use crowd::{Md2Crowd, member_transform};
+pub use crowd::{LEVEL_COLOURS, Md2Crowd, member_transform};
 pub use crowd_render::{
     CROWD_DRAW_BINDING, CROWD_MEMBERS_BINDING, CROWD_RECORDS_BINDING, Md2CrowdLevels, Md2CrowdStats,
 };
 pub use entity::Md2;
+pub use entity_levels::Md2LevelOfDetail;
 pub use levels::{Md2LevelSource, Md2Levels, levels_path};
 pub use loader::{Md2LoadError, Md2Loader, Md2LoaderSettings};
 pub use material::{Md2Material, Md2ModelInfo};

@@ -21,9 +21,17 @@ pub const ATTRIBUTE_MD2_VERTEX: MeshVertexAttribute =
 /// from outside as Bevy's pipelines cull them (the contract's mirrored
 /// list; MD2 files wind them clockwise).
 pub fn md2_mesh(data: &ModelData) -> Mesh {
+    md2_level_mesh(data, 0)
+}
+
+/// The mesh of `data`'s level of detail `level` (0: full detail; past the
+/// last level, the last): [`md2_mesh`]'s corners with that level's
+/// triangles.
+pub fn md2_level_mesh(data: &ModelData, level: usize) -> Mesh {
     let corners = data.mesh().corners();
-    let full = data.levels_of_detail().levels()[0];
-    let range = full.first_index as usize..(full.first_index + full.index_count) as usize;
+    let levels = data.levels_of_detail().levels();
+    let chosen = levels[level.min(levels.len() - 1)];
+    let range = chosen.first_index as usize..(chosen.first_index + chosen.index_count) as usize;
     let triangles = &data.mirrored_indices()[range];
     let indices = match data.index_format() {
         // Every corner index fits: index_format says so.

@@ -19,7 +19,7 @@ use md2_wgpu::model::KeyframeModel;
 use crate::asset::{AssetModel, CrowdModel, Md2Asset, Md2GpuBytes};
 use crate::levels::{Md2Levels, load_levels};
 use crate::material::{Md2Material, Md2ModelInfo};
-use crate::mesh::{every_frame_aabb, md2_mesh};
+use crate::mesh::{every_frame_aabb, md2_level_mesh, md2_mesh};
 use crate::poses::{PoseRecord, pose_buffer};
 
 /// The largest skin side uploaded: larger skins are scaled down (WebGPU's
@@ -104,6 +104,17 @@ pub(crate) async fn add_model(
     // buffers: the corners in the contract's layout, both windings of
     // every level, the boxes its members are culled by.
     let mesh = ctx.add_labeled_asset(label("mesh"), md2_mesh(&data));
+    // Entities draw a coarser level's mesh where their views allow it
+    // (entity_levels.rs): one per level, `mesh` for full detail.
+    let level_count = data.levels_of_detail().levels().len();
+    let level_meshes: Vec<Handle<bevy::mesh::Mesh>> = std::iter::once(mesh.clone())
+        .chain((1..level_count).map(|level| {
+            ctx.add_labeled_asset(
+                label(&format!("mesh_level{level}")),
+                md2_level_mesh(&data, level),
+            )
+        }))
+        .collect();
     let crowd_model = Arc::new(CrowdModel {
         mesh: mesh.id(),
         corners: data.corner_bytes().into(),
@@ -132,13 +143,18 @@ pub(crate) async fn add_model(
             skins: skins.image,
         },
     );
-    let full = data.levels_of_detail().levels()[0];
+    let index_count: u64 = data
+        .levels_of_detail()
+        .levels()
+        .iter()
+        .map(|l| u64::from(l.index_count))
+        .sum();
     let gpu_bytes = Md2GpuBytes {
         vertices: data.vertex_bytes().len() as u64,
         frame_params: data.frame_param_bytes().len() as u64,
         info: data.info_bytes().len() as u64,
-        corners: data.corner_bytes().len() as u64,
-        indices: u64::from(full.index_count) * data.index_format().size(),
+        corners: data.corner_bytes().len() as u64 * level_count as u64,
+        indices: index_count * data.index_format().size(),
         skins: skins.bytes,
     };
     let clips = match &model {
@@ -158,6 +174,7 @@ pub(crate) async fn add_model(
         },
         model,
         mesh,
+        level_meshes,
         material,
         poses,
         pose_capacity: INITIAL_POSE_CAPACITY,

@@ -3,6 +3,7 @@
 
 use bevy::app::{App, Plugin, PostUpdate};
 use bevy::asset::{AssetApp, AssetServer, Assets};
+use bevy::camera::CameraUpdateSystems;
 use bevy::camera::visibility::VisibilitySystems;
 use bevy::ecs::schedule::IntoScheduleConfigs;
 use bevy::pbr::MaterialPlugin;
@@ -18,6 +19,7 @@ use crate::crowd_render::{
     queue_crowd_shadows, queue_crowds, run_crowd_passes,
 };
 use crate::entity::{attach_models, free_slot};
+use crate::entity_levels::choose_entity_levels;
 use crate::loader::Md2Loader;
 use crate::material::Md2Material;
 use crate::md3_asset::{Md3Asset, Md3Loader};
@@ -49,7 +51,10 @@ use bevy::render::{Render, RenderApp, RenderStartup, RenderSystems, init_gpu_res
 /// entities their model's mesh, material, [`MeshTag`](bevy::mesh::MeshTag)
 /// and box, places every MD3 tag at its model's pose, then samples every
 /// entity's [`Md2Animator`](crate::Md2Animator) on Bevy's clock and
-/// rewrites each model's pose buffer in place.
+/// rewrites each model's pose buffer in place; after Bevy has placed
+/// everything and the cameras, before it computes visibility, it gives
+/// each entity the mesh of its level of detail
+/// ([`Md2LevelOfDetail`](crate::Md2LevelOfDetail)).
 #[derive(Default)]
 pub struct Md2Plugin;
 
@@ -68,6 +73,9 @@ pub enum Md2Systems {
     Tags,
     /// Every entity's pose is sampled and written to its model's buffer.
     WritePoses,
+    /// Every entity gets the mesh of its level of detail (after Bevy
+    /// propagates transforms and updates cameras, before visibility).
+    Levels,
 }
 
 impl Plugin for Md2Plugin {
@@ -87,6 +95,13 @@ impl Plugin for Md2Plugin {
                 PostUpdate,
                 Md2Systems::Tags.before(TransformSystems::Propagate),
             )
+            .configure_sets(
+                PostUpdate,
+                Md2Systems::Levels
+                    .after(TransformSystems::Propagate)
+                    .after(CameraUpdateSystems)
+                    .before(VisibilitySystems::CheckVisibility),
+            )
             .add_systems(
                 PostUpdate,
                 (
@@ -97,6 +112,7 @@ impl Plugin for Md2Plugin {
                         .chain()
                         .in_set(Md2Systems::Tags),
                     (write_poses, flush_crowds).in_set(Md2Systems::WritePoses),
+                    choose_entity_levels.in_set(Md2Systems::Levels),
                 ),
             )
             .add_observer(free_slot)

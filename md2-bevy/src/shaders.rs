@@ -238,6 +238,23 @@ mod tests {
         }
     }
 
+    /// The level tint's colours in the WGSL are `LEVEL_COLOURS`, level by
+    /// level (the last is the chain's start).
+    #[test]
+    fn the_level_colours_in_the_wgsl_are_the_rust_constants() {
+        use crate::crowd::LEVEL_COLOURS;
+        let vec3 = |[r, g, b]: [f32; 3]| format!("vec3<f32>({r:.1}, {g:.1}, {b:.1})");
+        let last = LEVEL_COLOURS.len() - 1;
+        for (level, colour) in LEVEL_COLOURS.iter().enumerate() {
+            let expected = if level == last {
+                format!("var colour = {};", vec3(*colour))
+            } else {
+                format!("{}, level == {level}u)", vec3(*colour))
+            };
+            assert!(CROWD_WGSL.contains(&expected), "{expected}");
+        }
+    }
+
     #[test]
     fn the_bindings_in_the_wgsl_are_the_rust_constants() {
         for (binding, name) in [

@@ -21,6 +21,7 @@ struct Md2CrowdDraw {
     base: u32,
     // Where the view's extra records start, in words.
     extra_base: u32,
+    // The host's words: the passes never write them (docs/contract.md).
     _pad0: u32,
     _pad1: u32,
 };

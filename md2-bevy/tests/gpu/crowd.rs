@@ -373,4 +373,112 @@ fn each_member_is_drawn_at_md2_wgpus_level() {
     // And the main world sees the same, for an app's own display.
     let shared = h.app.world().resource::<md2_bevy::Md2CrowdLevels>().get();
     assert_eq!(shared, expected);
+
+    // The level tint: each member painted in its level's colour, as the
+    // CPU chose the level, pixel for pixel where both silhouettes are (far
+    // members are a few pixels, most of them edge: at least 80% of each
+    // level's pixels, a coarse level's silhouette straying up to a pixel
+    // from the CPU's full detail). The street's near members hide its far
+    // ones, so the members stand in a fan instead: each level's in a
+    // column of the picture of its own, half way into the distances it is
+    // chosen at. A dimmer light than `bright_on_black`'s, so that no
+    // channel a level's colour lacks is lit past half of the one it has.
+    h.app.insert_resource(bevy::light::GlobalAmbientLight {
+        brightness: 1_000.0,
+        ..default()
+    });
+    let at = |distance: f32, across: f32| {
+        let place = Transform::from_xyz(across * distance, 0.0, 60.0 - distance)
+            .with_rotation(Quat::from_rotation_y(1.2));
+        member_transform(&place)
+    };
+    let mut bands: Vec<(f32, f32)> = vec![(f32::MAX, 0.0); MAX_LEVELS];
+    let mut distance = 40.0f32;
+    while distance < 8000.0 {
+        let level = choice.for_view(&md2_camera, pixels, at(distance, 0.0));
+        let band = &mut bands[level];
+        *band = (band.0.min(distance), band.1.max(distance));
+        distance *= 1.01;
+    }
+    let crowd = {
+        let mut query = h.app.world_mut().query::<&mut Md2Crowd>();
+        let mut crowd = query.single_mut(h.app.world_mut()).expect("one crowd");
+        crowd.set_level_tint(true);
+        let members = crowd.members_mut();
+        members.clear();
+        for (level, &(near, far)) in bands.iter().enumerate() {
+            if near > far {
+                continue;
+            }
+            let across = -0.24 + 0.12 * level as f32;
+            let clock = ClipClock::new(Quake2Player::Stand.clip(), 0.0);
+            members
+                .add(CrowdMember::new(at((near * far).sqrt(), across), clock))
+                .expect("a member");
+        }
+        let crowd = query.single(h.app.world()).expect("one crowd");
+        crowd.members().iter().map(|(_, m)| m).collect::<Vec<_>>()
+    };
+    let image = h.capture(&target);
+    let now = h.app.world().resource::<Time>().elapsed_secs_f64();
+    let model = md2_wgpu::demo::demo_model();
+    let mut posed = PosedModel {
+        triangles: Vec::new(),
+    };
+    let mut level_of_triangle = Vec::new();
+    for member in &crowd {
+        let place = Mat4::from_cols_array(&member.transform.to_cols_array());
+        let triangles = PosedModel::new(&model, &member.playback.pose(now), place).triangles;
+        let level = choice.for_view(&md2_camera, pixels, member.transform);
+        level_of_triangle.extend(std::iter::repeat_n(level, triangles.len()));
+        posed.triangles.extend(triangles);
+    }
+    let raster = rasterize(&posed, clip_from_world, size, size);
+    let colour = crate::harness::pixels(&image);
+    let painted = |i: usize| {
+        let [r, g, b, _] = colour[i];
+        let top = r.max(g).max(b);
+        if top < 0.1 {
+            return None;
+        }
+        let on = [r > top * 0.5, g > top * 0.5, b > top * 0.5];
+        md2_bevy::LEVEL_COLOURS
+            .iter()
+            .position(|c| c.map(|v| v > 0.5) == on)
+    };
+    let mut compared = [0usize; MAX_LEVELS];
+    let mut agreeing = [0usize; MAX_LEVELS];
+    for y in 0..size as i64 {
+        for x in 0..size as i64 {
+            let i = (y as u32 * size + x as u32) as usize;
+            let Some((triangle, _)) = raster.hits[i] else {
+                continue;
+            };
+            if painted(i).is_none() {
+                // Where the GPU's coarser silhouette leaves the CPU's.
+                continue;
+            }
+            let level = level_of_triangle[triangle];
+            compared[level] += 1;
+            agreeing[level] += usize::from(painted(i) == Some(level));
+        }
+    }
+    eprintln!(
+        "crowd level tint: pixels per level compared {compared:?}, painted as chosen {agreeing:?}"
+    );
+    let levels_seen = compared.iter().filter(|&&n| n >= 20).count();
+    assert!(
+        levels_seen >= 3,
+        "three levels or more fill pixels: {compared:?}"
+    );
+    for level in 0..MAX_LEVELS {
+        if compared[level] >= 20 && agreeing[level] * 5 < compared[level] * 4 {
+            panic!(
+                "level {level}: {} of {} pixels in its colour: {}",
+                agreeing[level],
+                compared[level],
+                save_actual(&image, "crowd-level-tint").display()
+            );
+        }
+    }
 }

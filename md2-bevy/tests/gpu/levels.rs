@@ -1,7 +1,9 @@
 //! Levels of detail in Bevy: the loader reads the levels saved beside a
 //! model, builds them off the main thread where asked, passes over a saved
-//! file that is damaged or another model's (saying so), and draws entities at full
-//! detail whatever the asset holds.
+//! file that is damaged or another model's (saying so), and makes a mesh
+//! per level; each entity draws the level md2-wgpu's choice gives for the
+//! camera (the one the crowd's passes make), all entities of a level in
+//! one draw.
 
 use bevy::prelude::*;
 use md2_bevy::{Md2Asset, Md2LevelSource, Md2Levels, Md2LoaderSettings};
@@ -102,13 +104,174 @@ fn levels_are_read_beside_the_model_or_built_off_the_main_thread() {
     assert_eq!(full.level_source(), &Md2LevelSource::FullDetail);
     assert_eq!(full.levels_of_detail().levels().len(), 1);
 
-    // Entities draw at full detail: the mesh holds level 0 alone.
-    let full_detail = u64::from(expected.levels()[0].index_count);
-    for asset in [&none, &read, &built] {
+    // A mesh per level: full detail's is the model's mesh, then one per
+    // coarser level; the index bytes count every level's (the meshes' own
+    // data is the render world's once uploaded; the street test below
+    // draws them).
+    for asset in [&none, &read, &built, &full] {
+        let levels = asset.levels_of_detail().levels();
+        assert_eq!(asset.level_meshes().len(), levels.len());
+        assert_eq!(asset.level_meshes()[0], *asset.mesh());
+        let indices: u64 = levels.iter().map(|l| u64::from(l.index_count)).sum();
         let bytes = asset.gpu_bytes().indices;
         assert!(
-            bytes == full_detail * 2 || bytes == full_detail * 4,
-            "{bytes} bytes of indices for {full_detail} indices"
+            bytes == indices * 2 || bytes == indices * 4,
+            "{bytes} bytes of indices for {indices} indices"
         );
+    }
+}
+
+/// Entities down a street (those within a hair of a level switch left
+/// out): each draws the mesh of the level md2-wgpu's `LevelChoice` gives
+/// for the camera and viewport, the picture covers the CPU's full-detail
+/// silhouettes within the levels' error, and each level is one draw;
+/// with `Md2LevelOfDetail::FULL_DETAIL`, every entity draws level 0.
+#[test]
+fn entities_draw_the_level_their_camera_allows() {
+    use bevy::render::render_resource::TextureFormat;
+    use md2_bevy::{Md2, Md2Animator, Md2LevelOfDetail};
+    use md2_wgpu::Quake2Player;
+    use md2_wgpu::scene::LevelChoice;
+
+    use crate::draws::count_draws;
+    use crate::harness::{bright_on_black, save_actual};
+    use crate::reference::{PosedModel, compare, lit_mask, rasterize};
+
+    if !gpu_or_skip("entity levels") {
+        return;
+    }
+    let mut h = Harness::new(bright_on_black);
+    let log = count_draws(&mut h.app);
+    h.add_file("street/soldier.png", demo_skin_png());
+    h.add_file("street/tris.md2", md2_wgpu::demo::demo_model_bytes());
+    let handle: Handle<Md2Asset> = h
+        .asset_server()
+        .load_builder()
+        .with_settings(|s: &mut Md2LoaderSettings| s.levels = Md2Levels::SavedOrBuilt)
+        .load("memory://street/tris.md2");
+    h.wait_loaded(&handle);
+    let asset = h
+        .app
+        .world()
+        .resource::<Assets<Md2Asset>>()
+        .get(&handle)
+        .expect("loaded")
+        .clone();
+    let levels = asset.levels_of_detail().levels().to_vec();
+    assert!(levels.len() > 2, "the demo has coarser levels");
+    let size = 256;
+    let target = h.target(size, size, TextureFormat::Rgba8UnormSrgb);
+    let eye =
+        Transform::from_xyz(0.0, 30.0, 60.0).looking_at(Vec3::new(0.0, 10.0, -2000.0), Vec3::Y);
+    let camera = h.camera(
+        &target,
+        eye,
+        Projection::Perspective(PerspectiveProjection {
+            fov: 0.6,
+            far: 10_000.0,
+            ..default()
+        }),
+        (),
+    );
+    h.update();
+    let clip_from_world = h.clip_from_world(camera);
+    let md2_camera = md2_wgpu::Camera::new(md2_wgpu::glam::Mat4::from_cols_array(
+        &clip_from_world.to_cols_array(),
+    ))
+    .with_viewport(md2_wgpu::glam::UVec2::splat(size));
+    let sphere = ModelData::new(
+        md2_wgpu::demo::demo_model().keyframes(),
+        GpuModelOptions::DEFAULT,
+    )
+    .expect("GPU data")
+    .bounding_sphere();
+    let choice = LevelChoice::new(&levels, sphere, std::time::Duration::ZERO);
+    let mut entities = Vec::new();
+    let mut used = std::collections::BTreeSet::new();
+    for i in 0..120 {
+        let place =
+            Transform::from_xyz(((i % 5) as f32 - 2.0) * 14.0, 0.0, -100.0 - i as f32 * 30.0)
+                .with_rotation(Quat::from_rotation_y(i as f32 * 0.9));
+        let transform = md2_wgpu::glam::Mat4::from_cols_array(&place.to_matrix().to_cols_array());
+        let level = choice.for_view(&md2_camera, 1.0, transform);
+        let near_a_switch = [0.99, 1.01]
+            .iter()
+            .any(|k| choice.for_view(&md2_camera, *k, transform) != level);
+        if near_a_switch {
+            continue;
+        }
+        used.insert(level);
+        let animator = Md2Animator::player(Quake2Player::Run).with_phase(0.1 * i as f64);
+        let entity = h
+            .app
+            .world_mut()
+            .spawn((Md2(handle.clone()), animator.clone(), place))
+            .id();
+        entities.push((entity, level, animator, place));
+    }
+    assert!(
+        used.len() >= 3,
+        "the street shows three levels or more: {used:?}"
+    );
+    for _ in 0..3 {
+        h.update();
+    }
+    let mesh_level = |h: &Harness, entity: Entity| {
+        let mesh = h.app.world().get::<Mesh3d>(entity).expect("a mesh");
+        asset.level_meshes().iter().position(|m| *m == mesh.0)
+    };
+    for (entity, level, ..) in &entities {
+        assert_eq!(mesh_level(&h, *entity), Some(*level), "entity {entity}");
+    }
+    // One draw per level in the main pass (the entities of a level share
+    // its mesh and the model's material).
+    log.take();
+    h.update();
+    let draws: u32 = log
+        .take()
+        .iter()
+        .filter(|i| i.phase == "Opaque3d")
+        .map(|i| i.draws)
+        .sum();
+    assert_eq!(
+        draws as usize,
+        used.len(),
+        "one draw per level used: {used:?}"
+    );
+
+    // The picture: the CPU's full-detail silhouettes, within the levels'
+    // error (a pixel) and the pixel centres' sampling (a pixel).
+    let image = h.capture(&target);
+    let model = md2_wgpu::demo::demo_model();
+    let mut everyone = PosedModel {
+        triangles: Vec::new(),
+    };
+    for (_, _, animator, place) in &entities {
+        everyone
+            .triangles
+            .extend(PosedModel::new(&model, &animator.pose(0.0), place.to_matrix()).triangles);
+    }
+    let cpu = rasterize(&everyone, clip_from_world, size, size).mask;
+    let gpu = lit_mask(&image);
+    compare("entity levels", &gpu, &cpu);
+    let far = gpu.beyond(&cpu, 2);
+    if far != 0 || cpu.count() < 1000 {
+        panic!(
+            "entity levels: {far} pixels more than two from the CPU's silhouettes ({} covered): {}",
+            cpu.count(),
+            save_actual(&image, "entity-levels").display()
+        );
+    }
+
+    // Full detail where asked.
+    for (entity, ..) in &entities {
+        h.app
+            .world_mut()
+            .entity_mut(*entity)
+            .insert(Md2LevelOfDetail::FULL_DETAIL);
+    }
+    h.update();
+    for (entity, ..) in &entities {
+        assert_eq!(mesh_level(&h, *entity), Some(0), "entity {entity}");
     }
 }
