@@ -94,6 +94,16 @@ fn md2_crowd_previous(record: u32) -> Md2CrowdInstance {
     return out;
 }
 
+// md2-wgpu's MD2_EFFECT_NO_SHADOW (contract::EFFECT_NO_SHADOW; a test
+// holds them equal).
+const MD2_CROWD_EFFECT_NO_SHADOW: u32 = 0x04000000u;
+
+// Whether record `record`'s member casts no shadow (its effects say so).
+fn md2_crowd_casts_no_shadow(record: u32) -> bool {
+    let member = md2_crowd_records[record * MD2_CROWD_RECORD_WORDS] * MD2_CROWD_MEMBER_VEC4S;
+    return (md2_crowd_members[member + 3u].z & MD2_CROWD_EFFECT_NO_SHADOW) != 0u;
+}
+
 // Record `record`'s member's skin layer and tint (linear RGBA, the colour
 // times its intensity), as md2-wgpu's vertex stage decodes them.
 struct Md2CrowdLook {

@@ -14,7 +14,9 @@
 #import bevy_pbr::forward_io::VertexOutput
 #endif
 #import md2_bevy::pose::{md2_pose_vertex, md2_world_position, md2_world_normal}
-#import md2_bevy::crowd::{md2_crowd_draw, md2_crowd_instance, md2_crowd_previous}
+#import md2_bevy::crowd::{
+    md2_crowd_casts_no_shadow, md2_crowd_draw, md2_crowd_instance, md2_crowd_previous,
+}
 
 struct Md2Vertex {
     @builtin(instance_index) instance_index: u32,
@@ -26,6 +28,14 @@ struct Md2Vertex {
 fn vertex(vertex: Md2Vertex) -> VertexOutput {
     var out: VertexOutput;
     let record = md2_crowd_draw.base + vertex.instance_index;
+#ifdef MD2_CROWD_SHADOW_CASTER
+    // A member that casts no shadow: every vertex of its instance outside
+    // the view (as md2-wgpu's md2_vs_shadow_crowd leaves it out).
+    if md2_crowd_casts_no_shadow(record) {
+        out.position = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+        return out;
+    }
+#endif
     let inst = md2_crowd_instance(record);
     let posed = md2_pose_vertex(vertex.xyz, inst.frames, inst.lerp, 0.0);
     let world = md2_world_position(inst.rows, posed.position);

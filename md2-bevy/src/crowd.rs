@@ -55,7 +55,8 @@ const DEFAULT_MAX_BINDING: u64 = 128 << 20;
 /// G-buffer pass instead of the main pass, as an [`Md2`](crate::Md2)
 /// entity is; and in every shadow map (each cascade of a directional
 /// light, each face of a point light's, each spot light's: every shadow
-/// view runs the crowd's passes, culled against it). Motion vectors: once
+/// view runs the crowd's passes, culled against it; a member whose effects
+/// say `no_shadow` casts none). Motion vectors: once
 /// a camera has a `MotionVectorPrepass`, each change to a member keeps what
 /// the previous frame showed of it, and the passes sample every member's
 /// clocks at the view's previous time too; a still crowd's are exactly

@@ -248,6 +248,9 @@ impl FromWorld for CrowdPipelines {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct CrowdPipelineKey {
     pub prepass: bool,
+    /// A shadow map's: members whose effects say they cast no shadow
+    /// (md2-wgpu's `EFFECT_NO_SHADOW`) are left out.
+    pub shadow: bool,
     pub mesh_key: MeshPipelineKey,
 }
 
@@ -291,7 +294,7 @@ impl SpecializedMeshPipeline for CrowdPipelines {
                     .get_layout(&[Mesh::ATTRIBUTE_POSITION.at_shader_location(0)])?;
                 return self.mesh_pipeline.specialize(key.mesh_key, layout);
             };
-            return Ok(self.prepass_pipeline(prepass, key.mesh_key));
+            return Ok(self.prepass_pipeline(prepass, key.mesh_key, key.shadow));
         }
         let key = key.mesh_key;
         // Bevy's mesh pipeline for the view's key (targets, depth, MSAA,
@@ -338,6 +341,7 @@ impl CrowdPipelines {
         &self,
         prepass: &PrepassPipeline,
         key: MeshPipelineKey,
+        shadow: bool,
     ) -> RenderPipelineDescriptor {
         let mut defs: Vec<ShaderDefVal> = vec![
             "MD2_CROWD".into(),
@@ -375,6 +379,7 @@ impl CrowdPipelines {
             (deferred, "DEFERRED_PREPASS"),
             (motion, "MOTION_VECTOR_PREPASS"),
             (normal || motion || deferred, "PREPASS_FRAGMENT"),
+            (shadow, "MD2_CROWD_SHADOW_CASTER"),
         ] {
             if on {
                 defs.push(def.into());
@@ -616,7 +621,11 @@ pub(crate) fn prepare_crowds(
     mut commands: Commands,
     mut gpu: ResMut<GpuCrowds>,
     crowds: Query<(&MainEntity, &ExtractedCrowd)>,
-    views: Query<(&ExtractedView, Has<MotionVectorPrepass>)>,
+    views: Query<(
+        &ExtractedView,
+        Has<MotionVectorPrepass>,
+        Option<&LightEntity>,
+    )>,
     opaque: Res<ViewBinnedRenderPhases<Opaque3d>>,
     shadows: Res<ViewBinnedRenderPhases<Shadow>>,
     device: Res<RenderDevice>,
@@ -703,7 +712,7 @@ pub(crate) fn prepare_crowds(
             stats.bytes_written += size_of::<CrowdParams>() as u64;
         }
         g.layout = crowd.frame.layout;
-        for (view, motion) in &views {
+        for (view, motion, light) in &views {
             let key = view.retained_view_entity;
             // A hidden crowd keeps its members' buffers but runs no passes
             // (its views are dropped below).
@@ -803,7 +812,21 @@ pub(crate) fn prepare_crowds(
             let view_proj = view.clip_from_world.unwrap_or_else(|| {
                 view.clip_from_view * view.world_from_view.to_matrix().inverse()
             });
-            let view_proj = md2_wgpu::glam::Mat4::from_cols_array(&view_proj.to_cols_array());
+            let mut view_proj = md2_wgpu::glam::Mat4::from_cols_array(&view_proj.to_cols_array());
+            if matches!(light, Some(LightEntity::Directional { .. })) {
+                // A directional light's cascade keeps casters between the
+                // light and its near plane (Bevy clamps their depth, and
+                // culls its own casters without the near plane:
+                // bevy_light lib.rs:455): the passes' near plane, clip
+                // z <= w (reversed depth), is pushed 10,000 cascade depths
+                // towards the light by scaling the clip z row, which
+                // leaves the far plane (z >= 0), the sides and the level
+                // choice (rows 0, 1 and 3) as they are. The records are
+                // drawn through Bevy's own view, so no depth changes.
+                view_proj = md2_wgpu::glam::Mat4::from_diagonal(md2_wgpu::glam::Vec4::new(
+                    1.0, 1.0, 1e-4, 1.0,
+                )) * view_proj;
+            }
             let viewport = md2_wgpu::glam::UVec2::new(view.viewport.z, view.viewport.w);
             let camera = Md2Camera::new(view_proj).with_viewport(viewport);
             let uniform = camera.uniform(None, true, view_proj, crowd.level_error_pixels);
@@ -1165,6 +1188,7 @@ pub(crate) fn queue_crowds(
                     .map(|&(phase, prepass, view_key)| {
                         let key = CrowdPipelineKey {
                             prepass,
+                            shadow: false,
                             mesh_key: view_key
                                 | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits()),
                         };
@@ -1369,6 +1393,7 @@ pub(crate) fn queue_crowd_shadows(
             };
             let key = CrowdPipelineKey {
                 prepass: true,
+                shadow: true,
                 mesh_key: *light_key | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits()),
             };
             let Ok(pipeline) = specialized.specialize(&cache, &pipelines, key, &mesh.layout) else {

@@ -63,6 +63,14 @@ pub(crate) fn choose_entity_levels(
         Option<&Md2LevelOfDetail>,
     )>,
 ) {
+    // Without a model that has coarser levels, nothing to choose (and no
+    // entity to visit).
+    if assets
+        .iter()
+        .all(|(_, asset)| asset.level_meshes().len() < 2)
+    {
+        return;
+    }
     let cameras: Vec<md2_wgpu::Camera> = cameras
         .iter()
         .filter_map(|(camera, transform)| md2_camera(camera, transform))

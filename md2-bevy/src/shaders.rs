@@ -238,6 +238,14 @@ mod tests {
         }
     }
 
+    /// The crowd's shadow maps leave out md2-wgpu's no-shadow members.
+    #[test]
+    fn the_no_shadow_effect_is_md2_wgpus() {
+        let bit = md2_wgpu::contract::EFFECT_NO_SHADOW;
+        let expected = format!("MD2_CROWD_EFFECT_NO_SHADOW: u32 = {bit:#010x}u;");
+        assert!(CROWD_WGSL.contains(&expected), "{expected}");
+    }
+
     /// The level tint's colours in the WGSL are `LEVEL_COLOURS`, level by
     /// level (the last is the chain's start).
     #[test]

@@ -259,4 +259,90 @@ fn a_crowd_member_casts_its_poses_shadow() {
         rendered[0].differing(&rendered[1]) > 500,
         "the two poses cast two shadows"
     );
+
+    // A member whose effects say it casts no shadow (md2-wgpu's
+    // EFFECT_NO_SHADOW) casts none; it says so again, and it does.
+    let no_shadow = md2_wgpu::scene::Effects {
+        no_shadow: true,
+        ..md2_wgpu::scene::Effects::NONE
+    };
+    for (effects, shadows) in [(no_shadow, false), (md2_wgpu::scene::Effects::NONE, true)] {
+        h.app
+            .world_mut()
+            .get_mut::<Md2Crowd>(entity)
+            .expect("a crowd")
+            .members_mut()
+            .member(member)
+            .set_effects(effects)
+            .expect("a member");
+        h.update();
+        let image = h.capture(&target);
+        let shadow = shadow_mask(&image).count();
+        eprintln!("crowd, effects {effects:?}: shadow {shadow} pixels");
+        if (shadow > 1000) != shadows || (!shadows && shadow != 0) {
+            panic!(
+                "crowd, effects {effects:?}: {shadow} shadow pixels: {}",
+                save_actual(&image, "crowd-shadow-effects").display()
+            );
+        }
+    }
+}
+
+/// A member far up towards the light, between it and the cascade's near
+/// plane (2,000 units beyond where its shadow falls): it still casts its
+/// shadow, as Bevy's own casters do there (Bevy culls directional casters
+/// without the near plane and clamps their depth); the crowd's passes cull
+/// a cascade without its near plane too.
+#[test]
+fn a_crowd_member_before_the_cascades_near_plane_casts_its_shadow() {
+    use md2_bevy::{Md2Asset, Md2Crowd, member_transform};
+    use md2_wgpu::{CrowdMember, anim::ClipClock};
+
+    if !gpu_or_skip("shadows") {
+        return;
+    }
+    let (mut h, handle, target, light) = shadow_scene();
+    let model = md2_wgpu::demo::demo_model();
+    // Where a_crowd_member_casts_its_poses_shadow's member stands, moved
+    // 2,000 units back along the light: the same shadow.
+    let place = Transform::from_translation(Vec3::new(0.0, 100.0, 0.0) - light * 2000.0)
+        .with_rotation(Quat::from_rotation_y(0.7));
+    let asset = h
+        .app
+        .world()
+        .resource::<Assets<Md2Asset>>()
+        .get(&handle)
+        .expect("loaded")
+        .clone();
+    let mut crowd = Md2Crowd::new(handle, &asset);
+    let stand = ClipClock::new(Clip::once("stand", 0, 0), 0.0);
+    crowd
+        .members_mut()
+        .add(CrowdMember::new(member_transform(&place), stand.clone()))
+        .expect("a member");
+    h.app.world_mut().spawn(crowd);
+    let camera = shadow_camera(&mut h, &target);
+    h.update();
+    let clip_from_world = h.clip_from_world(camera);
+    h.update();
+    let image = h.capture(&target);
+    let shadow = shadow_mask(&image);
+    let pose = md2_wgpu::anim::Playback::from(stand).pose(0.0);
+    let posed = PosedModel::new(&model, &pose, place.to_matrix());
+    let cpu = rasterize_both_faces(&posed.shadow(light), clip_from_world, SIZE, SIZE).mask;
+    eprintln!(
+        "crowd, before the near plane: shadow {} pixels (CPU {}), {} differ, {} more than 2 pixels away, IoU {:.3}",
+        shadow.count(),
+        cpu.count(),
+        shadow.differing(&cpu),
+        shadow.beyond(&cpu, 2),
+        shadow.iou(&cpu)
+    );
+    assert!(cpu.count() > 1000, "the shadow is in view");
+    if shadow.beyond(&cpu, 2) != 0 || shadow.iou(&cpu) < 0.85 {
+        panic!(
+            "crowd, before the near plane: the shadow is not the pose's: {}",
+            save_actual(&image, "crowd-shadow-near-plane").display()
+        );
+    }
 }
