@@ -47,13 +47,6 @@ fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
     let mut h = Harness::new(bright_on_black);
     let log = count_draws(&mut h.app);
     let model = h.load_demo();
-    let asset = h
-        .app
-        .world()
-        .resource::<Assets<md2_bevy::Md2Asset>>()
-        .get(&model)
-        .expect("loaded")
-        .clone();
     let target = h.target(256, 256, TextureFormat::Rgba8UnormSrgb);
     let eye =
         Transform::from_xyz(0.0, 120.0, 260.0).looking_at(Vec3::new(0.0, 10.0, -70.0), Vec3::Y);
@@ -66,13 +59,7 @@ fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
         }),
         (),
     );
-    let mut crowd = Md2Crowd::new(model.clone(), &asset);
-    let mut handles = Vec::new();
-    for (place, clock) in soldiers() {
-        let member = CrowdMember::new(member_transform(&place), clock);
-        handles.push(crowd.members_mut().add(member).expect("a member"));
-    }
-    let entity = h.app.world_mut().spawn(crowd).id();
+    let (entity, handles) = spawn_soldiers(&mut h, &model);
     for _ in 0..3 {
         h.update();
     }
@@ -208,6 +195,22 @@ fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
     );
 }
 
+/// A crowd of `model` (loaded) with [`soldiers`] as its members, spawned:
+/// its entity and the members' handles.
+pub fn spawn_soldiers(
+    h: &mut Harness,
+    model: &Handle<md2_bevy::Md2Asset>,
+) -> (Entity, Vec<md2_wgpu::crowd::CrowdHandle>) {
+    let asset = h.md2_asset(model);
+    let mut crowd = Md2Crowd::new(model.clone(), &asset);
+    let mut handles = Vec::new();
+    for (place, clock) in soldiers() {
+        let member = CrowdMember::new(member_transform(&place), clock);
+        handles.push(crowd.members_mut().add(member).expect("a member"));
+    }
+    (h.app.world_mut().spawn(crowd).id(), handles)
+}
+
 /// The crowd `entity` (and `others`: entities' playbacks and places) as
 /// `camera` draws it into `target`, against md2-wgpu's CPU reference of
 /// its members (the CPU's copy, which is the truth) at the frame's time.
@@ -278,73 +281,41 @@ pub fn check_silhouette(what: &str, gpu: &Mask, cpu: &Mask, image: &Image) {
 /// viewport), counted where the draw arguments come back from the GPU.
 #[test]
 fn each_member_is_drawn_at_md2_wgpus_level() {
-    use md2_bevy::{Md2Asset, Md2Levels, Md2LoaderSettings};
-    use md2_wgpu::contract::{GpuModelOptions, MAX_LEVELS};
-    use md2_wgpu::scene::LevelChoice;
+    use md2_wgpu::contract::MAX_LEVELS;
+
+    use crate::levels::Street;
 
     if !gpu_or_skip("crowd levels") {
         return;
     }
     let mut h = Harness::new(bright_on_black);
-    h.add_file("street/soldier.png", crate::harness::demo_skin_png());
-    h.add_file("street/tris.md2", md2_wgpu::demo::demo_model_bytes());
-    let model: Handle<Md2Asset> = h
-        .asset_server()
-        .load_builder()
-        .with_settings(|s: &mut Md2LoaderSettings| s.levels = Md2Levels::SavedOrBuilt)
-        .load("memory://street/tris.md2");
-    h.wait_loaded(&model);
-    let asset = h
-        .app
-        .world()
-        .resource::<Assets<Md2Asset>>()
-        .get(&model)
-        .expect("loaded")
-        .clone();
-    let levels = asset.levels_of_detail().levels().to_vec();
-    assert!(levels.len() > 2, "the demo has coarser levels");
-    let size = 256;
-    let target = h.target(size, size, TextureFormat::Rgba8UnormSrgb);
-    let eye =
-        Transform::from_xyz(0.0, 30.0, 60.0).looking_at(Vec3::new(0.0, 10.0, -2000.0), Vec3::Y);
-    let camera = h.camera(
-        &target,
-        eye,
-        Projection::Perspective(PerspectiveProjection {
-            fov: 0.6,
-            far: 10_000.0,
-            ..default()
-        }),
-        (),
-    );
-    h.update();
-    let clip_from_world = h.clip_from_world(camera);
-    let md2_camera = md2_wgpu::Camera::new(md2_wgpu::glam::Mat4::from_cols_array(
-        &clip_from_world.to_cols_array(),
-    ))
-    .with_viewport(md2_wgpu::glam::UVec2::splat(size));
-    let sphere = md2_wgpu::ModelData::new(
-        md2_wgpu::demo::demo_model().keyframes(),
-        GpuModelOptions::DEFAULT,
-    )
-    .expect("GPU data")
-    .bounding_sphere();
-    let choice = LevelChoice::new(&levels, sphere, std::time::Duration::ZERO);
+    let street = Street::new(&mut h);
+    let Street {
+        model,
+        asset,
+        size,
+        target,
+        clip_from_world,
+        md2_camera,
+        ..
+    } = &street;
+    let (size, clip_from_world) = (*size, *clip_from_world);
+    let choice = street.choice();
     let pixels = 1.0;
     // Members down the street, each kept only where its level is not
     // within a hair of a switch (where the GPU's rounding may pick the
     // other side).
-    let mut crowd = Md2Crowd::new(model.clone(), &asset);
+    let mut crowd = Md2Crowd::new(model.clone(), asset);
     let mut expected = [0u64; MAX_LEVELS];
     for i in 0..400 {
         let place =
             Transform::from_xyz(((i % 7) as f32 - 3.0) * 12.0, 0.0, -100.0 - i as f32 * 9.0)
                 .with_rotation(Quat::from_rotation_y(i as f32 * 0.9));
         let transform = member_transform(&place);
-        let level = choice.for_view(&md2_camera, pixels, transform);
+        let level = choice.for_view(md2_camera, pixels, transform);
         let near_a_switch = [0.99, 1.01]
             .iter()
-            .any(|k| choice.for_view(&md2_camera, pixels * k, transform) != level);
+            .any(|k| choice.for_view(md2_camera, pixels * k, transform) != level);
         if near_a_switch {
             continue;
         }
@@ -395,7 +366,7 @@ fn each_member_is_drawn_at_md2_wgpus_level() {
     let mut bands: Vec<(f32, f32)> = vec![(f32::MAX, 0.0); MAX_LEVELS];
     let mut distance = 40.0f32;
     while distance < 8000.0 {
-        let level = choice.for_view(&md2_camera, pixels, at(distance, 0.0));
+        let level = choice.for_view(md2_camera, pixels, at(distance, 0.0));
         let band = &mut bands[level];
         *band = (band.0.min(distance), band.1.max(distance));
         distance *= 1.01;
@@ -419,7 +390,7 @@ fn each_member_is_drawn_at_md2_wgpus_level() {
         let crowd = query.single(h.app.world()).expect("one crowd");
         crowd.members().iter().map(|(_, m)| m).collect::<Vec<_>>()
     };
-    let image = h.capture(&target);
+    let image = h.capture(target);
     let now = h.app.world().resource::<Time>().elapsed_secs_f64();
     let model = md2_wgpu::demo::demo_model();
     let mut posed = PosedModel {
@@ -429,7 +400,7 @@ fn each_member_is_drawn_at_md2_wgpus_level() {
     for member in &crowd {
         let place = Mat4::from_cols_array(&member.transform.to_cols_array());
         let triangles = PosedModel::new(&model, &member.playback.pose(now), place).triangles;
-        let level = choice.for_view(&md2_camera, pixels, member.transform);
+        let level = choice.for_view(md2_camera, pixels, member.transform);
         level_of_triangle.extend(std::iter::repeat_n(level, triangles.len()));
         posed.triangles.extend(triangles);
     }

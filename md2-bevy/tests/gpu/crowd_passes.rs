@@ -15,10 +15,10 @@ use bevy::pbr::DefaultOpaqueRendererMethod;
 use bevy::prelude::*;
 use bevy::render::RenderApp;
 use bevy::render::render_resource::TextureFormat;
-use md2_bevy::{Md2Asset, Md2Crowd, Md2CrowdStats, member_transform};
+use md2_bevy::{Md2Crowd, Md2CrowdStats, member_transform};
 use md2_wgpu::{CrowdMember, Quake2Player, anim::ClipClock};
 
-use crate::crowd::{check_silhouette, posed_crowd, soldiers};
+use crate::crowd::{check_silhouette, posed_crowd, spawn_soldiers};
 use crate::draws::count_draws;
 use crate::harness::{Harness, bright_on_black, gpu_or_skip, pixels, save_actual};
 use crate::motion::{MotionComparison, compare_motion};
@@ -56,13 +56,6 @@ fn passes(deferred: bool) {
     });
     let log = count_draws(&mut h.app);
     let model = h.load_demo();
-    let asset = h
-        .app
-        .world()
-        .resource::<Assets<Md2Asset>>()
-        .get(&model)
-        .expect("loaded")
-        .clone();
     let lit = h.target(SIZE, SIZE, TextureFormat::Rgba8UnormSrgb);
     let probe = h.target(SIZE, SIZE, TextureFormat::Rgba16Float);
     let eye =
@@ -96,13 +89,7 @@ fn passes(deferred: bool) {
         }
     }
     attach_probe(h.app.world_mut(), probe_camera, NEAR, FOV, 1.0);
-    let mut crowd = Md2Crowd::new(model.clone(), &asset);
-    let mut handles = Vec::new();
-    for (place, clock) in soldiers() {
-        let member = CrowdMember::new(member_transform(&place), clock);
-        handles.push(crowd.members_mut().add(member).expect("a member"));
-    }
-    let entity = h.app.world_mut().spawn(crowd).id();
+    let (entity, handles) = spawn_soldiers(&mut h, &model);
     for _ in 0..3 {
         h.update();
     }

@@ -194,6 +194,16 @@ impl Harness {
         panic!("the asset did not load");
     }
 
+    /// The loaded model behind `handle`.
+    pub fn md2_asset(&self, handle: &Handle<md2_bevy::Md2Asset>) -> md2_bevy::Md2Asset {
+        self.app
+            .world()
+            .resource::<Assets<md2_bevy::Md2Asset>>()
+            .get(handle)
+            .expect("loaded")
+            .clone()
+    }
+
     /// One frame: the main world, extraction, the render world, and the GPU
     /// finished.
     pub fn update(&mut self) {

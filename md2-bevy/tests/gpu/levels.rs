@@ -27,8 +27,85 @@ fn load(h: &mut Harness, path: &str, levels: Md2Levels) -> Md2Asset {
         .with_settings(move |s: &mut Md2LoaderSettings| s.levels = levels)
         .load(path.to_owned());
     h.wait_loaded(&handle);
-    let assets = h.app.world().resource::<Assets<Md2Asset>>();
-    assets.get(&handle).expect("loaded").clone()
+    h.md2_asset(&handle)
+}
+
+/// A long street seen from one end: the demo model loaded with levels
+/// built by the loader, a `size`² target and the camera looking down the
+/// street into it, md2-wgpu's camera of the same view and viewport, and
+/// the model's sphere its levels are chosen by.
+pub struct Street {
+    pub model: Handle<Md2Asset>,
+    pub asset: Md2Asset,
+    pub size: u32,
+    pub target: Handle<Image>,
+    pub clip_from_world: Mat4,
+    pub md2_camera: md2_wgpu::Camera,
+    pub sphere: [f32; 4],
+}
+
+impl Street {
+    pub fn new(h: &mut Harness) -> Street {
+        use bevy::render::render_resource::TextureFormat;
+
+        h.add_file("street/soldier.png", demo_skin_png());
+        h.add_file("street/tris.md2", md2_wgpu::demo::demo_model_bytes());
+        let model: Handle<Md2Asset> = h
+            .asset_server()
+            .load_builder()
+            .with_settings(|s: &mut Md2LoaderSettings| s.levels = Md2Levels::SavedOrBuilt)
+            .load("memory://street/tris.md2");
+        h.wait_loaded(&model);
+        let asset = h.md2_asset(&model);
+        assert!(
+            asset.levels_of_detail().levels().len() > 2,
+            "the demo has coarser levels"
+        );
+        let size = 256;
+        let target = h.target(size, size, TextureFormat::Rgba8UnormSrgb);
+        let eye =
+            Transform::from_xyz(0.0, 30.0, 60.0).looking_at(Vec3::new(0.0, 10.0, -2000.0), Vec3::Y);
+        let camera = h.camera(
+            &target,
+            eye,
+            Projection::Perspective(PerspectiveProjection {
+                fov: 0.6,
+                far: 10_000.0,
+                ..default()
+            }),
+            (),
+        );
+        h.update();
+        let clip_from_world = h.clip_from_world(camera);
+        let md2_camera = md2_wgpu::Camera::new(md2_wgpu::glam::Mat4::from_cols_array(
+            &clip_from_world.to_cols_array(),
+        ))
+        .with_viewport(md2_wgpu::glam::UVec2::splat(size));
+        let sphere = ModelData::new(
+            md2_wgpu::demo::demo_model().keyframes(),
+            GpuModelOptions::DEFAULT,
+        )
+        .expect("GPU data")
+        .bounding_sphere();
+        Street {
+            model,
+            asset,
+            size,
+            target,
+            clip_from_world,
+            md2_camera,
+            sphere,
+        }
+    }
+
+    /// md2-wgpu's level choice for the street's model.
+    pub fn choice(&self) -> md2_wgpu::scene::LevelChoice<'_> {
+        md2_wgpu::scene::LevelChoice::new(
+            self.asset.levels_of_detail().levels(),
+            self.sphere,
+            std::time::Duration::ZERO,
+        )
+    }
 }
 
 fn same_levels(a: &Levels, b: &Levels) -> bool {
@@ -128,10 +205,8 @@ fn levels_are_read_beside_the_model_or_built_off_the_main_thread() {
 /// with `Md2LevelOfDetail::FULL_DETAIL`, every entity draws level 0.
 #[test]
 fn entities_draw_the_level_their_camera_allows() {
-    use bevy::render::render_resource::TextureFormat;
     use md2_bevy::{Md2, Md2Animator, Md2LevelOfDetail};
     use md2_wgpu::Quake2Player;
-    use md2_wgpu::scene::LevelChoice;
 
     use crate::draws::count_draws;
     use crate::harness::{bright_on_black, save_actual};
@@ -142,50 +217,18 @@ fn entities_draw_the_level_their_camera_allows() {
     }
     let mut h = Harness::new(bright_on_black);
     let log = count_draws(&mut h.app);
-    h.add_file("street/soldier.png", demo_skin_png());
-    h.add_file("street/tris.md2", md2_wgpu::demo::demo_model_bytes());
-    let handle: Handle<Md2Asset> = h
-        .asset_server()
-        .load_builder()
-        .with_settings(|s: &mut Md2LoaderSettings| s.levels = Md2Levels::SavedOrBuilt)
-        .load("memory://street/tris.md2");
-    h.wait_loaded(&handle);
-    let asset = h
-        .app
-        .world()
-        .resource::<Assets<Md2Asset>>()
-        .get(&handle)
-        .expect("loaded")
-        .clone();
-    let levels = asset.levels_of_detail().levels().to_vec();
-    assert!(levels.len() > 2, "the demo has coarser levels");
-    let size = 256;
-    let target = h.target(size, size, TextureFormat::Rgba8UnormSrgb);
-    let eye =
-        Transform::from_xyz(0.0, 30.0, 60.0).looking_at(Vec3::new(0.0, 10.0, -2000.0), Vec3::Y);
-    let camera = h.camera(
-        &target,
-        eye,
-        Projection::Perspective(PerspectiveProjection {
-            fov: 0.6,
-            far: 10_000.0,
-            ..default()
-        }),
-        (),
-    );
-    h.update();
-    let clip_from_world = h.clip_from_world(camera);
-    let md2_camera = md2_wgpu::Camera::new(md2_wgpu::glam::Mat4::from_cols_array(
-        &clip_from_world.to_cols_array(),
-    ))
-    .with_viewport(md2_wgpu::glam::UVec2::splat(size));
-    let sphere = ModelData::new(
-        md2_wgpu::demo::demo_model().keyframes(),
-        GpuModelOptions::DEFAULT,
-    )
-    .expect("GPU data")
-    .bounding_sphere();
-    let choice = LevelChoice::new(&levels, sphere, std::time::Duration::ZERO);
+    let street = Street::new(&mut h);
+    let Street {
+        model: handle,
+        asset,
+        size,
+        target,
+        clip_from_world,
+        md2_camera,
+        ..
+    } = &street;
+    let (size, clip_from_world) = (*size, *clip_from_world);
+    let choice = street.choice();
     let mut entities = Vec::new();
     let mut used = std::collections::BTreeSet::new();
     for i in 0..120 {
@@ -193,10 +236,10 @@ fn entities_draw_the_level_their_camera_allows() {
             Transform::from_xyz(((i % 5) as f32 - 2.0) * 14.0, 0.0, -100.0 - i as f32 * 30.0)
                 .with_rotation(Quat::from_rotation_y(i as f32 * 0.9));
         let transform = md2_wgpu::glam::Mat4::from_cols_array(&place.to_matrix().to_cols_array());
-        let level = choice.for_view(&md2_camera, 1.0, transform);
+        let level = choice.for_view(md2_camera, 1.0, transform);
         let near_a_switch = [0.99, 1.01]
             .iter()
-            .any(|k| choice.for_view(&md2_camera, *k, transform) != level);
+            .any(|k| choice.for_view(md2_camera, *k, transform) != level);
         if near_a_switch {
             continue;
         }
@@ -241,7 +284,7 @@ fn entities_draw_the_level_their_camera_allows() {
 
     // The picture: the CPU's full-detail silhouettes, within the levels'
     // error (a pixel) and the pixel centres' sampling (a pixel).
-    let image = h.capture(&target);
+    let image = h.capture(target);
     let model = md2_wgpu::demo::demo_model();
     let mut everyone = PosedModel {
         triangles: Vec::new(),

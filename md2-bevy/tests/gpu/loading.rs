@@ -185,13 +185,7 @@ fn a_community_player_model_finds_its_skins_through_bevys_reader() {
     }
     let handle: Handle<Md2Asset> = h.asset_server().load("memory://players/Yohko/tris.md2");
     h.wait_loaded(&handle);
-    let asset = h
-        .app
-        .world()
-        .resource::<Assets<Md2Asset>>()
-        .get(&handle)
-        .expect("loaded")
-        .clone();
+    let asset = h.md2_asset(&handle);
     // md2-wgpu's own search, on the file system, is the reference.
     let model = md2_wgpu::Md2Model::open(dir.join("tris.md2")).expect("the model loads");
     let on_disk = md2_wgpu::skins::load_skins(dir.join("tris.md2"), &model);

@@ -188,37 +188,79 @@ fn two_frames_cast_their_own_shadows_on_a_standard_material_plane() {
     }
 }
 
+/// A crowd of the shadow scene's model with one member at `place` on
+/// `clock`, spawned, and the shadow camera: the crowd's entity, the
+/// member, and the camera's world to clip.
+fn one_member_crowd(
+    h: &mut Harness,
+    handle: Handle<md2_bevy::Md2Asset>,
+    target: &Handle<Image>,
+    place: &Transform,
+    clock: md2_wgpu::anim::ClipClock,
+) -> (Entity, md2_wgpu::crowd::CrowdHandle, Mat4) {
+    use md2_bevy::{Md2Crowd, member_transform};
+
+    let asset = h.md2_asset(&handle);
+    let mut crowd = Md2Crowd::new(handle, &asset);
+    let member = crowd
+        .members_mut()
+        .add(md2_wgpu::CrowdMember::new(member_transform(place), clock))
+        .expect("a member");
+    let entity = h.app.world_mut().spawn(crowd).id();
+    let camera = shadow_camera(h, target);
+    h.update();
+    let clip_from_world = h.clip_from_world(camera);
+    (entity, member, clip_from_world)
+}
+
+/// The shadow `image` shows, held to the CPU's: the demo model in `pose`
+/// at `place`, flattened along `light` (no pixel more than 2 from it, IoU
+/// at least 0.85); `name` says which.
+fn check_crowd_shadow(
+    name: &str,
+    image: &Image,
+    pose: &md2_wgpu::anim::Pose,
+    place: &Transform,
+    light: Vec3,
+    clip_from_world: Mat4,
+) -> Mask {
+    let shadow = shadow_mask(image);
+    let posed = PosedModel::new(&md2_wgpu::demo::demo_model(), pose, place.to_matrix());
+    let cpu = rasterize_both_faces(&posed.shadow(light), clip_from_world, SIZE, SIZE).mask;
+    eprintln!(
+        "crowd, {name}: shadow {} pixels (CPU {}), {} differ, {} more than 2 pixels away, IoU {:.3}",
+        shadow.count(),
+        cpu.count(),
+        shadow.differing(&cpu),
+        shadow.beyond(&cpu, 2),
+        shadow.iou(&cpu)
+    );
+    assert!(cpu.count() > 1000, "{name}: the shadow is in view");
+    if shadow.beyond(&cpu, 2) != 0 || shadow.iou(&cpu) < 0.85 {
+        panic!(
+            "crowd, {name}: the shadow is not the pose's: {}",
+            save_actual(image, &format!("crowd-shadow-{}", name.replace(' ', "-"))).display()
+        );
+    }
+    shadow
+}
+
 /// The same scene with the model as a resident crowd's one member: each
 /// shadow map runs the crowd's passes and draws it, so the member casts its
 /// pose's shadow, and another clip's when it plays one.
 #[test]
 fn a_crowd_member_casts_its_poses_shadow() {
-    use md2_bevy::{Md2Asset, Md2Crowd, member_transform};
-    use md2_wgpu::{CrowdMember, anim::ClipClock};
+    use md2_bevy::Md2Crowd;
+    use md2_wgpu::anim::ClipClock;
 
     if !gpu_or_skip("shadows") {
         return;
     }
     let (mut h, handle, target, light) = shadow_scene();
-    let model = md2_wgpu::demo::demo_model();
     let place = Transform::from_xyz(0.0, 100.0, 0.0).with_rotation(Quat::from_rotation_y(0.7));
-    let asset = h
-        .app
-        .world()
-        .resource::<Assets<Md2Asset>>()
-        .get(&handle)
-        .expect("loaded")
-        .clone();
-    let mut crowd = Md2Crowd::new(handle, &asset);
     let stand = ClipClock::new(Clip::once("stand", 0, 0), 0.0);
-    let member = crowd
-        .members_mut()
-        .add(CrowdMember::new(member_transform(&place), stand.clone()))
-        .expect("a member");
-    let entity = h.app.world_mut().spawn(crowd).id();
-    let camera = shadow_camera(&mut h, &target);
-    h.update();
-    let clip_from_world = h.clip_from_world(camera);
+    let (entity, member, clip_from_world) =
+        one_member_crowd(&mut h, handle, &target, &place, stand.clone());
     // Fallen: death3's last frame, from long ago.
     let fallen = ClipClock::new(Quake2Player::Death3.clip(), -10.0);
     let mut rendered = Vec::new();
@@ -234,26 +276,15 @@ fn a_crowd_member_casts_its_poses_shadow() {
         h.update();
         h.update();
         let image = h.capture(&target);
-        let shadow = shadow_mask(&image);
         let pose = md2_wgpu::anim::Playback::from(clock).pose(0.0);
-        let posed = PosedModel::new(&model, &pose, place.to_matrix());
-        let cpu = rasterize_both_faces(&posed.shadow(light), clip_from_world, SIZE, SIZE).mask;
-        eprintln!(
-            "crowd, {name}: shadow {} pixels (CPU {}), {} differ, {} more than 2 pixels away, IoU {:.3}",
-            shadow.count(),
-            cpu.count(),
-            shadow.differing(&cpu),
-            shadow.beyond(&cpu, 2),
-            shadow.iou(&cpu)
-        );
-        assert!(cpu.count() > 1000, "{name}: the shadow is in view");
-        if shadow.beyond(&cpu, 2) != 0 || shadow.iou(&cpu) < 0.85 {
-            panic!(
-                "crowd, {name}: the shadow is not the pose's: {}",
-                save_actual(&image, &format!("crowd-shadow-{name}")).display()
-            );
-        }
-        rendered.push(shadow);
+        rendered.push(check_crowd_shadow(
+            name,
+            &image,
+            &pose,
+            &place,
+            light,
+            clip_from_world,
+        ));
     }
     assert!(
         rendered[0].differing(&rendered[1]) > 500,
@@ -295,54 +326,27 @@ fn a_crowd_member_casts_its_poses_shadow() {
 /// a cascade without its near plane too.
 #[test]
 fn a_crowd_member_before_the_cascades_near_plane_casts_its_shadow() {
-    use md2_bevy::{Md2Asset, Md2Crowd, member_transform};
-    use md2_wgpu::{CrowdMember, anim::ClipClock};
+    use md2_wgpu::anim::ClipClock;
 
     if !gpu_or_skip("shadows") {
         return;
     }
     let (mut h, handle, target, light) = shadow_scene();
-    let model = md2_wgpu::demo::demo_model();
     // Where a_crowd_member_casts_its_poses_shadow's member stands, moved
     // 2,000 units back along the light: the same shadow.
     let place = Transform::from_translation(Vec3::new(0.0, 100.0, 0.0) - light * 2000.0)
         .with_rotation(Quat::from_rotation_y(0.7));
-    let asset = h
-        .app
-        .world()
-        .resource::<Assets<Md2Asset>>()
-        .get(&handle)
-        .expect("loaded")
-        .clone();
-    let mut crowd = Md2Crowd::new(handle, &asset);
     let stand = ClipClock::new(Clip::once("stand", 0, 0), 0.0);
-    crowd
-        .members_mut()
-        .add(CrowdMember::new(member_transform(&place), stand.clone()))
-        .expect("a member");
-    h.app.world_mut().spawn(crowd);
-    let camera = shadow_camera(&mut h, &target);
-    h.update();
-    let clip_from_world = h.clip_from_world(camera);
+    let (_, _, clip_from_world) = one_member_crowd(&mut h, handle, &target, &place, stand.clone());
     h.update();
     let image = h.capture(&target);
-    let shadow = shadow_mask(&image);
     let pose = md2_wgpu::anim::Playback::from(stand).pose(0.0);
-    let posed = PosedModel::new(&model, &pose, place.to_matrix());
-    let cpu = rasterize_both_faces(&posed.shadow(light), clip_from_world, SIZE, SIZE).mask;
-    eprintln!(
-        "crowd, before the near plane: shadow {} pixels (CPU {}), {} differ, {} more than 2 pixels away, IoU {:.3}",
-        shadow.count(),
-        cpu.count(),
-        shadow.differing(&cpu),
-        shadow.beyond(&cpu, 2),
-        shadow.iou(&cpu)
+    check_crowd_shadow(
+        "before the near plane",
+        &image,
+        &pose,
+        &place,
+        light,
+        clip_from_world,
     );
-    assert!(cpu.count() > 1000, "the shadow is in view");
-    if shadow.beyond(&cpu, 2) != 0 || shadow.iou(&cpu) < 0.85 {
-        panic!(
-            "crowd, before the near plane: the shadow is not the pose's: {}",
-            save_actual(&image, "crowd-shadow-near-plane").display()
-        );
-    }
 }
