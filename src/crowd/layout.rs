@@ -11,7 +11,7 @@
 use super::members::{CrowdFlush, CrowdMembers};
 use crate::contract::crowd::{
     CrowdParams, DRAW_STRIDE, DRAWS, EXTRA_BASE, EXTRA_WORDS, GROUP_WORDS, RECORD_WORDS, SEEN,
-    SORT_BLOCK, SUMS, WORKGROUP_SIZE,
+    SORT_BLOCK, SORT_LAYOUT, SUMS, WORKGROUP_SIZE,
 };
 use crate::contract::{
     BUCKETS, MAX_LEVELS, ModelLevels, OPAQUE, OPAQUE_MIRRORED, SHELL, TRANSLUCENT, level_of_opaque,
@@ -114,6 +114,36 @@ impl CrowdLayout {
     pub fn extra_words(&self, seen: u32) -> [(u64, u32); 2] {
         [
             (u64::from(EXTRA_BASE) * 4, self.extra_base(false) as u32),
+            (u64::from(SEEN) * 4, seen),
+        ]
+    }
+
+    /// Bytes of the visible records of a view that draws translucent
+    /// members and shells back to front ([`dispatches`](Self::dispatches)
+    /// with the sort): [`record_bytes`](Self::record_bytes)' and room for
+    /// the sorted buckets' records while they wait for their order.
+    pub fn sorted_record_bytes(&self, extra: bool) -> u64 {
+        self.record_words(true, extra).max(1) * 4
+    }
+
+    /// Bytes of the work buffer of a view that sorts:
+    /// [`work_bytes`](Self::work_bytes)' and the sorted buckets' keys.
+    pub fn sorted_work_bytes(&self) -> u64 {
+        self.work_words(true) * 4
+    }
+
+    /// What a view that sorts writes into its work buffer before its
+    /// passes, as (byte offset, words): where each sorted bucket's keys
+    /// start, where its records wait, and its padded key count.
+    pub fn sort_words(&self) -> (u64, [u32; 6]) {
+        (u64::from(SORT_LAYOUT) * 4, self.sort_layout())
+    }
+
+    /// [`extra_words`](Self::extra_words) for a view that sorts (its extra
+    /// records start after the waiting room).
+    pub fn sorted_extra_words(&self, seen: u32) -> [(u64, u32); 2] {
+        [
+            (u64::from(EXTRA_BASE) * 4, self.extra_base(true) as u32),
             (u64::from(SEEN) * 4, seen),
         ]
     }

@@ -5,7 +5,9 @@
 //! them the host's GPU buffers still lack, written through the host's
 //! [`CrowdBuffers`]; and what a host needs to run the crowd's passes in
 //! each view ([`CrowdLayout`], [`CrowdParams`], [`CrowdFrame`],
-//! [`CROWD_PASSES_WGSL`]) and to draw what they lay out ([`BucketDraw`]).
+//! [`CROWD_PASSES_WGSL`], [`CrowdLayout::dispatches`], and to sort
+//! translucent members and shells back to front, [`CrowdSortSteps`]) and
+//! to draw what they lay out ([`BucketDraw`]).
 //! md2-wgpu's [`Md2Crowd`](crate::Md2Crowd) is built on it; so is any
 //! other host's crowd.
 
@@ -20,6 +22,7 @@ mod members;
 mod motion;
 mod passes;
 mod room;
+mod sort;
 mod uploads;
 
 pub use crate::contract::crowd::{CrowdFrame, CrowdParams};
@@ -28,5 +31,6 @@ pub use layout::{BucketDraw, CrowdLayout};
 pub use members::{CrowdFlush, CrowdMembers, MemberEdit};
 pub use passes::{CLASSIFY_ENTRY, CROWD_PASSES_WGSL, EMIT_ENTRY, SCAN_ENTRY, WORKGROUP_SIZE};
 pub use room::CrowdBuffers;
+pub use sort::{CrowdDispatch, CrowdSortSteps, GATHER_ENTRY, SORT_BLOCK_ENTRY, SORT_STEP_ENTRY};
 
 pub(crate) use room::{RESERVED_CLIPS, Room, grown_size};

@@ -4,7 +4,7 @@
 
 use crate::anim::clock::to_ticks;
 use crate::contract::crowd::{CrowdFrame, WORKGROUP_SIZE as GROUP};
-use crate::contract::{FRAME_EXTRA, FRAME_FIRST};
+use crate::contract::{FRAME_EXTRA, FRAME_FIRST, FRAME_SORT};
 
 /// The crowd's compute passes as one WGSL module (its clocks, culling,
 /// level choice and compaction, and md2-wgpu's sorting and tag-riding
@@ -38,8 +38,18 @@ pub const EMIT_ENTRY: &str = "cs_emit";
 pub const WORKGROUP_SIZE: u32 = GROUP;
 
 impl CrowdFrame {
+    /// The same frame in a view that draws translucent members and shells
+    /// back to front: its passes key them by depth for the sort
+    /// ([`CrowdLayout::dispatches`](super::CrowdLayout::dispatches)).
+    pub fn sorted(self) -> CrowdFrame {
+        CrowdFrame {
+            flags: self.flags | FRAME_SORT,
+            ..self
+        }
+    }
+
     /// The frame at `now` (seconds on the crowd's clock) of a view that
-    /// draws in member order. Where the view keeps extra records
+    /// draws in member order ([`sorted`](Self::sorted): back to front). Where the view keeps extra records
     /// (`motion`: its previous frame's time, `None` in its first frame,
     /// which shows no motion), the passes write each visible member's
     /// previous transform and pose beside its record. `None` where a time

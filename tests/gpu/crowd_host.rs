@@ -4,7 +4,8 @@
 //! crowd's members into its own buffers, runs the crowd's passes for a
 //! view, and gets what md2-wgpu's own renderer gets from the same members
 //! and camera: the same members in the same buckets at the same levels, in
-//! the same order, with the same poses.
+//! the same order (member order, or translucent members and shells sorted
+//! back to front by md2-wgpu's sorting passes), with the same poses.
 
 use std::num::NonZeroU64;
 
@@ -13,13 +14,14 @@ use glam::{Mat4, Quat, Vec3};
 use md2_wgpu::contract::{GpuModelOptions, ModelData, ViewUniform, transform_rows};
 use md2_wgpu::crowd::{
     CLASSIFY_ENTRY, CROWD_PASSES_WGSL, CrowdBuffers, CrowdFrame, CrowdLayout, CrowdMembers,
-    CrowdParams, EMIT_ENTRY, SCAN_ENTRY,
+    CrowdParams, CrowdSortSteps, EMIT_ENTRY, GATHER_ENTRY, SCAN_ENTRY, SORT_BLOCK_ENTRY,
+    SORT_STEP_ENTRY,
 };
 use md2_wgpu::gpu::{Md2Cache, VisibleMembers};
 use md2_wgpu::support::{Rng, read_buffer};
 use md2_wgpu::{
     CrowdMember, GpuModel, Md2Crowd, Md2Renderer, Md2RendererOptions, Quake2Player,
-    anim::ClipClock, contract::MAX_LEVELS, demo, scene::Effects,
+    anim::ClipClock, contract::MAX_LEVELS, demo, scene::Effects, scene::TranslucentOrder,
 };
 
 /// The shell bucket, drawn last.
@@ -131,6 +133,20 @@ fn street(now: f64) -> Vec<CrowdMember> {
 
 #[test]
 fn another_host_runs_the_crowds_passes_as_md2_wgpu_does() {
+    host_gets_md2_wgpus_records(false);
+}
+
+/// The same with translucent members and shells back to front: the host
+/// sorts them with md2-wgpu's sorting passes, dispatched as
+/// `CrowdLayout::dispatches` plans them with `CrowdSortSteps`' table, and
+/// gets them in the order md2-wgpu's renderer draws them
+/// (`TranslucentOrder::BackToFront`).
+#[test]
+fn another_host_sorts_translucent_members_as_md2_wgpu_does() {
+    host_gets_md2_wgpus_records(true);
+}
+
+fn host_gets_md2_wgpus_records(sort: bool) {
     let Some(gpu) = gpu_at_limits() else {
         return;
     };
@@ -139,7 +155,11 @@ fn another_host_runs_the_crowds_passes_as_md2_wgpu_does() {
     let members = street(now);
     // The levels cases' street: head height, looking down a long way.
     let camera = md2_wgpu_tests::cases::levels::street_camera();
-    let options = Md2RendererOptions::WITH_DEPTH;
+    let options = if sort {
+        Md2RendererOptions::WITH_DEPTH.with_translucent_order(TranslucentOrder::BackToFront)
+    } else {
+        Md2RendererOptions::WITH_DEPTH
+    };
 
     // md2-wgpu's own renderer.
     let cache = Md2Cache::new(device).unwrap();
@@ -190,12 +210,21 @@ fn another_host_runs_the_crowds_passes_as_md2_wgpu_does() {
     let view: ViewUniform =
         camera.uniform(None, false, camera.view_proj, options.level_error_pixels);
     let frame = CrowdFrame::new(now, None).unwrap();
+    let frame = if sort { frame.sorted() } else { frame };
     let member_buffer = host.members.clone().unwrap();
     let motion_stand_in = storage(device, "host motion stand-in", 80);
-    let records = storage(device, "host records", layout.record_bytes(false));
+    let (record_bytes, work_bytes) = if sort {
+        (
+            layout.sorted_record_bytes(false),
+            layout.sorted_work_bytes(),
+        )
+    } else {
+        (layout.record_bytes(false), layout.work_bytes())
+    };
+    let records = storage(device, "host records", record_bytes);
     let work = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("host work"),
-        size: layout.work_bytes(),
+        size: work_bytes,
         usage: wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::INDIRECT
             | wgpu::BufferUsages::UNIFORM
@@ -203,11 +232,16 @@ fn another_host_runs_the_crowds_passes_as_md2_wgpu_does() {
             | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
+    if sort {
+        let (offset, words) = layout.sort_words();
+        queue.write_buffer(&work, offset, bytemuck::cast_slice(&words));
+    }
+    let steps = CrowdSortSteps::new(device.limits().min_uniform_buffer_offset_alignment);
     let (view_buffer, params_buffer, frame_buffer, step_buffer) = (
         uniform(device, queue, bytemuck::bytes_of(&view)),
         uniform(device, queue, bytemuck::bytes_of(&params)),
         uniform(device, queue, bytemuck::bytes_of(&frame)),
-        uniform(device, queue, &[0; 16]),
+        uniform(device, queue, steps.bytes()),
     );
     use wgpu::BufferBindingType::{Storage, Uniform};
     let layouts = [
@@ -293,16 +327,26 @@ fn another_host_runs_the_crowds_passes_as_md2_wgpu_does() {
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_bind_group(0, &groups[0], &[]);
         pass.set_bind_group(1, &groups[1], &[]);
-        pass.set_bind_group(2, &groups[2], &[0]);
-        let groups_x = layout.workgroups();
-        assert!(groups_x <= 65_535);
-        for (entry_point, n) in [
-            (CLASSIFY_ENTRY, groups_x),
-            (SCAN_ENTRY, 1),
-            (EMIT_ENTRY, groups_x),
-        ] {
-            pass.set_pipeline(&pipeline(entry_point));
-            pass.dispatch_workgroups(n, 1, 1);
+        let dispatches = layout.dispatches(sort.then_some(&steps));
+        let entries: Vec<_> = dispatches.iter().map(|d| d.entry).collect();
+        assert_eq!(&entries[..3], [CLASSIFY_ENTRY, SCAN_ENTRY, EMIT_ENTRY]);
+        if sort {
+            // Both sorted buckets have members: each is sorted and gathered.
+            let sorts = [SORT_BLOCK_ENTRY, SORT_STEP_ENTRY];
+            assert!(
+                entries[3..]
+                    .iter()
+                    .all(|e| sorts.contains(e) || *e == GATHER_ENTRY)
+            );
+            assert_eq!(entries.iter().filter(|e| **e == GATHER_ENTRY).count(), 2);
+        } else {
+            assert_eq!(entries.len(), 3);
+        }
+        for d in dispatches {
+            assert!(d.workgroups <= 65_535);
+            pass.set_bind_group(2, &groups[2], &[d.step_offset]);
+            pass.set_pipeline(&pipeline(d.entry));
+            pass.dispatch_workgroups(d.workgroups, 1, 1);
         }
     }
     queue.submit([encoder.finish()]);
@@ -374,6 +418,28 @@ fn another_host_runs_the_crowds_passes_as_md2_wgpu_does() {
     assert_eq!(ours.len(), theirs.len());
     for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
         assert_eq!(a, b, "record {k}");
+    }
+    // The sorted buckets: back to front (the members' origins' clip w,
+    // their distance along the view, never growing) where the host sorts;
+    // in the crowd's member order where it does not.
+    for bucket in [SHELL - 1, SHELL] {
+        let depths: Vec<f32> = ours
+            .iter()
+            .filter(|r| r.0 == bucket)
+            .map(|r| {
+                let origin = glam::Vec4::new(r.1[0][3], r.1[1][3], r.1[2][3], 1.0);
+                (camera.view_proj * origin).w
+            })
+            .collect();
+        assert!(
+            depths.len() > 10,
+            "bucket {bucket}: {} records",
+            depths.len()
+        );
+        let back_to_front = depths.windows(2).all(|w| w[0] >= w[1]);
+        // The street runs away from the camera in member order: unsorted,
+        // nearest first.
+        assert_eq!(back_to_front, sort, "bucket {bucket}: {depths:?}");
     }
     let drawn = ours.iter().filter(|r| r.0 != SHELL).count();
     assert!(drawn < members.len() - 50, "some are out of view: {drawn}");

@@ -3,9 +3,8 @@
 //! its start, and each bucket's draw words), and the draws that read them.
 
 use super::md2_crowd::Md2Crowd;
-use crate::contract::crowd::{
-    DRAW_STRIDE, DRAWS, EXTRA_BASE, SEEN, SORT_BLOCK, SORT_LAYOUT, SORT_WORKGROUP, WORKGROUP_SIZE,
-};
+use crate::contract::crowd::{DRAW_STRIDE, DRAWS, EXTRA_BASE, SEEN, SORT_LAYOUT};
+use crate::contract::entry;
 use crate::crowd::CrowdLayout;
 use crate::gpu::device::buffers::grow;
 use crate::gpu::device::cache::Md2Cache;
@@ -319,39 +318,19 @@ impl CrowdView {
             dispatch(pass, layout.groups);
         }
         pass.set_bind_group(1, crowd_group, &[]);
-        pass.set_bind_group(2, group, &[0]);
-        pass.set_pipeline(&pipelines.classify);
-        dispatch(pass, layout.groups);
-        // Also for an empty crowd: it zeroes the draw counts.
-        pass.set_pipeline(&pipelines.scan);
-        pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&pipelines.emit);
-        dispatch(pass, layout.groups);
-        if !self.sort {
-            return;
-        }
-        for region in 0..2u32 {
-            let size = layout.sort_size[region as usize];
-            if size == 0 {
-                continue;
-            }
-            for (step, offset) in pipelines.steps.sort(region, size) {
-                pass.set_bind_group(2, group, &[offset]);
-                if step.k == 0 || step.j == 0 {
-                    pass.set_pipeline(&pipelines.sort_block);
-                    dispatch(pass, size / SORT_BLOCK);
-                } else {
-                    // One invocation per pair of keys.
-                    pass.set_pipeline(&pipelines.sort_step);
-                    dispatch(pass, size / 2 / SORT_WORKGROUP);
-                }
-            }
-            pass.set_bind_group(2, group, &[pipelines.steps.region(region)]);
-            pass.set_pipeline(&pipelines.gather);
-            dispatch(
-                pass,
-                layout.sorted[region as usize].div_ceil(WORKGROUP_SIZE),
-            );
+        let sort = self.sort.then_some(&pipelines.steps.table);
+        for step in layout.dispatches(sort) {
+            let pipeline = match step.entry {
+                entry::CS_CLASSIFY => &pipelines.classify,
+                entry::CS_SCAN => &pipelines.scan,
+                entry::CS_EMIT => &pipelines.emit,
+                entry::CS_SORT_BLOCK => &pipelines.sort_block,
+                entry::CS_SORT_STEP => &pipelines.sort_step,
+                _ => &pipelines.gather,
+            };
+            pass.set_bind_group(2, group, &[step.step_offset]);
+            pass.set_pipeline(pipeline);
+            dispatch(pass, step.workgroups);
         }
     }
 

@@ -6,8 +6,9 @@
 
 use super::buffers::buffer_init;
 use super::layouts::Layouts;
-use crate::contract::crowd::{SORT_BLOCK, SortStep};
+use crate::contract::crowd::SortStep;
 use crate::contract::entry;
+use crate::crowd::CrowdSortSteps;
 
 /// The crowd's compute pipelines, and the table of sort steps their
 /// dynamic offsets pick from.
@@ -24,68 +25,25 @@ pub(crate) struct CrowdPipelines {
     pub steps: SortSteps,
 }
 
-/// Every step of a bitonic sort of up to 2^[`SortSteps::MAX_LOG`] keys, for
-/// both sorted buckets, one [`SortStep`] per `stride` bytes (the device's
-/// uniform offset alignment), so a dispatch picks its step with a dynamic
-/// offset: WebGPU has no push constants.
+/// The table of sort steps ([`CrowdSortSteps`]: every step of a bitonic
+/// sort, one per uniform offset alignment) as the device's uniform buffer,
+/// so a dispatch picks its step with a dynamic offset: WebGPU has no push
+/// constants.
 #[derive(Debug)]
 pub(crate) struct SortSteps {
     pub buffer: wgpu::Buffer,
-    stride: u64,
-    /// Steps of one region in the table.
-    per_region: u64,
+    pub table: CrowdSortSteps,
 }
 
 impl SortSteps {
-    /// The largest sorted bucket: 2^31 keys.
-    const MAX_LOG: u32 = 31;
-
-    /// The steps of one bucket's sort, in table order: the block sort
-    /// (`k == 0`), then for each sequence length `k` from 2 × SORT_BLOCK up
-    /// to the size, the global steps `j = k/2 .. SORT_BLOCK` and the block
-    /// merge (`j == 0`).
-    fn table(region: u32, log_size: u32) -> impl Iterator<Item = SortStep> {
-        let first = SORT_BLOCK.trailing_zeros() + 1;
-        let block = std::iter::once(SortStep {
-            region,
-            ..SortStep::default()
-        });
-        let merges = (first..=log_size).flat_map(move |log_k| {
-            let k = 1u32 << log_k;
-            let global = (SORT_BLOCK.trailing_zeros()..log_k)
-                .rev()
-                .map(move |log_j| SortStep {
-                    k,
-                    j: 1 << log_j,
-                    region,
-                    _pad: 0,
-                });
-            global.chain(std::iter::once(SortStep {
-                k,
-                j: 0,
-                region,
-                _pad: 0,
-            }))
-        });
-        block.chain(merges)
-    }
-
     fn new(device: &wgpu::Device) -> SortSteps {
-        let stride = u64::from(device.limits().min_uniform_buffer_offset_alignment)
-            .max(size_of::<SortStep>() as u64);
-        let steps: Vec<SortStep> = (0..2)
-            .flat_map(|region| SortSteps::table(region, SortSteps::MAX_LOG))
-            .collect();
-        let mut bytes = vec![0u8; steps.len() * stride as usize];
-        for (i, step) in steps.iter().enumerate() {
-            let at = i * stride as usize;
-            bytes[at..at + size_of::<SortStep>()].copy_from_slice(bytemuck::bytes_of(step));
-        }
+        let table = CrowdSortSteps::new(device.limits().min_uniform_buffer_offset_alignment);
+        let bytes = table.bytes();
         let label = "md2-wgpu crowd sort steps";
         let usage = wgpu::BufferUsages::UNIFORM;
         // Made on a lost device, the buffer is invalid however it is made:
         // the crowds' passes then report the device's error.
-        let buffer = buffer_init(device, label, &bytes, usage).unwrap_or_else(|_| {
+        let buffer = buffer_init(device, label, bytes, usage).unwrap_or_else(|_| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
                 size: bytes.len() as u64,
@@ -93,29 +51,7 @@ impl SortSteps {
                 mapped_at_creation: false,
             })
         });
-        SortSteps {
-            buffer,
-            stride,
-            per_region: (steps.len() / 2) as u64,
-        }
-    }
-
-    /// The steps that sort `region`'s `size` keys (a power of two, at least
-    /// SORT_BLOCK), each with its dynamic offset.
-    pub fn sort(&self, region: u32, size: u32) -> impl Iterator<Item = (SortStep, u32)> + '_ {
-        let log_size = size.trailing_zeros();
-        SortSteps::table(region, log_size)
-            .enumerate()
-            .map(move |(i, step)| {
-                let index = u64::from(region) * self.per_region + i as u64;
-                (step, (index * self.stride) as u32)
-            })
-    }
-
-    /// The dynamic offset of `region`'s first step, for the passes that
-    /// read only its region (and offset 0 for those that read nothing).
-    pub fn region(&self, region: u32) -> u32 {
-        self.sort(region, SORT_BLOCK).next().map_or(0, |(_, at)| at)
+        SortSteps { buffer, table }
     }
 }
 
