@@ -104,6 +104,19 @@ fn md2_crowd_casts_no_shadow(record: u32) -> bool {
     return (md2_crowd_members[member + 3u].z & MD2_CROWD_EFFECT_NO_SHADOW) != 0u;
 }
 
+// A shell's push along the normals and its alpha: md2-wgpu's SHELL_OFFSET
+// and SHELL_ALPHA (a test holds them equal).
+const MD2_CROWD_SHELL_OFFSET: f32 = 4.0;
+const MD2_CROWD_SHELL_ALPHA: f32 = 0.3;
+
+// Record `record`'s member's shell colour (the effects word's low 24 bits,
+// RGB8) at the shell's alpha.
+fn md2_crowd_shell_colour(record: u32) -> vec4<f32> {
+    let member = md2_crowd_records[record * MD2_CROWD_RECORD_WORDS] * MD2_CROWD_MEMBER_VEC4S;
+    let rgb = unpack4x8unorm(md2_crowd_members[member + 3u].z & 0x00ffffffu).rgb;
+    return vec4<f32>(rgb, MD2_CROWD_SHELL_ALPHA);
+}
+
 // Record `record`'s member's skin layer and tint (linear RGBA, the colour
 // times its intensity), as md2-wgpu's vertex stage decodes them.
 struct Md2CrowdLook {

@@ -1,6 +1,7 @@
 // md2-bevy: the vertex stage of a resident crowd's draws in the main pass
-// and in every prepass (PREPASS_PIPELINE): each shadow map, a camera's
-// depth, normal and motion-vector prepasses, its deferred G-buffer pass.
+// (opaque, translucent, and shells: MD2_CROWD_SHELL) and in every prepass
+// (PREPASS_PIPELINE): each shadow map, a camera's depth, normal and
+// motion-vector prepasses, its deferred G-buffer pass.
 // Instance `i` of a bucket's indirect draw is the visible record at the
 // bucket's first plus `i`; its member's rows place the pose md2-wgpu's own
 // md2_pose_vertex decodes, and the fragment stage (md2_fragment.wgsl with
@@ -15,7 +16,8 @@
 #endif
 #import md2_bevy::pose::{md2_pose_vertex, md2_world_position, md2_world_normal}
 #import md2_bevy::crowd::{
-    md2_crowd_casts_no_shadow, md2_crowd_draw, md2_crowd_instance, md2_crowd_previous,
+    MD2_CROWD_SHELL_OFFSET, md2_crowd_casts_no_shadow, md2_crowd_draw, md2_crowd_instance,
+    md2_crowd_previous,
 }
 
 struct Md2Vertex {
@@ -37,7 +39,12 @@ fn vertex(vertex: Md2Vertex) -> VertexOutput {
     }
 #endif
     let inst = md2_crowd_instance(record);
+#ifdef MD2_CROWD_SHELL
+    // A shell: the pose pushed out along its normals.
+    let posed = md2_pose_vertex(vertex.xyz, inst.frames, inst.lerp, MD2_CROWD_SHELL_OFFSET);
+#else
     let posed = md2_pose_vertex(vertex.xyz, inst.frames, inst.lerp, 0.0);
+#endif
     let world = md2_world_position(inst.rows, posed.position);
     out.world_position = vec4<f32>(world, 1.0);
     out.position = position_world_to_clip(world);

@@ -5,7 +5,10 @@
 // fullbright texels, where its skins carry masks, emit their colour instead
 // of being lit, as Quake drew fire and eyes); the depth, normal and
 // motion-vector prepasses and the shadow maps use Bevy's own prepass
-// fragment, which reads the vertex stage's outputs.
+// fragment, which reads the vertex stage's outputs. A crowd's translucent
+// members are the same surface, blended by its alpha (the skin's times the
+// tint's: MD2_CROWD_TRANSLUCENT's pipeline blends); its shells are flat
+// (MD2_CROWD_SHELL).
 
 #import bevy_pbr::{
     pbr_types,
@@ -16,7 +19,7 @@
 // A resident crowd's member: its look through the record the vertex stage
 // passed on as the instance index; no mesh bindings (a crowd has no mesh
 // uniform), so it receives shadows as every mesh does by default.
-#import md2_bevy::crowd::{md2_crowd_look, md2_crowd_paint}
+#import md2_bevy::crowd::{md2_crowd_look, md2_crowd_paint, md2_crowd_shell_colour}
 #import bevy_pbr::mesh_types::MESH_FLAGS_SHADOW_RECEIVER_BIT
 #else
 #import bevy_pbr::{mesh_bindings::mesh, mesh_functions}
@@ -43,6 +46,13 @@ const MD2_REFLECTANCE: f32 = 0.3;
 
 @fragment
 fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> FragmentOutput {
+#ifdef MD2_CROWD_SHELL
+    // A crowd member's shell: flat in its colour at Quake II's alpha, lit
+    // by nothing (as md2-wgpu draws shells).
+    var shell: FragmentOutput;
+    shell.color = md2_crowd_shell_colour(in.instance_index);
+    return shell;
+#else
 #ifdef MD2_CROWD
     let pose = md2_crowd_look(in.instance_index);
 #else
@@ -95,5 +105,6 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     out.color = apply_pbr_lighting(pbr_input);
     out.color = main_pass_post_lighting_processing(pbr_input, out.color);
     return out;
+#endif
 #endif
 }

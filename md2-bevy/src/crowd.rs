@@ -60,9 +60,12 @@ const DEFAULT_MAX_BINDING: u64 = 128 << 20;
 /// a camera has a `MotionVectorPrepass`, each change to a member keeps what
 /// the previous frame showed of it, and the passes sample every member's
 /// clocks at the view's previous time too; a still crowd's are exactly
-/// zero. Not yet: translucent members (a tint's alpha below 1) and shells,
-/// which are not drawn (the plugin says so once per crowd); md2-bevy's
-/// issue #37 goes on with them.
+/// zero. Translucent members (a tint's alpha below 1) and shells
+/// ([`Effects::shell`](md2_wgpu::scene::Effects::shell)) are drawn in each
+/// camera's transparent pass, sorted back to front by md2-wgpu's sorting
+/// passes (the crowd's two items come after the view's other transparent
+/// things); they cast no shadow and are in no prepass, as Bevy's blended
+/// materials.
 ///
 /// ```no_run
 /// # use bevy::prelude::*;
@@ -93,8 +96,6 @@ pub struct Md2Crowd {
     pub(crate) drawn: Arc<CrowdModel>,
     /// What the last flush wrote, for the render world to write the same.
     pub(crate) frame: CrowdFrameWrites,
-    /// Whether the crowd said it has members it cannot draw yet.
-    warned: bool,
 }
 
 /// One write into a crowd's GPU buffers, as [`CrowdBuffers`] asks it.
@@ -158,7 +159,6 @@ impl Md2Crowd {
             level_tint: false,
             drawn,
             frame: CrowdFrameWrites::default(),
-            warned: false,
         }
     }
 
@@ -292,14 +292,6 @@ impl Md2Crowd {
             }
         };
         let layout = CrowdLayout::of(&self.members, self.drawn.levels.levels().len());
-        if !self.warned && layout.draws().any(|d| d.level.is_none()) {
-            self.warned = true;
-            bevy::log::warn!(
-                "a crowd of {:?} has translucent members or shells, which md2-bevy's \
-                 crowds do not draw yet",
-                self.model.path()
-            );
-        }
         self.frame = CrowdFrameWrites {
             writes,
             layout,

@@ -2,8 +2,10 @@
 //! as its main-world flush says), md2-wgpu's crowd passes run for every
 //! camera and every shadow map's view before the cameras draw, and each
 //! view's draws of the crowd: one phase item per pass (a camera's opaque
-//! phase, its prepass, its deferred G-buffer pass; a shadow map's phase)
-//! whose draw is one `draw_indexed_indirect` per level and bucket.
+//! phase, its prepass, its deferred G-buffer pass, and in its transparent
+//! phase one for the translucent members and one for the shells, which its
+//! passes sort back to front; a shadow map's phase) whose draw is one
+//! `draw_indexed_indirect` per bucket it draws.
 
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU64;
@@ -13,7 +15,8 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use bevy::asset::AssetId;
 use bevy::camera::visibility::InheritedVisibility;
 use bevy::core_pipeline::core_3d::{
-    CORE_3D_DEPTH_FORMAT, Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey,
+    CORE_3D_DEPTH_FORMAT, Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey, Transparent3d,
+    TransparentSortingInfo3d,
 };
 use bevy::core_pipeline::deferred::AlphaMask3dDeferred;
 use bevy::core_pipeline::prepass::{
@@ -43,18 +46,20 @@ use bevy::render::mesh::allocator::MeshSlabs;
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::render_phase::{
     BinnedRenderPhaseType, DrawFunctionId, DrawFunctions, InputUniformIndex, PhaseItem,
-    RenderCommand, RenderCommandResult, SetItemPipeline, TrackedRenderPass, ViewBinnedRenderPhases,
+    PhaseItemExtraIndex, RenderCommand, RenderCommandResult, SetItemPipeline, TrackedRenderPass,
+    ViewBinnedRenderPhases, ViewSortedRenderPhases,
 };
 use bevy::render::render_resource::{
     BindGroup, BindGroupEntry, BindGroupLayout, BindGroupLayoutDescriptor, BindGroupLayoutEntry,
     BindingResource, BindingType, Buffer, BufferBinding, BufferBindingType, BufferDescriptor,
-    BufferUsages, CachedRenderPipelineId, CompareFunction, ComputePassDescriptor, ComputePipeline,
-    DepthBiasState, DepthStencilState, Face, FragmentState, IndexFormat, MapMode, MultisampleState,
-    PipelineCache, PipelineLayoutDescriptor, PrimitiveState, PrimitiveTopology,
-    RawComputePipelineDescriptor, RenderPipelineDescriptor, SamplerBindingType,
-    ShaderModuleDescriptor, ShaderSource, ShaderStages, SpecializedMeshPipeline,
-    SpecializedMeshPipelineError, SpecializedMeshPipelines, StencilState, TextureSampleType,
-    TextureViewDimension, VertexAttribute, VertexFormat, VertexState, VertexStepMode,
+    BufferInitDescriptor, BufferUsages, CachedRenderPipelineId, CompareFunction,
+    ComputePassDescriptor, ComputePipeline, DepthBiasState, DepthStencilState, Face, FragmentState,
+    IndexFormat, MapMode, MultisampleState, PipelineCache, PipelineLayoutDescriptor,
+    PrimitiveState, PrimitiveTopology, RawComputePipelineDescriptor, RenderPipelineDescriptor,
+    SamplerBindingType, ShaderModuleDescriptor, ShaderSource, ShaderStages,
+    SpecializedMeshPipeline, SpecializedMeshPipelineError, SpecializedMeshPipelines, StencilState,
+    TextureSampleType, TextureViewDimension, VertexAttribute, VertexFormat, VertexState,
+    VertexStepMode,
 };
 use bevy::render::renderer::{RenderContext, RenderDevice, RenderQueue};
 use bevy::render::storage::GpuShaderBuffer;
@@ -65,7 +70,8 @@ use bevy::shader::ShaderDefVal;
 use md2_wgpu::Camera as Md2Camera;
 use md2_wgpu::contract::MAX_LEVELS;
 use md2_wgpu::crowd::{
-    CLASSIFY_ENTRY, CROWD_PASSES_WGSL, CrowdFrame, CrowdLayout, CrowdParams, EMIT_ENTRY, SCAN_ENTRY,
+    CLASSIFY_ENTRY, CROWD_PASSES_WGSL, CrowdFrame, CrowdLayout, CrowdParams, CrowdSortSteps,
+    EMIT_ENTRY, GATHER_ENTRY, SCAN_ENTRY, SORT_BLOCK_ENTRY, SORT_STEP_ENTRY,
 };
 
 use crate::asset::CrowdModel;
@@ -81,6 +87,21 @@ pub const CROWD_DRAW_BINDING: u32 = 7;
 pub const CROWD_RECORDS_BINDING: u32 = 8;
 /// The binding of the crowd's members (`md2_crowd_members`).
 pub const CROWD_MEMBERS_BINDING: u32 = 9;
+
+/// The crowd passes' entry points, as `CrowdPipelines::passes` holds them.
+const PASS_ENTRIES: [&str; 6] = [
+    CLASSIFY_ENTRY,
+    SCAN_ENTRY,
+    EMIT_ENTRY,
+    SORT_BLOCK_ENTRY,
+    SORT_STEP_ENTRY,
+    GATHER_ENTRY,
+];
+
+/// The translucent bucket (after the opaque and mirrored ones of each
+/// level: md2-wgpu's `BucketDraw::bucket`), and the shell bucket after it.
+const TRANSLUCENT_BUCKET: usize = 2 * MAX_LEVELS;
+const SHELL_BUCKET: usize = TRANSLUCENT_BUCKET + 1;
 
 /// Dispatches are at most this many workgroups wide (WebGPU's
 /// `maxComputeWorkgroupsPerDimension`); larger ones add rows.
@@ -123,8 +144,14 @@ impl ExtractComponent for Md2Crowd {
 /// The compute passes and the layouts every crowd's groups are made with.
 #[derive(Resource)]
 pub(crate) struct CrowdPipelines {
-    passes: [ComputePipeline; 3],
+    /// `cs_classify`, `cs_scan`, `cs_emit`, and the sort's
+    /// `cs_sort_block`, `cs_sort_step`, `cs_gather` (PASS_ENTRIES' order).
+    passes: [ComputePipeline; 6],
     pass_layouts: [BindGroupLayout; 3],
+    /// md2-wgpu's table of sort steps, and the uniform buffer holding it
+    /// (the passes' group 2, binding 3, at each dispatch's offset).
+    steps: CrowdSortSteps,
+    steps_buffer: Buffer,
     /// The draws' group 3, and the empty group 2 (a crowd has no mesh
     /// uniform).
     draw_layout: BindGroupLayoutDescriptor,
@@ -192,7 +219,7 @@ impl FromWorld for CrowdPipelines {
             ],
             immediate_size: 0,
         });
-        let passes = [CLASSIFY_ENTRY, SCAN_ENTRY, EMIT_ENTRY].map(|entry| {
+        let passes = PASS_ENTRIES.map(|entry| {
             device.create_compute_pipeline(&RawComputePipelineDescriptor {
                 label: Some(entry),
                 layout: Some(&pipeline_layout),
@@ -231,9 +258,17 @@ impl FromWorld for CrowdPipelines {
                 buffer_entry(CROWD_MEMBERS_BINDING, both, read, false),
             ],
         );
+        let steps = CrowdSortSteps::new(device.limits().min_uniform_buffer_offset_alignment);
+        let steps_buffer = device.create_buffer_with_data(&BufferInitDescriptor {
+            label: Some("md2_bevy crowd sort steps"),
+            contents: steps.bytes(),
+            usage: BufferUsages::UNIFORM,
+        });
         CrowdPipelines {
             passes,
             pass_layouts,
+            steps,
+            steps_buffer,
             draw_layout,
             empty_layout: BindGroupLayoutDescriptor::new("md2_bevy crowd no mesh", &[]),
             mesh_pipeline: world.resource::<MeshPipeline>().clone(),
@@ -247,11 +282,27 @@ impl FromWorld for CrowdPipelines {
 /// prepasses, its deferred G-buffer pass), and the view's key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct CrowdPipelineKey {
+    /// In the main pass: the opaque buckets, or one of the sorted ones
+    /// (blended, drawn in Bevy's transparent phase).
+    pub blend: CrowdBlend,
     pub prepass: bool,
     /// A shadow map's: members whose effects say they cast no shadow
     /// (md2-wgpu's `EFFECT_NO_SHADOW`) are left out.
     pub shadow: bool,
     pub mesh_key: MeshPipelineKey,
+}
+
+/// What a main-pass crowd pipeline draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum CrowdBlend {
+    /// The opaque buckets, at each level.
+    Opaque,
+    /// The translucent bucket: the skin times the tint, lit, blended by the
+    /// tint's alpha.
+    Translucent,
+    /// The shell bucket: the member pushed out along its normals, flat in
+    /// its shell's colour at Quake II's alpha.
+    Shell,
 }
 
 /// The crowd's vertex layout: the contract's 12-byte corner (its vertex
@@ -296,7 +347,12 @@ impl SpecializedMeshPipeline for CrowdPipelines {
             };
             return Ok(self.prepass_pipeline(prepass, key.mesh_key, key.shadow));
         }
-        let key = key.mesh_key;
+        let blend = key.blend;
+        let mut key = key.mesh_key;
+        if blend != CrowdBlend::Opaque {
+            // Alpha blending, no depth written (Bevy's transparent pass).
+            key |= MeshPipelineKey::BLEND_ALPHA;
+        }
         // Bevy's mesh pipeline for the view's key (targets, depth, MSAA,
         // the view's bindings and shader defs), with the crowd's stages,
         // its one vertex layout (the contract's 12-byte corner) and its
@@ -307,13 +363,18 @@ impl SpecializedMeshPipeline for CrowdPipelines {
         descriptor.vertex.buffers = vec![corner_layout()];
         // The group md2-bevy's modules declare their bindings at, as a
         // material pipeline defines it.
-        let defs = [
+        let mut defs = vec![
             ShaderDefVal::from("MD2_CROWD"),
             ShaderDefVal::UInt(
                 "MATERIAL_BIND_GROUP".into(),
                 MATERIAL_BIND_GROUP_INDEX as u32,
             ),
         ];
+        match blend {
+            CrowdBlend::Opaque => {}
+            CrowdBlend::Translucent => defs.push("MD2_CROWD_TRANSLUCENT".into()),
+            CrowdBlend::Shell => defs.push("MD2_CROWD_SHELL".into()),
+        }
         if let Some(fragment) = descriptor.fragment.as_mut() {
             fragment.shader = FRAGMENT_SHADER;
             fragment.shader_defs.extend(defs.clone());
@@ -322,7 +383,9 @@ impl SpecializedMeshPipeline for CrowdPipelines {
         descriptor.layout.truncate(2);
         descriptor.layout.push(self.empty_layout.clone());
         descriptor.layout.push(self.draw_layout.clone());
-        descriptor.primitive.cull_mode = Some(Face::Back);
+        // Translucent members and shells show their far side through their
+        // near one, as md2-wgpu draws them: no face culled.
+        descriptor.primitive.cull_mode = (blend == CrowdBlend::Opaque).then_some(Face::Back);
         Ok(descriptor)
     }
 }
@@ -470,6 +533,11 @@ struct CrowdView {
     /// Whether the view draws motion vectors: its passes keep each visible
     /// member's extra record (what the previous frame showed of it).
     extra: bool,
+    /// Whether the view sorts the crowd's translucent members and shells
+    /// back to front (a camera, where the crowd has some), and the sort
+    /// words as last written into its work buffer.
+    sort: bool,
+    sort_written: Option<(u64, [u32; 6])>,
     /// Its previous frame's time, where it draws motion (`None` before its
     /// first: that frame shows no motion).
     previous_now: Option<f64>,
@@ -509,7 +577,6 @@ struct GpuCrowd {
     motion: Buffer,
     params: Buffer,
     info: Buffer,
-    step: Buffer,
     corners: Buffer,
     indices: [Buffer; 2],
     layout: CrowdLayout,
@@ -628,6 +695,7 @@ pub(crate) fn prepare_crowds(
     )>,
     opaque: Res<ViewBinnedRenderPhases<Opaque3d>>,
     shadows: Res<ViewBinnedRenderPhases<Shadow>>,
+    transparent: Res<ViewSortedRenderPhases<Transparent3d>>,
     device: Res<RenderDevice>,
     queue: Res<RenderQueue>,
     levels: Option<Res<Md2CrowdLevels>>,
@@ -654,7 +722,6 @@ pub(crate) fn prepare_crowds(
                 bytemuck::bytes_of(&crowd.model.info),
                 BufferUsages::UNIFORM,
             ),
-            step: buffer(&device, "md2_bevy crowd sort step", 16, uniform),
             corners: buffer_with(
                 &device,
                 &queue,
@@ -720,8 +787,17 @@ pub(crate) fn prepare_crowds(
                 continue;
             }
             let layout = g.layout;
-            let records_needed = layout.record_bytes(motion);
-            let work_needed = layout.work_bytes();
+            // A camera sorts the translucent members and shells it draws
+            // (a shadow map draws none).
+            let sort = transparent.contains_key(&key) && layout.draws().any(|d| d.level.is_none());
+            let (records_needed, work_needed) = if sort {
+                (
+                    layout.sorted_record_bytes(motion),
+                    layout.sorted_work_bytes(),
+                )
+            } else {
+                (layout.record_bytes(motion), layout.work_bytes())
+            };
             let entry = g.views.entry(view.retained_view_entity);
             let v = entry.or_insert_with(|| CrowdView {
                 records: records_buffer(&device, records_needed),
@@ -745,6 +821,8 @@ pub(crate) fn prepare_crowds(
                 view_written: None,
                 frame_written: None,
                 extra: motion,
+                sort: false,
+                sort_written: None,
                 previous_now: None,
                 seen: NOT_SEEN,
                 extra_written: None,
@@ -768,7 +846,17 @@ pub(crate) fn prepare_crowds(
                 v.pass_groups = None;
                 v.draw_group = None;
                 v.extra_written = None;
+                v.sort_written = None;
                 v.host_words_written.clear();
+            }
+            v.sort = sort;
+            if sort {
+                let words = layout.sort_words();
+                if v.sort_written != Some(words) {
+                    queue.write_buffer(&v.work, words.0, bytemuck::cast_slice(&words.1));
+                    v.sort_written = Some(words);
+                    stats.bytes_written += 24;
+                }
             }
             // Each opaque bucket's level and the tint switch, in the two
             // words of its draw words that the passes leave to the host
@@ -797,7 +885,11 @@ pub(crate) fn prepare_crowds(
                 // changes the view has drawn (those after, its passes take
                 // the previous transform and pose of from the motion
                 // buffer).
-                let words = layout.extra_words(v.seen);
+                let words = if sort {
+                    layout.sorted_extra_words(v.seen)
+                } else {
+                    layout.extra_words(v.seen)
+                };
                 for (i, &(offset, word)) in words.iter().enumerate() {
                     if v.extra_written.is_none_or(|w| w[i] != (offset, word)) {
                         queue.write_buffer(&v.work, offset, bytemuck::bytes_of(&word));
@@ -835,13 +927,16 @@ pub(crate) fn prepare_crowds(
                 v.view_written = Some(uniform);
                 stats.bytes_written += size_of_val(&uniform) as u64;
             }
-            let frame = if motion {
+            let mut frame = if motion {
                 let frame = CrowdFrame::new(crowd.frame.now, Some(v.previous_now));
                 v.previous_now = Some(crowd.frame.now);
                 frame.unwrap_or(crowd.frame.frame)
             } else {
                 crowd.frame.frame
             };
+            if sort {
+                frame = frame.sorted();
+            }
             if v.frame_written != Some(frame) {
                 queue.write_buffer(&v.frame, 0, bytemuck::bytes_of(&frame));
                 v.frame_written = Some(frame);
@@ -861,7 +956,6 @@ pub(crate) fn prepare_crowds(
             &g.motion,
             &g.params,
             &g.info,
-            &g.step,
             &g.corners,
             &g.indices[0],
             &g.indices[1],
@@ -996,7 +1090,7 @@ pub(crate) fn prepare_crowd_groups(
                         at(0, whole(&v.frame)),
                         at(1, whole(&v.records)),
                         at(2, whole(&v.work)),
-                        at(3, sixteen(&g.step)),
+                        at(3, sixteen(&pipelines.steps_buffer)),
                     ],
                 ];
                 let made: Vec<BindGroup> = groups
@@ -1055,13 +1149,17 @@ pub(crate) fn run_crowd_passes(
             ran.push(v);
             pass.set_bind_group(0, &groups[0], &[]);
             pass.set_bind_group(1, &groups[1], &[]);
-            pass.set_bind_group(2, &groups[2], &[0]);
-            let n = v.layout.workgroups();
-            for (pipeline, groups) in pipelines.passes.iter().zip([n, 1, n]) {
-                pass.set_pipeline(pipeline);
-                if groups > 0 {
-                    let x = groups.min(MAX_GROUPS_X);
-                    pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
+            // md2-wgpu's plan: classify, scan, emit, and where the view
+            // sorts, each sorted bucket's steps and gather.
+            for step in v.layout.dispatches(v.sort.then_some(&pipelines.steps)) {
+                let Some(at) = PASS_ENTRIES.iter().position(|e| *e == step.entry) else {
+                    continue;
+                };
+                pass.set_bind_group(2, &groups[2], &[step.step_offset]);
+                pass.set_pipeline(&pipelines.passes[at]);
+                if step.workgroups > 0 {
+                    let x = step.workgroups.min(MAX_GROUPS_X);
+                    pass.dispatch_workgroups(x, step.workgroups.div_ceil(x), 1);
                 }
             }
         }
@@ -1143,7 +1241,7 @@ pub(crate) fn queue_crowds(
     mut pending: ResMut<PendingCrowdQueues>,
 ) {
     let draws = [
-        phases.opaque_draws.read().id::<DrawCrowd>(),
+        phases.opaque_draws.read().id::<DrawCrowd<OPAQUE>>(),
         phases.prepass_draws.read().id::<DrawCrowdPrepass>(),
         phases.deferred_draws.read().id::<DrawCrowdPrepass>(),
     ];
@@ -1187,6 +1285,7 @@ pub(crate) fn queue_crowds(
                     .iter()
                     .map(|&(phase, prepass, view_key)| {
                         let key = CrowdPipelineKey {
+                            blend: CrowdBlend::Opaque,
                             prepass,
                             shadow: false,
                             mesh_key: view_key
@@ -1277,11 +1376,17 @@ impl CameraPhases<'_> {
     }
 }
 
-/// The crowd's draws in one view: per level and bucket, its draw words at
-/// their dynamic offset and one indirect draw.
-pub(crate) struct DrawCrowdBuckets;
+/// Which buckets a crowd's phase item draws: `OPAQUE` (every level, each
+/// winding), `TRANSLUCENT` or `SHELLS`.
+pub(crate) const OPAQUE: u8 = 0;
+pub(crate) const TRANSLUCENT: u8 = 1;
+pub(crate) const SHELLS: u8 = 2;
 
-impl<P: PhaseItem> RenderCommand<P> for DrawCrowdBuckets {
+/// The crowd's draws in one view: per bucket of its kind (`KIND`), its
+/// draw words at their dynamic offset and one indirect draw.
+pub(crate) struct DrawCrowdBuckets<const KIND: u8>;
+
+impl<P: PhaseItem, const KIND: u8> RenderCommand<P> for DrawCrowdBuckets<KIND> {
     type Param = (SRes<GpuCrowds>, Option<SRes<Md2CrowdStats>>);
     type ViewQuery = Read<ExtractedView>;
     type ItemQuery = ();
@@ -1306,9 +1411,12 @@ impl<P: PhaseItem> RenderCommand<P> for DrawCrowdBuckets {
         };
         pass.set_bind_group(2, empty, &[]);
         pass.set_vertex_buffer(0, crowd.corners.slice(..));
-        // The opaque buckets: translucent members and shells need a
-        // sorted, blended phase item of their own (not drawn yet).
-        for draw in v.layout.draws().filter(|d| d.level.is_some()) {
+        let drawn = v.layout.draws().filter(|d| match KIND {
+            OPAQUE => d.level.is_some(),
+            TRANSLUCENT => d.bucket == TRANSLUCENT_BUCKET,
+            _ => d.bucket == SHELL_BUCKET,
+        });
+        for draw in drawn {
             let indices = &crowd.indices[usize::from(draw.mirrored)];
             pass.set_index_buffer(indices.slice(..), IndexFormat::Uint32);
             pass.set_bind_group(3, group, &[draw.draw_offset]);
@@ -1321,12 +1429,13 @@ impl<P: PhaseItem> RenderCommand<P> for DrawCrowdBuckets {
     }
 }
 
-/// A crowd's draw in the main pass.
-pub(crate) type DrawCrowd = (
+/// A crowd's draw in the main pass: its opaque buckets, or (in the
+/// transparent phase) its translucent or its shell bucket.
+pub(crate) type DrawCrowd<const KIND: u8> = (
     SetItemPipeline,
     SetMeshViewBindGroup<0>,
     SetMeshViewBindingArrayBindGroup<1>,
-    DrawCrowdBuckets,
+    DrawCrowdBuckets<KIND>,
 );
 
 /// A crowd's draw in a shadow map, a camera's prepass or its deferred
@@ -1335,7 +1444,7 @@ pub(crate) type DrawCrowdPrepass = (
     SetItemPipeline,
     SetPrepassViewBindGroup<0>,
     SetPrepassViewEmptyBindGroup<1>,
-    DrawCrowdBuckets,
+    DrawCrowdBuckets<OPAQUE>,
 );
 
 /// The (shadow view, crowd) pairs whose item is in the view's shadow
@@ -1392,6 +1501,7 @@ pub(crate) fn queue_crowd_shadows(
                 continue;
             };
             let key = CrowdPipelineKey {
+                blend: CrowdBlend::Opaque,
                 prepass: true,
                 shadow: true,
                 mesh_key: *light_key | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits()),
@@ -1414,6 +1524,93 @@ pub(crate) fn queue_crowd_shadows(
                 BinnedRenderPhaseType::NonMesh,
             );
             queued.0.insert((view.retained_view_entity, *main));
+        }
+    }
+}
+
+/// Puts each crowd with translucent members or shells into each camera's
+/// transparent phase, this frame: one item for its translucent bucket, one
+/// for its shells (drawn after it), each sorted back to front among
+/// themselves by the crowd's passes. A crowd as a whole has no place to
+/// sort it by among the view's other transparent things: its items come
+/// last (`AlwaysOnTop`), over them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn queue_crowd_transparent(
+    cache: Res<PipelineCache>,
+    pipelines: Res<CrowdPipelines>,
+    mut specialized: ResMut<SpecializedMeshPipelines<CrowdPipelines>>,
+    mut phases: ResMut<ViewSortedRenderPhases<Transparent3d>>,
+    draw_functions: Res<DrawFunctions<Transparent3d>>,
+    views: Query<(&ExtractedView, &RenderVisibleEntities)>,
+    view_keys: Res<ViewKeyCache>,
+    crowds: Query<&ExtractedCrowd>,
+    meshes: Res<RenderAssets<RenderMesh>>,
+) {
+    let draws = {
+        let functions = draw_functions.read();
+        [
+            functions.id::<DrawCrowd<TRANSLUCENT>>(),
+            functions.id::<DrawCrowd<SHELLS>>(),
+        ]
+    };
+    for (view, visible) in &views {
+        let Some(phase) = phases.get_mut(&view.retained_view_entity) else {
+            continue;
+        };
+        let (Some(visible), Some(view_key)) = (
+            visible.get::<Md2Crowd>(),
+            view_keys.get(&view.retained_view_entity),
+        ) else {
+            continue;
+        };
+        for &(render, main) in &visible.entities_cpu_culling {
+            let Ok(crowd) = crowds.get(render) else {
+                continue;
+            };
+            let Some(mesh) = meshes.get(crowd.model.mesh) else {
+                continue;
+            };
+            let layout = crowd.frame.layout;
+            let kinds = [
+                (
+                    CrowdBlend::Translucent,
+                    TRANSLUCENT_BUCKET,
+                    render,
+                    draws[0],
+                ),
+                // The same crowd's second item: another key in the phase.
+                (
+                    CrowdBlend::Shell,
+                    SHELL_BUCKET,
+                    Entity::PLACEHOLDER,
+                    draws[1],
+                ),
+            ];
+            for (blend, bucket, entity, draw_function) in kinds {
+                if !layout.draws().any(|d| d.bucket == bucket) {
+                    continue;
+                }
+                let key = CrowdPipelineKey {
+                    blend,
+                    prepass: false,
+                    shadow: false,
+                    mesh_key: *view_key | MeshPipelineKey::from_bits_retain(mesh.key_bits.bits()),
+                };
+                let Ok(pipeline) = specialized.specialize(&cache, &pipelines, key, &mesh.layout)
+                else {
+                    continue;
+                };
+                phase.add_transient(Transparent3d {
+                    sorting_info: TransparentSortingInfo3d::AlwaysOnTop,
+                    distance: 0.0,
+                    pipeline,
+                    entity: (entity, main),
+                    draw_function,
+                    batch_range: 0..1,
+                    extra_index: PhaseItemExtraIndex::None,
+                    indexed: true,
+                });
+            }
         }
     }
 }

@@ -71,9 +71,11 @@
 //!   md2-wgpu's [`CrowdMembers`](md2_wgpu::crowd::CrowdMembers), written
 //!   to the GPU only where they change; `crowd_render`: the crowd's
 //!   buffers in the render world, md2-wgpu's crowd passes run for every
-//!   camera and shadow map before it draws, and its draws (one phase item
-//!   per pass: main, prepasses, deferred, shadow; one indirect draw per
-//!   level and bucket).
+//!   camera and shadow map before it draws (sorting translucent members
+//!   and shells back to front in cameras), and its draws (one phase item
+//!   per pass: main, prepasses, deferred, shadow, and transparent for the
+//!   translucent members and for the shells; one indirect draw per level
+//!   and bucket).
 //! - `levels` ([`Md2Levels`], [`Md2LevelSource`]): a model's levels of
 //!   detail, read from the file saved beside it or built by the loader;
 //!   [`Md2LevelOfDetail`] (`entity_levels`): each entity drawn with its

@@ -14,9 +14,10 @@ use bevy::transform::TransformSystems;
 use crate::asset::Md2Asset;
 use crate::crowd::{Md2Crowd, flush_crowds};
 use crate::crowd_render::{
-    CrowdPipelines, DrawCrowd, DrawCrowdPrepass, GpuCrowds, Md2CrowdLevels, PendingCrowdQueues,
-    QueuedCrowdShadows, map_crowd_readbacks, prepare_crowd_groups, prepare_crowds,
-    queue_crowd_shadows, queue_crowds, run_crowd_passes,
+    CrowdPipelines, DrawCrowd, DrawCrowdPrepass, GpuCrowds, Md2CrowdLevels, OPAQUE,
+    PendingCrowdQueues, QueuedCrowdShadows, SHELLS, TRANSLUCENT, map_crowd_readbacks,
+    prepare_crowd_groups, prepare_crowds, queue_crowd_shadows, queue_crowd_transparent,
+    queue_crowds, run_crowd_passes,
 };
 use crate::entity::{attach_models, free_slot};
 use crate::entity_levels::choose_entity_levels;
@@ -27,7 +28,7 @@ use crate::md3_entity::{attach_md3, follow_md3_animators, place_tags};
 use crate::player_asset::{Md3PlayerAsset, Md3PlayerAssetLoader};
 use crate::player_entity::{attach_players, follow_players};
 use crate::poses::{Md2Poses, write_poses};
-use bevy::core_pipeline::core_3d::Opaque3d;
+use bevy::core_pipeline::core_3d::{Opaque3d, Transparent3d};
 use bevy::core_pipeline::deferred::AlphaMask3dDeferred;
 use bevy::core_pipeline::prepass::Opaque3dPrepass;
 use bevy::core_pipeline::schedule::camera_driver;
@@ -126,7 +127,9 @@ impl Plugin for Md2Plugin {
                 .init_resource::<PendingCrowdQueues>()
                 .init_resource::<QueuedCrowdShadows>()
                 .init_resource::<SpecializedMeshPipelines<CrowdPipelines>>()
-                .add_render_command::<Opaque3d, DrawCrowd>()
+                .add_render_command::<Opaque3d, DrawCrowd<OPAQUE>>()
+                .add_render_command::<Transparent3d, DrawCrowd<TRANSLUCENT>>()
+                .add_render_command::<Transparent3d, DrawCrowd<SHELLS>>()
                 .add_render_command::<Shadow, DrawCrowdPrepass>()
                 .add_render_command::<Opaque3dPrepass, DrawCrowdPrepass>()
                 .add_render_command::<AlphaMask3dDeferred, DrawCrowdPrepass>()
@@ -135,7 +138,8 @@ impl Plugin for Md2Plugin {
                     (
                         prepare_crowds.in_set(RenderSystems::PrepareResources),
                         prepare_crowd_groups.in_set(RenderSystems::PrepareBindGroups),
-                        (queue_crowds, queue_crowd_shadows).in_set(RenderSystems::Queue),
+                        (queue_crowds, queue_crowd_shadows, queue_crowd_transparent)
+                            .in_set(RenderSystems::Queue),
                         map_crowd_readbacks.in_set(RenderSystems::Cleanup),
                     ),
                 )

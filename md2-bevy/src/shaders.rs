@@ -238,6 +238,16 @@ mod tests {
         }
     }
 
+    /// A crowd's shells are md2-wgpu's: pushed out as far, as translucent.
+    #[test]
+    fn the_shells_are_md2_wgpus() {
+        use md2_wgpu::scene::{SHELL_ALPHA, SHELL_OFFSET};
+        for (name, value) in [("OFFSET", SHELL_OFFSET), ("ALPHA", SHELL_ALPHA)] {
+            let expected = format!("MD2_CROWD_SHELL_{name}: f32 = {value:?};");
+            assert!(CROWD_WGSL.contains(&expected), "{expected}");
+        }
+    }
+
     /// The crowd's shadow maps leave out md2-wgpu's no-shadow members.
     #[test]
     fn the_no_shadow_effect_is_md2_wgpus() {

@@ -10,6 +10,7 @@ mod reference;
 
 mod crowd;
 mod crowd_passes;
+mod crowd_translucent;
 mod instancing;
 mod levels;
 mod loading;
