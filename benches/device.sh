@@ -169,8 +169,9 @@ run() {
     --markdown "$out/bench-scale.md" --json "$out/bench-scale.json"
   if [ -x "$bin/bevy-crowd" ]; then
     # Entities against morph targets, then the battle table: the
-    # resident crowd against entities and morph targets at 1,000, 10,000
-    # and 100,000 (md2-bevy's issue #37 asks for it on a real GPU).
+    # resident crowd against entities, morph targets and skinned meshes
+    # at 1,000, 10,000 and 100,000, with the sun's shadows (md2-bevy's
+    # issue #37 asks for it on a real GPU).
     part bench-bevy 150 "$bin/bevy-crowd" --rounds 5 --frames 3 \
       --counts "${BEVY_COUNTS:-1000,4000,16000,64000}" \
       --crowds "${BEVY_CROWDS:-1000,10000,100000}"

@@ -725,7 +725,8 @@ const FLOORS: &[&[&str]] = &[
     &["scene"],
     &["crowd"],
     &["format"],
-    &["skins", "demo", "gltf"],
+    &["skins", "gltf"],
+    &["demo"],
     &["gpu"],
     &["support", "old_paths"],
 ];

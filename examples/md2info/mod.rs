@@ -8,12 +8,14 @@
 //! cargo run --bin md2info -- FILE --convert OUT.mdl|OUT.md2 [--palette PATH]
 //! cargo run --release --bin md2info -- FILE --levels OUT.md2l
 //! cargo run --bin md2info -- PLAYER_DIR [--json] [--skin NAME]
-//! cargo run --bin md2info -- --demo OUT.md2|OUT.mdl
+//! cargo run --bin md2info -- --demo OUT.md2|OUT.mdl|OUT.glb|OUT_DIR/
 //! ```
 //!
 //! - `--demo OUT`: writes the crate's built-in demo model to OUT, as an MD2
 //!   or (by the extension) as an MDL (`md2_wgpu::demo::demo_mdl`): a file to
-//!   try the viewer, the crowd or md2info on;
+//!   try the viewer, the crowd or md2info on; as a GLB, the same soldier
+//!   skinned (`md2_wgpu::demo::demo_skinned_glb`: its bones as joints, its
+//!   animations as joint keys), skeletal animation to set beside it;
 //!
 //! - no option: a readable summary (header, skins, animations with their
 //!   frame ranges, warnings; for an MDL its frame and skin groups with
@@ -122,7 +124,7 @@ const USAGE: &str = "usage: md2info FILE [--json] [--obj FRAME] [--palette PATH]
                      md2info FILE --gltf OUT.glb [--skin PATH] [--quantize] [--step] [--scale S] | \
                      md2info FILE --convert OUT.mdl|OUT.md2 [--palette PATH] | \
                      md2info FILE --levels OUT | md2info PLAYER_DIR [--json] [--skin NAME] | \
-                     md2info --demo OUT.md2|OUT.mdl|OUT_DIR/";
+                     md2info --demo OUT.md2|OUT.mdl|OUT.glb|OUT_DIR/";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -447,8 +449,8 @@ fn point(p: [f32; 3]) -> String {
     format!("({x}, {y}, {z})")
 }
 
-/// Writes the built-in demo model to `path`, an MD2 or an MDL by its
-/// extension, or (a folder: a path ending in `/`, or one that is a folder)
+/// Writes the built-in demo model to `path`, an MD2, an MDL or a skinned
+/// GLB by its extension, or (a folder: a path ending in `/`, or one that is a folder)
 /// the demo as a Quake III player and its gun in a game's layout under it;
 /// what was written, for stdout.
 fn write_demo(path: &Path) -> Result<String, String> {
@@ -466,9 +468,13 @@ fn write_demo(path: &Path) -> Result<String, String> {
             md2_wgpu::demo::demo_mdl().to_bytes(),
             "MDL (its skin in the built-in palette)",
         ),
+        "glb" => (
+            md2_wgpu::demo::demo_skinned_glb(),
+            "skinned glTF (15 joints, its animations as joint keys)",
+        ),
         _ => {
             return Err(format!(
-                "--demo writes an .md2 or an .mdl, not {:?} ({USAGE})",
+                "--demo writes an .md2, an .mdl or a .glb, not {:?} ({USAGE})",
                 path.display().to_string()
             ));
         }

@@ -1028,3 +1028,14 @@ fn demo_writes_a_player_and_its_gun_that_load() {
             .is_file()
     );
 }
+
+#[test]
+fn demo_writes_the_skinned_soldier_as_a_glb() {
+    let path = tmp_dir().join("demo-skinned.glb");
+    let out = run(&[&os("--demo"), &path.clone().into_os_string()]).unwrap();
+    says_all(&out, &["skinned glTF", "15 joints"]);
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes, md2_wgpu::demo::demo_skinned_glb());
+    let refused = run(&[&os("--demo"), &tmp_dir().join("demo.obj").into_os_string()]);
+    says_all(&refused.unwrap_err(), &[".md2", ".mdl", ".glb"]);
+}

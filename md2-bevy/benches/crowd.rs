@@ -21,12 +21,18 @@
 //!
 //! A second table (`--crowds 1000,10000,100000`) compares what a Bevy user
 //! would do for a battle, the demo soldier at 1,000, 10,000 and 100,000,
-//! interleaved the same way (A B C, C B A, ...): md2-bevy's resident crowd
-//! (`Md2Crowd`: one entity, the members on the GPU), md2-bevy entities, and
-//! Bevy's morph targets; for each, the CPU's frame (Bevy's whole `update`:
+//! interleaved the same way (A B C D, D C B A, ...): md2-bevy's resident
+//! crowd (`Md2Crowd`: one entity, the members on the GPU), md2-bevy
+//! entities, Bevy's morph targets, and Bevy's skinned meshes (the same
+//! soldier as a skinned glTF, md2-wgpu's `demo_skinned_glb`: its 15 bones
+//! as joints, each soldier a scene instance with its own
+//! `AnimationPlayer`); for each, the CPU's frame (Bevy's whole `update`:
 //! its schedules, extraction, the render world's preparation and
 //! encoding), the frame with the GPU's work finished, the bytes written a
-//! frame, and the crowd's GPU memory per member.
+//! frame, and the GPU memory per member of the crowd and of the skinned
+//! soldiers' joint matrices. Here the sun casts shadows over the whole
+//! crowd (three cascades), so each strategy draws every soldier in the
+//! main pass and in each cascade that sees it.
 //!
 //! ```sh
 //! cargo bench -p md2-bevy --bench crowd                # the tables
@@ -43,9 +49,10 @@ use bevy::camera::RenderTarget;
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::diagnostic::DiagnosticsStore;
 use bevy::gltf::GltfAssetLabel;
+use bevy::light::CascadeShadowConfigBuilder;
 use bevy::log::LogPlugin;
 use bevy::mesh::morph::MeshMorphWeights;
-use bevy::pbr::MorphUniforms;
+use bevy::pbr::{MorphUniforms, SkinUniforms};
 use bevy::prelude::*;
 use bevy::render::RenderApp;
 use bevy::render::RenderPlugin;
@@ -58,6 +65,7 @@ use bevy::render::renderer::RenderDevice;
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
+use bevy::world_serialization::WorldInstanceReady;
 use md2_bevy::{
     Md2, Md2Animator, Md2Asset, Md2Crowd, Md2CrowdStats, Md2Plugin, Md2Poses, member_transform,
 };
@@ -65,12 +73,17 @@ use md2_wgpu::gltf::{GltfOptions, to_glb};
 use md2_wgpu::image::RgbaImage;
 use md2_wgpu::{CrowdMember, Md2Model, Quake2Player, anim::ClipClock, anim::Pose};
 
+#[path = "../tests/gpu/scene_types.rs"]
+mod scene_types;
+
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 360;
 /// The animation clock's step per frame.
 const FRAME: f64 = 1.0 / 60.0;
 /// The largest crowd Bevy's morph targets are measured at.
 const MORPH_UP_TO: u32 = 10_000;
+/// The largest crowd Bevy's skinned meshes are measured at.
+const SKINNED_UP_TO: u32 = 10_000;
 
 struct Options {
     rounds: usize,
@@ -279,7 +292,11 @@ fn place(i: u32, count: u32) -> Transform {
     .with_rotation(Quat::from_rotation_y(i as f32 * 0.7))
 }
 
-fn camera(app: &mut App, target: &Handle<Image>, count: u32) {
+/// The camera over `count` soldiers and the sun; with `shadows`, the sun
+/// casts them over the whole crowd (three cascades out to twice the
+/// camera's distance), so every soldier is drawn in each cascade that sees
+/// it as well as in the main pass.
+fn camera(app: &mut App, target: &Handle<Image>, count: u32, shadows: bool) {
     let columns = (f64::from(count) * 1.6).sqrt().ceil() as f32;
     let rows = (count as f32 / columns).ceil();
     let centre = Vec3::new(columns * 20.0, 0.0, rows * 20.0);
@@ -292,10 +309,25 @@ fn camera(app: &mut App, target: &Handle<Image>, count: u32) {
         Transform::from_translation(centre + Vec3::new(0.0, distance * 0.6, distance * 0.7))
             .looking_at(centre, Vec3::Y),
     ));
-    app.world_mut().spawn((
-        DirectionalLight::default(),
-        Transform::default().looking_to(Vec3::new(-0.4, -1.0, -0.3), Vec3::Y),
-    ));
+    let sun = Transform::default().looking_to(Vec3::new(-0.4, -1.0, -0.3), Vec3::Y);
+    if shadows {
+        app.world_mut().spawn((
+            DirectionalLight {
+                shadow_maps_enabled: true,
+                ..default()
+            },
+            sun,
+            CascadeShadowConfigBuilder {
+                num_cascades: 3,
+                first_cascade_far_bound: distance * 0.5,
+                maximum_distance: distance * 2.0,
+                ..default()
+            }
+            .build(),
+        ));
+    } else {
+        app.world_mut().spawn((DirectionalLight::default(), sun));
+    }
 }
 
 fn animator(i: u32) -> Md2Animator {
@@ -304,20 +336,20 @@ fn animator(i: u32) -> Md2Animator {
 
 /// A headless app with `subject`'s model loaded and the camera and light
 /// for `count`.
-fn app_with_model(subject: &Subject, count: u32) -> (App, Handle<Md2Asset>) {
+fn app_with_model(subject: &Subject, count: u32, shadows: bool) -> (App, Handle<Md2Asset>) {
     let (mut app, target) = headless(&subject.files);
     let model: Handle<Md2Asset> = app
         .world()
         .resource::<AssetServer>()
         .load(format!("memory://{}", subject.model_path));
     wait_loaded(&mut app, &model);
-    camera(&mut app, &target, count);
+    camera(&mut app, &target, count, shadows);
     (app, model)
 }
 
 /// The plugin's crowd.
-fn plugin_app(subject: &Subject, count: u32) -> App {
-    let (mut app, model) = app_with_model(subject, count);
+fn plugin_app(subject: &Subject, count: u32, shadows: bool) -> App {
+    let (mut app, model) = app_with_model(subject, count, shadows);
     for i in 0..count {
         app.world_mut()
             .spawn((Md2(model.clone()), animator(i), place(i, count)));
@@ -364,7 +396,7 @@ fn drive_weights(time: Res<Time>, mut crowd: Query<(&Md2Animator, &mut MeshMorph
 
 /// Bevy's morph-target crowd: GPU bytes of the mesh (vertex buffer,
 /// indices, morph targets) and of its texture.
-fn gltf_app(subject: &Subject, count: u32) -> (App, u64, u64) {
+fn gltf_app(subject: &Subject, count: u32, shadows: bool) -> (App, u64, u64) {
     let files = vec![("model.glb".to_owned(), subject.glb.clone())];
     let (mut app, target) = headless(&files);
     app.add_systems(Update, drive_weights);
@@ -406,7 +438,7 @@ fn gltf_app(subject: &Subject, count: u32) -> (App, u64, u64) {
             metallic: 0.0,
             ..default()
         });
-    camera(&mut app, &target, count);
+    camera(&mut app, &target, count, shadows);
     let frames = subject.model.keyframes().frame_count() as usize;
     for i in 0..count {
         app.world_mut().spawn((
@@ -467,8 +499,8 @@ fn main() {
     for subject in subjects() {
         for &count in &options.counts {
             eprintln!("{} × {count}: building both apps", subject.name);
-            let mut plugin = plugin_app(&subject, count);
-            let (mut gltf, gltf_bytes, gltf_texels) = gltf_app(&subject, count);
+            let mut plugin = plugin_app(&subject, count, false);
+            let (mut gltf, gltf_bytes, gltf_texels) = gltf_app(&subject, count, false);
             // Pipelines, buffers and the first uploads before measuring.
             for _ in 0..3 {
                 frame(&mut plugin);
@@ -562,8 +594,8 @@ fn time_main_world(app: &mut App) {
 
 /// md2-bevy's resident crowd of `count` demo soldiers, on the places and
 /// phases of the entities'.
-fn crowd_app(subject: &Subject, count: u32) -> App {
-    let (mut app, model) = app_with_model(subject, count);
+fn crowd_app(subject: &Subject, count: u32, shadows: bool) -> App {
+    let (mut app, model) = app_with_model(subject, count, shadows);
     let asset = app
         .world()
         .resource::<Assets<Md2Asset>>()
@@ -581,83 +613,205 @@ fn crowd_app(subject: &Subject, count: u32) -> App {
     app
 }
 
-/// The battle table: the resident crowd, entities and morph targets.
+/// Which soldier a skinned scene instance is: its phase.
+#[derive(Component)]
+struct SkinnedSoldier(u32);
+
+/// The skinned soldiers' animation graph and its one clip, the run.
+#[derive(Resource)]
+struct SkinnedRun {
+    graph: Handle<AnimationGraph>,
+    node: AnimationNodeIndex,
+    /// The run's length in seconds, its last key back on its first.
+    length: f32,
+}
+
+/// Starts a skinned soldier's run at its phase once its scene instance is
+/// in the world, as Bevy's own many-foxes stress test does.
+fn start_running(
+    ready: On<WorldInstanceReady>,
+    soldiers: Query<&SkinnedSoldier>,
+    run: Res<SkinnedRun>,
+    children: Query<&Children>,
+    mut players: Query<&mut AnimationPlayer>,
+    mut commands: Commands,
+) {
+    let Ok(soldier) = soldiers.get(ready.entity) else {
+        return;
+    };
+    // The entities' phases (`animator`), within the run's loop.
+    let phase = (soldier.0 as f32 * 0.037) % run.length;
+    for child in children.iter_descendants(ready.entity) {
+        if let Ok(mut player) = players.get_mut(child) {
+            player.play(run.node).repeat().seek_to(phase);
+            commands
+                .entity(child)
+                .insert(AnimationGraphHandle(run.graph.clone()));
+        }
+    }
+}
+
+/// Bevy's skeletal animation: the demo soldier as a skinned glTF
+/// (md2-wgpu's `demo_skinned_glb`: its 15 bones as joints, its run as
+/// joint keys), each soldier an instance of its scene with its own
+/// `AnimationPlayer` on its own phase; Bevy samples the joints' curves,
+/// propagates their transforms and uploads their matrices every frame.
+fn skinned_app(count: u32, shadows: bool) -> App {
+    let files = vec![("soldier.glb".to_owned(), md2_wgpu::demo::demo_skinned_glb())];
+    let (mut app, target) = headless(&files);
+    scene_types::register_scene_types(&mut app);
+    let demo = md2_wgpu::demo::demo_model();
+    let clips = md2_wgpu::Clip::for_model(demo.keyframes());
+    let run = clips
+        .iter()
+        .position(|c| &*c.name == "run")
+        .expect("the demo runs");
+    let length = (clips[run].frames().count() as f32) / clips[run].fps;
+    let server = app.world().resource::<AssetServer>().clone();
+    let clip: Handle<AnimationClip> =
+        server.load(GltfAssetLabel::Animation(run).from_asset("memory://soldier.glb"));
+    let scene: Handle<WorldAsset> =
+        server.load(GltfAssetLabel::Scene(0).from_asset("memory://soldier.glb"));
+    wait_loaded(&mut app, &clip);
+    wait_loaded(&mut app, &scene);
+    let (graph, node) = AnimationGraph::from_clip(clip);
+    let graph = app
+        .world_mut()
+        .resource_mut::<Assets<AnimationGraph>>()
+        .add(graph);
+    app.insert_resource(SkinnedRun {
+        graph,
+        node,
+        length,
+    })
+    .add_observer(start_running);
+    camera(&mut app, &target, count, shadows);
+    for i in 0..count {
+        app.world_mut().spawn((
+            WorldAssetRoot(scene.clone()),
+            place(i, count),
+            SkinnedSoldier(i),
+        ));
+    }
+    // Every instance spawned and running before anything is measured.
+    for _ in 0..100 {
+        let mut players = app
+            .world_mut()
+            .query_filtered::<(), (With<AnimationPlayer>, With<AnimationGraphHandle>)>();
+        if players.iter(app.world()).count() == count as usize {
+            return app;
+        }
+        frame(&mut app);
+    }
+    panic!("the skinned soldiers' scenes did not all spawn");
+}
+
+/// The battle table: the resident crowd, entities, morph targets and
+/// skinned meshes.
 fn crowds(options: &Options) {
     let subject = subjects().into_iter().next().expect("the demo");
+    const NAMES: [&str; 4] = ["crowd", "entities", "morph", "skinned"];
     println!();
     println!(
-        "| soldiers | main world's frame (CPU): crowd / entities / morph | frame (GPU finished): crowd / entities / morph | written a frame: crowd / entities / morph | crowd's GPU memory per member |"
+        "| soldiers | main world's frame (CPU): crowd / entities / morph / skinned | frame (GPU finished): crowd / entities / morph / skinned | written a frame: crowd / entities / morph / skinned | GPU memory per member: crowd / skinned (joint matrices) |"
     );
     println!("|---|---|---|---|---|");
     for &count in &options.crowds {
-        eprintln!("{count} soldiers: building the three apps");
-        let mut apps = vec![crowd_app(&subject, count), plugin_app(&subject, count)];
-        // Bevy's morph targets take a second a frame for 1,000 on lavapipe:
-        // they are compared up to `MORPH_UP_TO`.
-        let morph = count <= MORPH_UP_TO;
-        if morph {
-            apps.push(gltf_app(&subject, count).0);
-        }
-        for app in &mut apps {
+        eprintln!("{count} soldiers: building the apps");
+        // Bevy's morph targets take a second a frame for 1,000 on lavapipe,
+        // and its skinned soldiers are some 17 entities each: they are
+        // compared up to `MORPH_UP_TO` and `SKINNED_UP_TO`.
+        let mut apps: [Option<App>; 4] = [
+            Some(crowd_app(&subject, count, true)),
+            Some(plugin_app(&subject, count, true)),
+            (count <= MORPH_UP_TO).then(|| gltf_app(&subject, count, true).0),
+            (count <= SKINNED_UP_TO).then(|| skinned_app(count, true)),
+        ];
+        for app in apps.iter_mut().flatten() {
             time_main_world(app);
             for _ in 0..3 {
                 frame(app);
             }
         }
-        let mut cpu = [Vec::new(), Vec::new(), Vec::new()];
-        let mut whole = [Vec::new(), Vec::new(), Vec::new()];
+        let mut cpu: [Vec<f64>; 4] = Default::default();
+        let mut whole: [Vec<f64>; 4] = Default::default();
         for round in 0..options.rounds {
             let mut order: Vec<usize> = (0..apps.len()).collect();
             if round % 2 == 1 {
                 order.reverse();
             }
             for k in order {
+                let Some(app) = apps[k].as_mut() else {
+                    continue;
+                };
                 for _ in 0..options.frames {
-                    let (_, w) = timed_frame(&mut apps[k]);
-                    let main = apps[k].world().resource::<MainFrame>().last;
+                    let (_, w) = timed_frame(app);
+                    let main = app.world().resource::<MainFrame>().last;
                     cpu[k].push(main.as_secs_f64() * 1000.0);
                     whole[k].push(w.as_secs_f64() * 1000.0);
                 }
             }
+            let last =
+                |v: &[Vec<f64>; 4], k: usize| v[k].last().map_or("-".into(), |x| format!("{x:.2}"));
             eprintln!(
-                "  round {round}: main world {:.2} / {:.2} ms, frames {:.1} / {:.1} ms (crowd / entities)",
-                cpu[0].last().unwrap_or(&0.0),
-                cpu[1].last().unwrap_or(&0.0),
-                whole[0].last().unwrap_or(&0.0),
-                whole[1].last().unwrap_or(&0.0),
+                "  round {round}: main world {} ms, frames {} ms ({})",
+                (0..4)
+                    .map(|k| last(&cpu, k))
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+                (0..4)
+                    .map(|k| last(&whole, k))
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+                NAMES.join(" / "),
             );
         }
-        let stats = apps[0]
-            .sub_app(RenderApp)
-            .world()
-            .resource::<Md2CrowdStats>();
-        let crowd_written = stats.bytes_written;
+        let render = |k: usize| apps[k].as_ref().map(|app| app.sub_app(RenderApp).world());
+        let stats = render(0).expect("the crowd").resource::<Md2CrowdStats>();
         let per_member = stats.gpu_bytes as f64 / f64::from(count);
-        let entities_written = apps[1].world().resource::<Md2Poses>().bytes_per_frame();
-        let morph_written = apps.get(2).map(|app| {
-            let morph = app.sub_app(RenderApp).world().resource::<MorphUniforms>();
-            (morph.current_buffer.len() * 4) as u64
-                + morph.descriptors_buffer.as_ref().map_or(0, |d| {
-                    (d.len() * size_of::<bevy::pbr::GpuMorphDescriptor>()) as u64
-                })
+        let written = [
+            Some(stats.bytes_written),
+            apps[1]
+                .as_ref()
+                .map(|app| app.world().resource::<Md2Poses>().bytes_per_frame()),
+            render(2).map(|world| {
+                let morph = world.resource::<MorphUniforms>();
+                (morph.current_buffer.len() * 4) as u64
+                    + morph.descriptors_buffer.as_ref().map_or(0, |d| {
+                        (d.len() * size_of::<bevy::pbr::GpuMorphDescriptor>()) as u64
+                    })
+            }),
+            // Bevy writes every joint matrix of the frame, each frame.
+            render(3).map(|world| {
+                let skins = world.resource::<SkinUniforms>();
+                (skins.current_staging_buffer.len() * size_of::<Mat4>()) as u64
+            }),
+        ];
+        // The joint matrices, this frame's and the last (motion vectors).
+        let skinned_per_member = render(3).map(|world| {
+            let skins = world.resource::<SkinUniforms>();
+            (skins.current_buffer.size() + skins.prev_buffer.size()) as f64 / f64::from(count)
         });
-        let [c0, c1, c2] = cpu.map(|mut v| (!v.is_empty()).then(|| median(&mut v)));
-        let [w0, w1, w2] = whole.map(|mut v| (!v.is_empty()).then(|| median(&mut v)));
-        let ms = |v: Option<f64>, digits: usize| {
-            v.map_or("not run".to_owned(), |v| format!("{v:.digits$} ms"))
+        let cpu = cpu.map(|mut v| (!v.is_empty()).then(|| median(&mut v)));
+        let whole = whole.map(|mut v| (!v.is_empty()).then(|| median(&mut v)));
+        let cells = |values: &[Option<f64>; 4], digits: usize| {
+            let shown: Vec<String> = values
+                .iter()
+                .map(|v| v.map_or("not run".to_owned(), |v| format!("{v:.digits$}")))
+                .collect();
+            format!("{} ms", shown.join(" / "))
         };
+        let bytes: Vec<String> = written
+            .iter()
+            .map(|b| b.map_or("not run".to_owned(), thousands))
+            .collect();
         println!(
-            "| {} | {} / {} / {} | {} / {} / {} | {} / {} / {} | {per_member:.0} B |",
+            "| {} | {} | {} | {} B | {per_member:.0} / {} B |",
             thousands(u64::from(count)),
-            ms(c0, 2),
-            ms(c1, 2),
-            ms(c2, 2),
-            ms(w0, 1),
-            ms(w1, 1),
-            ms(w2, 1),
-            thousands(crowd_written),
-            thousands(entities_written),
-            morph_written.map_or("not run".to_owned(), |b| format!("{} B", thousands(b))),
+            cells(&cpu, 2),
+            cells(&whole, 1),
+            bytes.join(" / "),
+            skinned_per_member.map_or("not run".to_owned(), |b| format!("{b:.0}")),
         );
     }
 }

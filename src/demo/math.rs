@@ -213,6 +213,15 @@ impl Rigid {
         add(self.rotation.rotate(p), self.translation)
     }
 
+    /// The transform that undoes `self`.
+    pub(crate) fn inverse(&self) -> Rigid {
+        let rotation = self.rotation.conjugate();
+        Rigid {
+            rotation,
+            translation: mul(rotation.rotate(self.translation), -1.0),
+        }
+    }
+
     /// `self` after `inner`.
     pub(crate) fn compose(&self, inner: &Rigid) -> Rigid {
         Rigid {

@@ -36,6 +36,10 @@
 //! animations from its own, three skin sets), holding [`demo_weapon`]:
 //! [`demo_player_files`] and [`demo_weapon_files`] are their files.
 //!
+//! [`demo_skinned_glb`] is the same soldier as a skinned glTF (its 15
+//! bones as joints, its animations as joint keys): skeletal animation on
+//! the very character md2-wgpu draws from keyframes, for benchmarks.
+//!
 //! Everything is built from plain IEEE arithmetic (no platform `sin`), so
 //! the bytes are the same on every machine; a test pins their hash. The
 //! model is built once per process (a few milliseconds) and cached.
@@ -46,9 +50,11 @@ mod math;
 mod normals;
 mod player;
 mod skin;
+mod skinned;
 mod soldier;
 mod weapon;
 
 pub use player::{DEMO_PLAYER_DIR, DEMO_PLAYER_SKINS, demo_player, demo_player_files};
+pub use skinned::demo_skinned_glb;
 pub use soldier::{SKIN_HEIGHT, SKIN_WIDTH, demo_mdl, demo_model, demo_model_bytes, demo_skin};
 pub use weapon::{DEMO_WEAPON_DIR, demo_weapon, demo_weapon_files};

@@ -81,6 +81,17 @@
 //! [`GltfOptions::skin_names`] are not read: MD3 data is exported as
 //! floats, surfaces' triangles in their file order.
 //!
+//! # The skinned demo
+//!
+//! [`demo::demo_skinned_glb`](crate::demo::demo_skinned_glb) writes the demo
+//! soldier the other way, as skeletal animation: the same corners,
+//! triangles, axes and texture coordinates, one joint per vertex (its
+//! bone, weight 1), and each animation a key per frame of every joint's
+//! rotation and translation, so Bevy's or three.js's skinning can be set
+//! beside md2-wgpu's keyframes on one character. At every key each skinned
+//! vertex is within half its MD2 frame's quantisation step of the frame's
+//! (`cargo test --test gltf skinned`).
+//!
 //! # Quantization
 //!
 //! [`GltfOptions::quantize`] stores positions as `SHORT` grid coordinates
@@ -129,9 +140,11 @@ mod md3;
 mod options;
 mod quantize;
 mod report;
+mod skinned;
 
 pub use error::GltfError;
 pub use export::to_glb;
 pub use md3::{ALL_FRAMES_ANIMATION, md3_to_glb, player_to_glb};
 pub use options::{GltfOptions, KeyInterpolation, MAX_GLB_BYTES, METRES_PER_QUAKE_UNIT};
 pub use report::{GltfExport, GltfReport, QuantizationReport};
+pub(crate) use skinned::{Joint, JointPose, SkinnedSource, skinned_to_glb};

@@ -2,7 +2,8 @@
 //! the gltf crate (`roundtrip`), bad options refused (`errors`), and in node
 //! the Khronos glTF-Validator and three.js's loader and mixer (`node`,
 //! skipped loudly without node or the packages .ci/run installs, unless
-//! MD2_REQUIRE_NODE=1). `sizes` prints the README's size table.
+//! MD2_REQUIRE_NODE=1). `sizes` prints the README's size table; `skinned`
+//! poses the skinned demo soldier by its joints at every key.
 
 use md2_wgpu_tests as common;
 
@@ -12,3 +13,4 @@ mod md3;
 mod node;
 mod roundtrip;
 mod sizes;
+mod skinned;

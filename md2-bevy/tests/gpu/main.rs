@@ -7,6 +7,7 @@ mod draws;
 mod harness;
 mod probe;
 mod reference;
+mod scene_types;
 
 mod crowd;
 mod crowd_passes;
@@ -19,3 +20,4 @@ mod pose;
 mod quake1;
 mod quake3;
 mod shadows;
+mod skinned;
