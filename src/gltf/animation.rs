@@ -264,3 +264,33 @@ pub(super) fn write(
     }
     Ok(())
 }
+
+/// Adds to `animation` a sampler from `input` (key times) to `output` (key
+/// values) and the channel that moves `target`'s node and property by it.
+pub(super) fn add_channel(
+    animation: &mut json::Animation,
+    target: (Index<Node>, Property),
+    input: Index<json::Accessor>,
+    output: Index<json::Accessor>,
+    interpolation: Interpolation,
+) {
+    let sampler = Index::new(animation.samplers.len() as u32);
+    animation.samplers.push(Sampler {
+        extensions: None,
+        extras: None,
+        input,
+        interpolation: Checked::Valid(interpolation),
+        output,
+    });
+    animation.channels.push(Channel {
+        sampler,
+        target: Target {
+            extensions: None,
+            extras: None,
+            node: target.0,
+            path: Checked::Valid(target.1),
+        },
+        extensions: None,
+        extras: None,
+    });
+}

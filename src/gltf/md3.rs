@@ -5,7 +5,7 @@
 use ::gltf::json;
 use glam::{Mat3, Quat, Vec3};
 use json::accessor::{ComponentType, Type};
-use json::animation::{Channel, Property, Sampler, Target};
+use json::animation::Property;
 use json::buffer::Target as ViewTarget;
 use json::mesh::{Mode, MorphTarget, Primitive, Semantic};
 use json::validation::Checked;
@@ -485,25 +485,7 @@ impl<'o> Writer<'o> {
                 continue;
             };
             for (node, path, input, output) in channels {
-                let sampler = Index::new(a.samplers.len() as u32);
-                a.samplers.push(Sampler {
-                    extensions: None,
-                    extras: None,
-                    input,
-                    interpolation: Checked::Valid(glb_interpolation),
-                    output,
-                });
-                a.channels.push(Channel {
-                    sampler,
-                    target: Target {
-                        extensions: None,
-                        extras: None,
-                        node,
-                        path: Checked::Valid(path),
-                    },
-                    extensions: None,
-                    extras: None,
-                });
+                animation::add_channel(a, (node, path), input, output, glb_interpolation);
             }
         }
         Ok(())

@@ -17,13 +17,13 @@ use std::collections::BTreeMap;
 use ::gltf::json;
 use image::RgbaImage;
 use json::accessor::{ComponentType, Type};
-use json::animation::{Channel, Interpolation, Property, Sampler, Target};
+use json::animation::{Interpolation, Property};
 use json::buffer::Target as ViewTarget;
 use json::mesh::{Mode, Primitive, Semantic};
 use json::validation::Checked;
 use json::{Index, Node};
 
-use super::animation::clip_keys;
+use super::animation::{add_channel, clip_keys};
 use super::buffer::{AccessorSpec, Builder, float_bounds, put_f32s};
 use super::error::GltfError;
 use super::export::{asset, finish_glb};
@@ -107,58 +107,31 @@ pub(crate) fn skinned_to_glb(source: &SkinnedSource<'_>) -> Result<GltfExport, G
             .bounds(float_bounds(&bounds.min), float_bounds(&bounds.max)),
     );
     attributes.insert(Checked::Valid(Semantic::Positions), position);
-    let view = b.view(None, Some(ViewTarget::ArrayBuffer), |bin| {
+    let n = corners.len();
+    let normal = vertex_attribute(&mut b, n, ComponentType::F32, Type::Vec3, |bin| {
         for c in corners {
             put_f32s(bin, &to_gltf_axes(source.rest_normals[vertex(c.xyz)]));
         }
     });
-    let normal = b.accessor(AccessorSpec::dense(
-        view,
-        0,
-        corners.len(),
-        ComponentType::F32,
-        Type::Vec3,
-    ));
     attributes.insert(Checked::Valid(Semantic::Normals), normal);
-    let view = b.view(None, Some(ViewTarget::ArrayBuffer), |bin| {
+    let uv = vertex_attribute(&mut b, n, ComponentType::F32, Type::Vec2, |bin| {
         for c in corners {
             put_f32s(bin, &c.uv);
         }
     });
-    let uv = b.accessor(AccessorSpec::dense(
-        view,
-        0,
-        corners.len(),
-        ComponentType::F32,
-        Type::Vec2,
-    ));
     attributes.insert(Checked::Valid(Semantic::TexCoords(0)), uv);
     // One joint per vertex, at full weight.
-    let view = b.view(None, Some(ViewTarget::ArrayBuffer), |bin| {
+    let joints = vertex_attribute(&mut b, n, ComponentType::U8, Type::Vec4, |bin| {
         for c in corners {
             bin.extend_from_slice(&[source.vertex_joints[vertex(c.xyz)], 0, 0, 0]);
         }
     });
-    let joints = b.accessor(AccessorSpec::dense(
-        view,
-        0,
-        corners.len(),
-        ComponentType::U8,
-        Type::Vec4,
-    ));
     attributes.insert(Checked::Valid(Semantic::Joints(0)), joints);
-    let view = b.view(None, Some(ViewTarget::ArrayBuffer), |bin| {
+    let weights = vertex_attribute(&mut b, n, ComponentType::F32, Type::Vec4, |bin| {
         for _ in corners {
             put_f32s(bin, &[1.0, 0.0, 0.0, 0.0]);
         }
     });
-    let weights = b.accessor(AccessorSpec::dense(
-        view,
-        0,
-        corners.len(),
-        ComponentType::F32,
-        Type::Vec4,
-    ));
     attributes.insert(Checked::Valid(Semantic::Weights(0)), weights);
     let triangles = mesh.indices().chunks_exact(3).map(|t| [t[0], t[1], t[2]]);
     let short = corners.len() <= usize::from(u16::MAX);
@@ -282,8 +255,19 @@ fn animate(
         AccessorSpec::dense(view, 0, n, ComponentType::F32, Type::Scalar)
             .bounds(float_bounds(&[first]), float_bounds(&[last])),
     );
-    let mut samplers = Vec::new();
-    let mut channels = Vec::new();
+    // As `to_glb` says of its clips: play one-shot clips once and hold the end.
+    let extras = super::export::raw(&serde_json::json!({
+        "looping": keys.clip.looping,
+        "fps": f64::from(keys.clip.fps),
+        "frames": [keys.clip.first, keys.clip.last.max(keys.clip.first)],
+    }))?;
+    let mut animation = json::Animation {
+        extensions: None,
+        extras: Some(extras),
+        channels: Vec::new(),
+        name: Some(keys.clip.name.to_string()),
+        samplers: Vec::new(),
+    };
     for (j, &node) in joint_nodes.iter().enumerate() {
         let mut translations = Vec::with_capacity(3 * n);
         let mut rotations = Vec::with_capacity(4 * n);
@@ -308,38 +292,28 @@ fn animate(
         ] {
             let view = b.view(None, None, |bin| put_f32s(bin, &values));
             let output = b.accessor(AccessorSpec::dense(view, 0, n, ComponentType::F32, kind));
-            channels.push(Channel {
-                sampler: Index::new(samplers.len() as u32),
-                target: Target {
-                    extensions: None,
-                    extras: None,
-                    node,
-                    path: Checked::Valid(path),
-                },
-                extensions: None,
-                extras: None,
-            });
-            samplers.push(Sampler {
-                extensions: None,
-                extras: None,
+            add_channel(
+                &mut animation,
+                (node, path),
                 input,
-                interpolation: Checked::Valid(Interpolation::Linear),
                 output,
-            });
+                Interpolation::Linear,
+            );
         }
     }
-    // As `to_glb` says of its clips: play one-shot clips once and hold the end.
-    let extras = super::export::raw(&serde_json::json!({
-        "looping": keys.clip.looping,
-        "fps": f64::from(keys.clip.fps),
-        "frames": [keys.clip.first, keys.clip.last.max(keys.clip.first)],
-    }))?;
-    b.root.push(json::Animation {
-        extensions: None,
-        extras: Some(extras),
-        channels,
-        name: Some(keys.clip.name.to_string()),
-        samplers,
-    });
+    b.root.push(animation);
     Ok(())
+}
+
+/// A vertex attribute of `count` elements in a view of its own, its bytes
+/// from `write`.
+fn vertex_attribute(
+    b: &mut Builder,
+    count: usize,
+    component: ComponentType,
+    kind: Type,
+    write: impl FnOnce(&mut Vec<u8>),
+) -> Index<json::Accessor> {
+    let view = b.view(None, Some(ViewTarget::ArrayBuffer), write);
+    b.accessor(AccessorSpec::dense(view, 0, count, component, kind))
 }
