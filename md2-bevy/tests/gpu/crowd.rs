@@ -105,11 +105,7 @@ fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
     // Between frames: two removed (the last moves into the first hole),
     // two added, one moved, one crossfading into another clip.
     {
-        let mut crowd = h
-            .app
-            .world_mut()
-            .get_mut::<Md2Crowd>(entity)
-            .expect("a crowd");
+        let mut crowd = h.crowd(entity);
         let members = crowd.members_mut();
         members.remove(handles[1]).expect("a member");
         members.remove(handles[6]).expect("a member");
@@ -146,13 +142,7 @@ fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
 
     // A soldier leaves the formation (an entity of its own, going on with
     // its clocks where it was) and another joins it from an entity.
-    let (md2, animator, place) = h
-        .app
-        .world_mut()
-        .get_mut::<Md2Crowd>(entity)
-        .expect("a crowd")
-        .take_member(handles[4])
-        .expect("a member");
+    let (md2, animator, place) = h.crowd(entity).take_member(handles[4]).expect("a member");
     let playback = animator.playback().clone();
     let matrix = place.to_matrix();
     let soldier = h.app.world_mut().spawn((md2, animator, place)).id();
@@ -175,10 +165,7 @@ fn a_crowd_draws_its_members_where_the_cpu_poses_them() {
             *e.get::<Transform>().expect("placed"),
         )
     };
-    h.app
-        .world_mut()
-        .get_mut::<Md2Crowd>(entity)
-        .expect("a crowd")
+    h.crowd(entity)
         .add_entity(&animator, &place)
         .expect("a member");
     h.app.world_mut().despawn(soldier);

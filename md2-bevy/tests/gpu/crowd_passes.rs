@@ -15,7 +15,7 @@ use bevy::pbr::DefaultOpaqueRendererMethod;
 use bevy::prelude::*;
 use bevy::render::RenderApp;
 use bevy::render::render_resource::TextureFormat;
-use md2_bevy::{Md2Crowd, Md2CrowdStats, member_transform};
+use md2_bevy::{Md2CrowdStats, member_transform};
 use md2_wgpu::{CrowdMember, Quake2Player, anim::ClipClock};
 
 use crate::crowd::{check_silhouette, posed_crowd, spawn_soldiers};
@@ -162,10 +162,7 @@ fn passes(deferred: bool) {
     let before = posed_crowd(&h, entity, &[]);
     let moved = Transform::from_xyz(-84.0, 0.0, 4.0).with_rotation(Quat::from_rotation_y(0.1));
     let now = h.app.world().resource::<Time>().elapsed_secs_f64();
-    h.app
-        .world_mut()
-        .get_mut::<Md2Crowd>(entity)
-        .expect("a crowd")
+    h.crowd(entity)
         .members_mut()
         .set(
             handles[0],

@@ -158,10 +158,7 @@ fn translucent_members_blend_back_to_front_and_shells_wrap_their_members() {
     // what is left, so a translucent member gives between half (one layer)
     // and all (many) of its opaque colour; a closed body shows two at
     // least: 3/4.
-    h.app
-        .world_mut()
-        .get_mut::<Md2Crowd>(entity)
-        .expect("a crowd")
+    h.crowd(entity)
         .members_mut()
         .member(a)
         .set_tint([red[0], red[1], red[2], 1.0])
@@ -177,11 +174,7 @@ fn translucent_members_blend_back_to_front_and_shells_wrap_their_members() {
     // Swapped: the blue member near, the red one far (and translucent
     // again): blue leads where they overlap.
     {
-        let mut crowd = h
-            .app
-            .world_mut()
-            .get_mut::<Md2Crowd>(entity)
-            .expect("a crowd");
+        let mut crowd = h.crowd(entity);
         let members = crowd.members_mut();
         members.member(a).set_tint(red).expect("a member");
         members

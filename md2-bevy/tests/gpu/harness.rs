@@ -204,6 +204,14 @@ impl Harness {
             .clone()
     }
 
+    /// The resident crowd on `entity`, to change between frames.
+    pub fn crowd(&mut self, entity: Entity) -> Mut<'_, md2_bevy::Md2Crowd> {
+        self.app
+            .world_mut()
+            .get_mut::<md2_bevy::Md2Crowd>(entity)
+            .expect("a crowd")
+    }
+
     /// One frame: the main world, extraction, the render world, and the GPU
     /// finished.
     pub fn update(&mut self) {

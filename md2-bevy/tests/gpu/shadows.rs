@@ -159,21 +159,13 @@ fn two_frames_cast_their_own_shadows_on_a_standard_material_plane() {
             0,
             "{name}: the model itself is out of view"
         );
-        assert!(cpu.count() > 1000, "{name}: the shadow is in view");
-        eprintln!(
-            "{name}: shadow {} pixels (CPU {}), {} differ, {} more than 2 pixels away, IoU {:.3}",
-            shadow.count(),
-            cpu.count(),
-            shadow.differing(&cpu),
-            shadow.beyond(&cpu, 2),
-            shadow.iou(&cpu)
+        hold_shadow(
+            name,
+            &image,
+            &shadow,
+            &cpu,
+            &format!("shadow-{}", rendered.len()),
         );
-        if shadow.beyond(&cpu, 2) != 0 || shadow.iou(&cpu) < 0.85 {
-            panic!(
-                "{name}: the shadow is not the pose's: {}",
-                save_actual(&image, &format!("shadow-{}", rendered.len())).display()
-            );
-        }
         rendered.push(shadow);
         expected.push(cpu);
     }
@@ -227,22 +219,35 @@ fn check_crowd_shadow(
     let shadow = shadow_mask(image);
     let posed = PosedModel::new(&md2_wgpu::demo::demo_model(), pose, place.to_matrix());
     let cpu = rasterize_both_faces(&posed.shadow(light), clip_from_world, SIZE, SIZE).mask;
+    hold_shadow(
+        &format!("crowd, {name}"),
+        image,
+        &shadow,
+        &cpu,
+        &format!("crowd-shadow-{}", name.replace(' ', "-")),
+    );
+    shadow
+}
+
+/// Holds the `shadow` of `image` to the `cpu`'s (which must be in view):
+/// no pixel more than 2 from it, IoU at least 0.85; says how they differ,
+/// and where they do not agree saves the picture as `file`.
+fn hold_shadow(name: &str, image: &Image, shadow: &Mask, cpu: &Mask, file: &str) {
+    assert!(cpu.count() > 1000, "{name}: the shadow is in view");
     eprintln!(
-        "crowd, {name}: shadow {} pixels (CPU {}), {} differ, {} more than 2 pixels away, IoU {:.3}",
+        "{name}: shadow {} pixels (CPU {}), {} differ, {} more than 2 pixels away, IoU {:.3}",
         shadow.count(),
         cpu.count(),
-        shadow.differing(&cpu),
-        shadow.beyond(&cpu, 2),
-        shadow.iou(&cpu)
+        shadow.differing(cpu),
+        shadow.beyond(cpu, 2),
+        shadow.iou(cpu)
     );
-    assert!(cpu.count() > 1000, "{name}: the shadow is in view");
-    if shadow.beyond(&cpu, 2) != 0 || shadow.iou(&cpu) < 0.85 {
+    if shadow.beyond(cpu, 2) != 0 || shadow.iou(cpu) < 0.85 {
         panic!(
-            "crowd, {name}: the shadow is not the pose's: {}",
-            save_actual(image, &format!("crowd-shadow-{}", name.replace(' ', "-"))).display()
+            "{name}: the shadow is not the pose's: {}",
+            save_actual(image, file).display()
         );
     }
-    shadow
 }
 
 /// The same scene with the model as a resident crowd's one member: each
@@ -250,7 +255,6 @@ fn check_crowd_shadow(
 /// pose's shadow, and another clip's when it plays one.
 #[test]
 fn a_crowd_member_casts_its_poses_shadow() {
-    use md2_bevy::Md2Crowd;
     use md2_wgpu::anim::ClipClock;
 
     if !gpu_or_skip("shadows") {
@@ -265,10 +269,7 @@ fn a_crowd_member_casts_its_poses_shadow() {
     let fallen = ClipClock::new(Quake2Player::Death3.clip(), -10.0);
     let mut rendered = Vec::new();
     for (name, clock) in [("standing", stand), ("fallen", fallen)] {
-        h.app
-            .world_mut()
-            .get_mut::<Md2Crowd>(entity)
-            .expect("a crowd")
+        h.crowd(entity)
             .members_mut()
             .member(member)
             .play(clock.clone(), -20.0, 0.0)
@@ -298,10 +299,7 @@ fn a_crowd_member_casts_its_poses_shadow() {
         ..md2_wgpu::scene::Effects::NONE
     };
     for (effects, shadows) in [(no_shadow, false), (md2_wgpu::scene::Effects::NONE, true)] {
-        h.app
-            .world_mut()
-            .get_mut::<Md2Crowd>(entity)
-            .expect("a crowd")
+        h.crowd(entity)
             .members_mut()
             .member(member)
             .set_effects(effects)
