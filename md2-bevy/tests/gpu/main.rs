@@ -19,5 +19,6 @@ mod motion;
 mod pose;
 mod quake1;
 mod quake3;
+mod rules;
 mod shadows;
 mod skinned;
