@@ -2,13 +2,11 @@
 // (md2_bevy::pose, bindings 0 to 2 of the material's group) and the skins
 // (md2_bevy::instance's bindings 5 and 6): the bucket being drawn, the
 // view's visible records the crowd's passes laid out, and the crowd's
-// members. The layout is md2-wgpu's (crowd/draw.wgsl, docs/contract.md):
-// a record is six words (the member's index; its frames as two u16 pairs;
-// t, t2 and the crossfade's weight as f32 bits), an extra record (views
-// that draw motion vectors) twenty (the previous frame's rows, frames and
-// t, t2, weight, then the member's index and id), a member eight
-// vec4<u32> of which the first four are read (its rows, then
-// skin | intensity, tint, effects).
+// members. md2-wgpu reads them: src/shaders.rs's crowd_module() appends
+// md2-wgpu's crowd reader (md2_wgpu::contract::CROWD_READ_WGSL:
+// md2_crowd_record, md2_crowd_look_words, the previous frame's from the
+// extra records) to this file, so the words' layout is read in one place
+// for md2-wgpu's draws and these.
 //
 // Binding numbers are Rust constants in src/crowd_render.rs; a test holds
 // this file to them.
@@ -31,67 +29,12 @@ struct Md2CrowdDraw {
 @group(#{MATERIAL_BIND_GROUP}) @binding(8) var<storage, read> md2_crowd_records: array<u32>;
 @group(#{MATERIAL_BIND_GROUP}) @binding(9) var<storage, read> md2_crowd_members: array<vec4<u32>>;
 
-const MD2_CROWD_RECORD_WORDS: u32 = 6u;
-const MD2_CROWD_EXTRA_WORDS: u32 = 20u;
-const MD2_CROWD_MEMBER_VEC4S: u32 = 8u;
-
-// What one visible member draws with.
-struct Md2CrowdInstance {
-    rows: array<vec4<f32>, 3>,
-    frames: vec4<u32>,
-    lerp: vec3<f32>,
-};
-
-// Record `record` (the bucket's first plus the instance's index).
-fn md2_crowd_instance(record: u32) -> Md2CrowdInstance {
-    let at = record * MD2_CROWD_RECORD_WORDS;
-    let member = md2_crowd_records[at] * MD2_CROWD_MEMBER_VEC4S;
-    let frames = vec2<u32>(md2_crowd_records[at + 1u], md2_crowd_records[at + 2u]);
-    var out: Md2CrowdInstance;
-    out.rows = array<vec4<f32>, 3>(
-        bitcast<vec4<f32>>(md2_crowd_members[member]),
-        bitcast<vec4<f32>>(md2_crowd_members[member + 1u]),
-        bitcast<vec4<f32>>(md2_crowd_members[member + 2u]),
-    );
-    out.frames = vec4<u32>(frames.x & 0xffffu, frames.x >> 16u, frames.y & 0xffffu, frames.y >> 16u);
-    out.lerp = bitcast<vec3<f32>>(vec3<u32>(
-        md2_crowd_records[at + 3u],
-        md2_crowd_records[at + 4u],
-        md2_crowd_records[at + 5u],
-    ));
-    return out;
-}
-
-// Four words of the records buffer from `at`, as a row.
-fn md2_crowd_row(at: u32) -> vec4<f32> {
-    return bitcast<vec4<f32>>(vec4<u32>(
-        md2_crowd_records[at],
-        md2_crowd_records[at + 1u],
-        md2_crowd_records[at + 2u],
-        md2_crowd_records[at + 3u],
-    ));
-}
-
 // What the previous frame showed of record `record`'s member (its extra
 // record, which a view that draws motion vectors keeps: md2-wgpu's
-// crowd/compact.wgsl writes it), read word by word at fixed offsets: the
-// previous rows, frames and (t, t2, weight).
-fn md2_crowd_previous(record: u32) -> Md2CrowdInstance {
-    let at = md2_crowd_draw.extra_base + record * MD2_CROWD_EXTRA_WORDS;
-    let frames = vec2<u32>(md2_crowd_records[at + 12u], md2_crowd_records[at + 13u]);
-    var out: Md2CrowdInstance;
-    out.rows = array<vec4<f32>, 3>(
-        md2_crowd_row(at),
-        md2_crowd_row(at + 4u),
-        md2_crowd_row(at + 8u),
-    );
-    out.frames = vec4<u32>(frames.x & 0xffffu, frames.x >> 16u, frames.y & 0xffffu, frames.y >> 16u);
-    out.lerp = bitcast<vec3<f32>>(vec3<u32>(
-        md2_crowd_records[at + 14u],
-        md2_crowd_records[at + 15u],
-        md2_crowd_records[at + 16u],
-    ));
-    return out;
+// crowd/compact.wgsl writes it), the view's extra records starting where
+// the bucket's draw words say.
+fn md2_crowd_previous(record: u32) -> Md2CrowdRecord {
+    return md2_crowd_previous_record(md2_crowd_extra_at(md2_crowd_draw.extra_base, record));
 }
 
 // md2-wgpu's MD2_EFFECT_NO_SHADOW (contract::EFFECT_NO_SHADOW; a test
@@ -100,8 +43,8 @@ const MD2_CROWD_EFFECT_NO_SHADOW: u32 = 0x04000000u;
 
 // Whether record `record`'s member casts no shadow (its effects say so).
 fn md2_crowd_casts_no_shadow(record: u32) -> bool {
-    let member = md2_crowd_records[record * MD2_CROWD_RECORD_WORDS] * MD2_CROWD_MEMBER_VEC4S;
-    return (md2_crowd_members[member + 3u].z & MD2_CROWD_EFFECT_NO_SHADOW) != 0u;
+    let member = md2_crowd_member(record);
+    return (md2_crowd_look_words(member).z & MD2_CROWD_EFFECT_NO_SHADOW) != 0u;
 }
 
 // A shell's push along the normals and its alpha: md2-wgpu's SHELL_OFFSET
@@ -112,8 +55,8 @@ const MD2_CROWD_SHELL_ALPHA: f32 = 0.3;
 // Record `record`'s member's shell colour (the effects word's low 24 bits,
 // RGB8) at the shell's alpha.
 fn md2_crowd_shell_colour(record: u32) -> vec4<f32> {
-    let member = md2_crowd_records[record * MD2_CROWD_RECORD_WORDS] * MD2_CROWD_MEMBER_VEC4S;
-    let rgb = unpack4x8unorm(md2_crowd_members[member + 3u].z & 0x00ffffffu).rgb;
+    let member = md2_crowd_member(record);
+    let rgb = unpack4x8unorm(md2_crowd_look_words(member).z & 0x00ffffffu).rgb;
     return vec4<f32>(rgb, MD2_CROWD_SHELL_ALPHA);
 }
 
@@ -147,8 +90,8 @@ fn md2_crowd_paint(colour: vec4<f32>) -> vec4<f32> {
 }
 
 fn md2_crowd_look(record: u32) -> Md2CrowdLook {
-    let member = md2_crowd_records[record * MD2_CROWD_RECORD_WORDS] * MD2_CROWD_MEMBER_VEC4S;
-    let look = md2_crowd_members[member + 3u];
+    let member = md2_crowd_member(record);
+    let look = md2_crowd_look_words(member);
     let intensity = unpack2x16float(look.x >> 16u).x;
     let tint = unpack4x8unorm(look.y);
     return Md2CrowdLook(look.x & 0xffffu, vec4<f32>(tint.rgb * intensity, tint.a));

@@ -16,7 +16,7 @@
 #endif
 #import md2_bevy::pose::{md2_pose_vertex, md2_world_position, md2_world_normal}
 #import md2_bevy::crowd::{
-    MD2_CROWD_SHELL_OFFSET, md2_crowd_casts_no_shadow, md2_crowd_draw, md2_crowd_instance,
+    MD2_CROWD_SHELL_OFFSET, md2_crowd_casts_no_shadow, md2_crowd_draw, md2_crowd_record,
     md2_crowd_previous,
 }
 
@@ -38,7 +38,7 @@ fn vertex(vertex: Md2Vertex) -> VertexOutput {
         return out;
     }
 #endif
-    let inst = md2_crowd_instance(record);
+    let inst = md2_crowd_record(record);
 #ifdef MD2_CROWD_SHELL
     // A shell: the pose pushed out along its normals.
     let posed = md2_pose_vertex(vertex.xyz, inst.frames, inst.lerp, MD2_CROWD_SHELL_OFFSET);

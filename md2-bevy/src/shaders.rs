@@ -94,8 +94,22 @@ pub const INSTANCE_WGSL: &str = include_str!("../shaders/md2_instance.wgsl");
 pub const VERTEX_WGSL: &str = include_str!("../shaders/md2_vertex.wgsl");
 /// The fragment stage's text.
 pub const FRAGMENT_WGSL: &str = include_str!("../shaders/md2_fragment.wgsl");
-/// `md2_bevy::crowd`'s text.
+/// `md2_bevy::crowd`'s own text: its bindings and what only md2-bevy's
+/// stages read (the level tint, the shell's colour); [`crowd_module`] is
+/// the module.
 pub const CROWD_WGSL: &str = include_str!("../shaders/md2_crowd.wgsl");
+
+/// The import module `md2_bevy::crowd`: [`CROWD_WGSL`], then md2-wgpu's
+/// crowd reader (`CROWD_READ_WGSL`: a record as its member's rows and
+/// pose, a member's look, the previous frame's from the extra records),
+/// so md2-bevy reads the words md2-wgpu's passes write with md2-wgpu's
+/// own functions (its names that begin with `_` renamed, as the pose's).
+pub fn crowd_module() -> String {
+    format!(
+        "{CROWD_WGSL}\n{}\n",
+        without_leading_underscores(md2_wgpu::contract::CROWD_READ_WGSL)
+    )
+}
 /// The crowd's vertex stage's text.
 pub const CROWD_VERTEX_WGSL: &str = include_str!("../shaders/md2_crowd_vertex.wgsl");
 
@@ -118,11 +132,7 @@ pub(crate) fn register(shaders: &mut Assets<Shader>) {
             FRAGMENT_WGSL.to_owned(),
             "md2_bevy/md2_fragment.wgsl",
         ),
-        (
-            CROWD_SHADER,
-            CROWD_WGSL.to_owned(),
-            "md2_bevy/md2_crowd.wgsl",
-        ),
+        (CROWD_SHADER, crowd_module(), "md2_bevy/md2_crowd.wgsl"),
         (
             CROWD_VERTEX_SHADER,
             CROWD_VERTEX_WGSL.to_owned(),
@@ -218,24 +228,11 @@ mod tests {
         ] {
             assert_declared_at(CROWD_WGSL, binding, name);
         }
-        // md2-wgpu's renderer reads the same words (its crowd/draw.wgsl,
-        // in the renderer's module): a record of six words, an extra
-        // record (motion vectors) of twenty, a member of eight vec4s.
-        let theirs = md2_wgpu::contract::MD2_RENDERER_WGSL;
-        for constant in [
-            "RECORD_WORDS: u32 = 6u",
-            "EXTRA_WORDS: u32 = 20u",
-            "MEMBER_VEC4S: u32 = 8u",
-        ] {
-            assert!(
-                CROWD_WGSL.contains(&format!("MD2_CROWD_{constant}")),
-                "{constant}"
-            );
-            assert!(
-                theirs.contains(&format!("MD2_CROWD_{constant}")),
-                "{constant}"
-            );
-        }
+        // The words are read by md2-wgpu's reader, the very text its own
+        // crowd draws read them with (in its renderer's module).
+        let reader = md2_wgpu::contract::CROWD_READ_WGSL;
+        assert!(crowd_module().contains(&without_leading_underscores(reader)));
+        assert!(md2_wgpu::contract::MD2_RENDERER_WGSL.contains(reader));
     }
 
     /// A crowd's shells are md2-wgpu's: pushed out as far, as translucent.

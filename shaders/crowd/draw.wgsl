@@ -27,69 +27,34 @@ struct Md2CrowdDraw {
 };
 
 @group(3) @binding(0) var<uniform> md2_crowd_draw: Md2CrowdDraw;
-// Records of RECORD_WORDS words (crowd/types.wgsl), then the extra records.
+// The view's records, then its extra records (crowd/read.wgsl reads them).
 @group(3) @binding(1) var<storage, read> md2_crowd_records: array<u32>;
-// MEMBER_VEC4S vec4s a member (crowd/types.wgsl); the first four are read.
+// The crowd's members (crowd/read.wgsl).
 @group(3) @binding(2) var<storage, read> md2_crowd_members: array<vec4<u32>>;
-
-// crowd/types.wgsl's RECORD_WORDS, EXTRA_WORDS and MEMBER_VEC4S (a test
-// holds them equal).
-const MD2_CROWD_RECORD_WORDS: u32 = 6u;
-const MD2_CROWD_EXTRA_WORDS: u32 = 20u;
-const MD2_CROWD_MEMBER_VEC4S: u32 = 8u;
 
 // Instance `i` of the bucket being drawn, as the immediate path's
 // attributes would hold it.
 fn md2_crowd_instance(i: u32) -> Md2InstanceIn {
-    let at = (md2_crowd_draw.base + i) * MD2_CROWD_RECORD_WORDS;
-    let member = md2_crowd_records[at] * MD2_CROWD_MEMBER_VEC4S;
-    let look = md2_crowd_members[member + 3u];
-    let frames = vec2<u32>(md2_crowd_records[at + 1u], md2_crowd_records[at + 2u]);
+    let record = md2_crowd_record(md2_crowd_draw.base + i);
+    let look = md2_crowd_look_words(record.member);
     var inst: Md2InstanceIn;
-    inst.row0 = bitcast<vec4<f32>>(md2_crowd_members[member]);
-    inst.row1 = bitcast<vec4<f32>>(md2_crowd_members[member + 1u]);
-    inst.row2 = bitcast<vec4<f32>>(md2_crowd_members[member + 2u]);
-    inst.frames = vec4<u32>(frames.x & 0xffffu, frames.x >> 16u, frames.y & 0xffffu, frames.y >> 16u);
-    inst.lerp = bitcast<vec3<f32>>(vec3<u32>(
-        md2_crowd_records[at + 3u],
-        md2_crowd_records[at + 4u],
-        md2_crowd_records[at + 5u],
-    ));
+    inst.row0 = record.rows[0];
+    inst.row1 = record.rows[1];
+    inst.row2 = record.rows[2];
+    inst.frames = record.frames;
+    inst.lerp = record.lerp;
     inst.skin_intensity = look.x;
     inst.tint = look.y;
     inst.effects = look.z;
     return inst;
 }
 
-// Four words of the crowd's records from `at`, as a row.
-fn md2_crowd_row(at: u32) -> vec4<f32> {
-    return bitcast<vec4<f32>>(vec4<u32>(
-        md2_crowd_records[at],
-        md2_crowd_records[at + 1u],
-        md2_crowd_records[at + 2u],
-        md2_crowd_records[at + 3u],
-    ));
-}
-
 // What the previous frame showed of instance `i` of the bucket being drawn
-// (its extra record), read word by word at fixed offsets: a local array
-// filled in a loop and indexed by its counter would live in memory where
-// the compiler does not unroll it (shaders/README.md).
+// (its extra record).
 fn md2_crowd_previous(i: u32) -> Md2Previous {
-    let at = md2_crowd_draw.extra_base + (md2_crowd_draw.base + i) * MD2_CROWD_EXTRA_WORDS;
-    let rows = array<vec4<f32>, 3>(
-        md2_crowd_row(at),
-        md2_crowd_row(at + 4u),
-        md2_crowd_row(at + 8u),
-    );
-    let pose = vec2<u32>(md2_crowd_records[at + 12u], md2_crowd_records[at + 13u]);
-    let frames = vec4<u32>(pose.x & 0xffffu, pose.x >> 16u, pose.y & 0xffffu, pose.y >> 16u);
-    let lerp = bitcast<vec3<f32>>(vec3<u32>(
-        md2_crowd_records[at + 14u],
-        md2_crowd_records[at + 15u],
-        md2_crowd_records[at + 16u],
-    ));
-    return Md2Previous(rows, frames, lerp, md2_crowd_records[at + 17u], md2_crowd_records[at + 18u]);
+    let at = md2_crowd_extra_at(md2_crowd_draw.extra_base, md2_crowd_draw.base + i);
+    let before = md2_crowd_previous_record(at);
+    return Md2Previous(before.rows, before.frames, before.lerp, before.member, md2_crowd_previous_id(at));
 }
 
 @vertex

@@ -4,7 +4,9 @@
 //! alone.
 
 use super::{Finding, Rule, check_wgsl};
-use crate::contract::{CAPTURE_WGSL, CROWD_WGSL, MD2_POSE_WGSL, MD2_RENDERER_WGSL};
+use crate::contract::{
+    CAPTURE_WGSL, CROWD_READ_WGSL, CROWD_WGSL, MD2_POSE_WGSL, MD2_RENDERER_WGSL,
+};
 
 fn findings(name: &str, source: &str) -> Vec<Finding> {
     check_wgsl(name, source).unwrap_or_else(|e| panic!("{e}"))
@@ -28,6 +30,66 @@ fn every_module_the_crate_ships_keeps_the_real_gpu_rules() {
     assert_clean("the capture module", CAPTURE_WGSL);
     // The pose moved to another group and other bindings, as hosts use it.
     assert_clean("the pose at group 3", &crate::contract::pose_wgsl(3));
+    // The crowd reader behind a host's own declarations and vertex stage.
+    assert_clean("the crowd reader in a host", &crowd_reader_in_a_host());
+}
+
+/// What a host that draws a crowd with its own vertex stage compiles: its
+/// bindings where its layout has room, the pose, the crowd reader, and a
+/// stage that reads this frame's record and the previous frame's.
+fn crowd_reader_in_a_host() -> String {
+    format!(
+        "{}\n{CROWD_READ_WGSL}\n{}",
+        crate::contract::pose_wgsl(2),
+        r#"
+        @group(2) @binding(5) var<storage, read> md2_crowd_records: array<u32>;
+        @group(2) @binding(6) var<storage, read> md2_crowd_members: array<vec4<u32>>;
+        @group(0) @binding(0) var<uniform> host_extra_base: u32;
+        @vertex fn host_vertex(@builtin(instance_index) i: u32, @location(0) xyz: u32)
+            -> @builtin(position) vec4<f32> {
+            let now = md2_crowd_record(i);
+            let before = md2_crowd_previous_record(md2_crowd_extra_at(host_extra_base, i));
+            let posed = md2_pose_vertex(xyz, now.frames, now.lerp, 0.0);
+            let was = md2_pose_vertex(xyz, before.frames, before.lerp, 0.0);
+            let look = md2_crowd_look_words(now.member);
+            let world = md2_world_position(now.rows, posed.position)
+                - md2_world_position(before.rows, was.position);
+            return vec4<f32>(world, f32(look.x & 1u));
+        }
+        "#
+    )
+}
+
+/// Every name the crowd reader declares is md2-prefixed, so that it sits
+/// in a host's module beside the host's own names.
+#[test]
+fn the_crowd_reader_declares_only_md2_names() {
+    let module = naga::front::wgsl::parse_str(&crowd_reader_in_a_host()).unwrap();
+    let pose = naga::front::wgsl::parse_str(&crate::contract::pose_wgsl(2)).unwrap();
+    let md2 = |name: &str| ["md2_", "Md2", "MD2_"].iter().any(|p| name.starts_with(p));
+    let mut names: Vec<String> = Vec::new();
+    names.extend(module.functions.iter().filter_map(|(_, f)| f.name.clone()));
+    names.extend(module.constants.iter().filter_map(|(_, c)| c.name.clone()));
+    names.extend(module.types.iter().filter_map(|(_, t)| t.name.clone()));
+    let theirs: Vec<&String> = names.iter().filter(|n| !md2(n)).collect();
+    assert!(theirs.is_empty(), "{theirs:?}");
+    // And the reader declares what the docs say, beyond the pose.
+    for name in [
+        "md2_crowd_member",
+        "md2_crowd_record",
+        "md2_crowd_look_words",
+        "md2_crowd_extra_at",
+        "md2_crowd_previous_record",
+        "md2_crowd_previous_id",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name}");
+        assert!(
+            !pose
+                .functions
+                .iter()
+                .any(|(_, f)| f.name.as_deref() == Some(name))
+        );
+    }
 }
 
 /// Every entry point of the modules is walked: the render module has the

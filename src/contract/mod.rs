@@ -88,7 +88,8 @@ pub use pack::{PoseWords, transform_rows};
 pub use records::{ExtraRecord, InstanceRecord, ModelInfo, ViewUniform};
 pub use skin_array::{SkinArray, default_skin};
 pub use wgsl::{
-    MAX_GPU_FRAMES, MAX_GPU_SKINS, MD2_POSE_WGSL, MD2_RENDERER_WGSL, PoseBindings, pose_wgsl,
+    CROWD_READ_WGSL, MAX_GPU_FRAMES, MAX_GPU_SKINS, MD2_POSE_WGSL, MD2_RENDERER_WGSL, PoseBindings,
+    pose_wgsl,
 };
 pub use words::unorm8;
 

@@ -59,6 +59,8 @@ macro_rules! render_module {
             "\n",
             include_str!("../../shaders/vertex.wgsl"),
             "\n",
+            include_str!("../../shaders/crowd/read.wgsl"),
+            "\n",
             include_str!("../../shaders/crowd/draw.wgsl"),
             "\n",
             include_str!("../../shaders/shading.wgsl"),
@@ -71,6 +73,26 @@ macro_rules! render_module {
 /// shading with the helpers a material calls. A material's code follows
 /// this text in one module.
 pub const MD2_RENDERER_WGSL: &str = render_module!();
+
+/// How a resident crowd's draws read its records and members, as WGSL: a
+/// visible record as its member's rows and its pose (`md2_crowd_record`,
+/// giving an `Md2CrowdRecord`: `member`, `rows`, `frames`, `lerp`, which
+/// `md2_pose_vertex` and `md2_world_position` take; `md2_crowd_member` for
+/// the member alone), a member's look words
+/// (`md2_crowd_look_words`: skin | intensity, tint, effects), and the
+/// previous frame's from a view's extra records (`md2_crowd_extra_at`,
+/// `md2_crowd_previous_record`, `md2_crowd_previous_id`). For a host that
+/// draws a crowd with its own vertex stage (md2-bevy appends this text to
+/// its crowd module); the crate's own crowd draws read through it too
+/// (it is in [`MD2_RENDERER_WGSL`]).
+///
+/// It declares no binding: its reader declares
+/// `md2_crowd_records: array<u32>` (the view's records buffer) and
+/// `md2_crowd_members: array<vec4<u32>>` (the crowd's member buffer), both
+/// `var<storage, read>`, where its layout has room (docs/contract.md
+/// gives the words). Every name it declares begins with `md2_`, `Md2` or
+/// `MD2_`.
+pub const CROWD_READ_WGSL: &str = include_str!("../../shaders/crowd/read.wgsl");
 
 /// The resident crowd's compute passes: clocks, parts placed on their
 /// parents' tags, culling, levels, compaction, sorting.

@@ -64,10 +64,10 @@ fn a_planted_uniform_table_read_through_the_crowd_reader_is_found() {
     }
     let mut h = Harness::new(|_| {});
     let planted = Shader::from_wgsl(
-        "#import md2_bevy::crowd::md2_crowd_instance\n\
+        "#import md2_bevy::crowd::md2_crowd_record\n\
          @group(0) @binding(0) var<uniform> planted_table: array<vec4<f32>, 16>;\n\
          @vertex fn planted(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> {\n\
-             return planted_table[md2_crowd_instance(i).frames.x & 15u];\n\
+             return planted_table[md2_crowd_record(i).frames.x & 15u];\n\
          }\n",
         "planted.wgsl",
     );
