@@ -315,14 +315,39 @@ impl Stage {
 
 /// Every vertex and fragment stage of `app`'s render pipelines that runs
 /// one of md2-bevy's shaders, each once, with the labels of the pipelines
-/// that run it. Every pipeline must have been built.
+/// that run it.
 fn md2_stages(app: &App) -> Vec<(Stage, Vec<String>)> {
-    let cache = app.sub_app(RenderApp).world().resource::<PipelineCache>();
     let ours = [
         VERTEX_SHADER.id(),
         CROWD_VERTEX_SHADER.id(),
         FRAGMENT_SHADER.id(),
     ];
+    render_stages(app, |shader, _| ours.contains(&shader.id()))
+}
+
+/// The fragment stages of Bevy's own PBR pipelines in `app` (the
+/// StandardMaterial's forward, prepass and deferred stages, the deferred
+/// lighting pass): every fragment stage whose shader is bevy_pbr's.
+fn bevy_fragment_stages(app: &App) -> Vec<(Stage, Vec<String>)> {
+    let stages = render_stages(app, |shader, fragment| {
+        fragment
+            && shader
+                .path()
+                .is_some_and(|p| p.to_string().starts_with("embedded://bevy_pbr/"))
+    });
+    assert!(!stages.is_empty(), "Bevy built no PBR pipeline");
+    stages
+}
+
+/// Every vertex and fragment stage of `app`'s render pipelines that `keep`
+/// takes (given its shader, and whether it is a fragment stage), each
+/// once, with the labels of the pipelines that run it. Every pipeline
+/// with such a stage must have been built.
+fn render_stages(
+    app: &App,
+    keep: impl Fn(&Handle<Shader>, bool) -> bool,
+) -> Vec<(Stage, Vec<String>)> {
+    let cache = app.sub_app(RenderApp).world().resource::<PipelineCache>();
     let mut stages: Vec<(Stage, Vec<String>)> = Vec::new();
     for pipeline in cache.pipelines() {
         let PipelineDescriptor::RenderPipelineDescriptor(descriptor) = &pipeline.descriptor else {
@@ -334,26 +359,28 @@ fn md2_stages(app: &App) -> Vec<(Stage, Vec<String>)> {
             .unwrap_or("unlabelled")
             .to_owned();
         let mut found = vec![(
-            descriptor.vertex.shader.id(),
+            &descriptor.vertex.shader,
             &descriptor.vertex.entry_point,
             &descriptor.vertex.shader_defs,
+            false,
         )];
         if let Some(fragment) = &descriptor.fragment {
             found.push((
-                fragment.shader.id(),
+                &fragment.shader,
                 &fragment.entry_point,
                 &fragment.shader_defs,
+                true,
             ));
         }
-        for (shader, entry_point, defs) in found {
-            if !ours.contains(&shader) {
+        for (shader, entry_point, defs, fragment) in found {
+            if !keep(shader, fragment) {
                 continue;
             }
             if let CachedPipelineState::Err(e) = &pipeline.state {
                 panic!("{label}: Bevy could not build it: {e}");
             }
             let stage = Stage {
-                shader,
+                shader: shader.id(),
                 entry_point: entry_point.as_ref().map(|e| e.to_string()),
                 defs: defs.clone(),
             };
@@ -370,39 +397,6 @@ fn md2_stages(app: &App) -> Vec<(Stage, Vec<String>)> {
             }
         }
     }
-    stages
-}
-
-/// The fragment stages of Bevy's own PBR pipelines in `app` (the
-/// StandardMaterial's forward, prepass and deferred stages, the deferred
-/// lighting pass): every pipeline whose fragment shader is bevy_pbr's.
-fn bevy_fragment_stages(app: &App) -> Vec<(Stage, Vec<String>)> {
-    let cache = app.sub_app(RenderApp).world().resource::<PipelineCache>();
-    let mut stages: Vec<(Stage, Vec<String>)> = Vec::new();
-    for pipeline in cache.pipelines() {
-        let PipelineDescriptor::RenderPipelineDescriptor(descriptor) = &pipeline.descriptor else {
-            continue;
-        };
-        let (Some(label), Some(fragment)) = (&descriptor.label, &descriptor.fragment) else {
-            continue;
-        };
-        let pbr = fragment
-            .shader
-            .path()
-            .is_some_and(|p| p.to_string().starts_with("embedded://bevy_pbr/"));
-        if !pbr {
-            continue;
-        }
-        let stage = Stage {
-            shader: fragment.shader.id(),
-            entry_point: fragment.entry_point.as_ref().map(|e| e.to_string()),
-            defs: fragment.shader_defs.clone(),
-        };
-        if !stages.iter().any(|(s, _)| *s == stage) {
-            stages.push((stage, vec![label.to_string()]));
-        }
-    }
-    assert!(!stages.is_empty(), "Bevy built no PBR pipeline");
     stages
 }
 
