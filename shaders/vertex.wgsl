@@ -95,18 +95,6 @@ struct Md2Fragment {
     @location(9) previous_world_position: vec3<f32>,
 };
 
-// The tint's intensity: an f16 (non-negative) in the low 16 bits. Decoded by
-// hand: unpack2x16float needs a capability some backends lack.
-fn md2_half_to_f32(h: u32) -> f32 {
-    let e = (h >> 10u) & 0x1fu;
-    let m = h & 0x3ffu;
-    if e == 0u {
-        return f32(m) * exp2(-24.0);
-    }
-    // Rebias the exponent from 15 to 127.
-    return bitcast<f32>(((e + 112u) << 23u) | (m << 13u));
-}
-
 fn md2_rows(inst: Md2InstanceIn) -> array<vec4<f32>, 3> {
     return array<vec4<f32>, 3>(inst.row0, inst.row1, inst.row2);
 }
@@ -172,9 +160,7 @@ fn md2_vertex_unmoved(
     out.world_normal = md2_world_normal(rows, posed.normal);
     out.uv = corner.uv;
     out.skin = inst.skin_intensity & 0xffffu;
-    let intensity = md2_half_to_f32(inst.skin_intensity >> 16u);
-    let tint = unpack4x8unorm(inst.tint);
-    out.tint = vec4<f32>(tint.rgb * intensity, tint.a);
+    out.tint = md2_look_tint(inst.skin_intensity, inst.tint);
     out.effects = inst.effects;
     out.phase = phase;
     out.instance = 0u;

@@ -61,7 +61,8 @@ fn md2_crowd_shell_colour(record: u32) -> vec4<f32> {
 }
 
 // Record `record`'s member's skin layer and tint (linear RGBA, the colour
-// times its intensity), as md2-wgpu's vertex stage decodes them.
+// times its intensity), decoded by md2-wgpu's md2_look_tint as its own
+// vertex stage decodes them.
 struct Md2CrowdLook {
     skin: u32,
     tint: vec4<f32>,
@@ -92,7 +93,5 @@ fn md2_crowd_paint(colour: vec4<f32>) -> vec4<f32> {
 fn md2_crowd_look(record: u32) -> Md2CrowdLook {
     let member = md2_crowd_member(record);
     let look = md2_crowd_look_words(member);
-    let intensity = unpack2x16float(look.x >> 16u).x;
-    let tint = unpack4x8unorm(look.y);
-    return Md2CrowdLook(look.x & 0xffffu, vec4<f32>(tint.rgb * intensity, tint.a));
+    return Md2CrowdLook(look.x & 0xffffu, md2_look_tint(look.x, look.y));
 }

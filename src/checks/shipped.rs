@@ -75,6 +75,7 @@ fn the_crowd_reader_declares_only_md2_names() {
     assert!(theirs.is_empty(), "{theirs:?}");
     // And the reader declares what the docs say, beyond the pose.
     for name in [
+        "md2_look_tint",
         "md2_crowd_member",
         "md2_crowd_record",
         "md2_crowd_look_words",

@@ -47,6 +47,18 @@ macro_rules! pose_module {
 /// [`GpuModel`]: crate::GpuModel
 pub const MD2_POSE_WGSL: &str = pose_module!();
 
+/// The crowd reader's files (the look words' decode, then the records'
+/// reads), as one literal: in the render module and, alone, for hosts.
+macro_rules! crowd_read_module {
+    () => {
+        concat!(
+            include_str!("../../shaders/look.wgsl"),
+            "\n",
+            include_str!("../../shaders/crowd/read.wgsl"),
+        )
+    };
+}
+
 /// The files of the render module, in order, as one literal: the pose
 /// module, then the view, the vertex stage and the shading (so the
 /// captures' module can follow it with their own).
@@ -59,7 +71,7 @@ macro_rules! render_module {
             "\n",
             include_str!("../../shaders/vertex.wgsl"),
             "\n",
-            include_str!("../../shaders/crowd/read.wgsl"),
+            crowd_read_module!(),
             "\n",
             include_str!("../../shaders/crowd/draw.wgsl"),
             "\n",
@@ -79,7 +91,8 @@ pub const MD2_RENDERER_WGSL: &str = render_module!();
 /// giving an `Md2CrowdRecord`: `member`, `rows`, `frames`, `lerp`, which
 /// `md2_pose_vertex` and `md2_world_position` take; `md2_crowd_member` for
 /// the member alone), a member's look words
-/// (`md2_crowd_look_words`: skin | intensity, tint, effects), and the
+/// (`md2_crowd_look_words`: skin | intensity, tint, effects;
+/// `md2_look_tint` decodes the tint drawn with from the first two), and the
 /// previous frame's from a view's extra records (`md2_crowd_extra_at`,
 /// `md2_crowd_previous_record`, `md2_crowd_previous_id`). For a host that
 /// draws a crowd with its own vertex stage (md2-bevy appends this text to
@@ -92,7 +105,7 @@ pub const MD2_RENDERER_WGSL: &str = render_module!();
 /// `var<storage, read>`, where its layout has room (docs/contract.md
 /// gives the words). Every name it declares begins with `md2_`, `Md2` or
 /// `MD2_`.
-pub const CROWD_READ_WGSL: &str = include_str!("../../shaders/crowd/read.wgsl");
+pub const CROWD_READ_WGSL: &str = crowd_read_module!();
 
 /// The resident crowd's compute passes: clocks, parts placed on their
 /// parents' tags, culling, levels, compaction, sorting.
