@@ -291,6 +291,21 @@ impl Harness {
             .id()
     }
 
+    /// A `size` × `size` plane of Bevy's `material` at the origin, facing
+    /// up.
+    pub fn plane(&mut self, size: f32, material: StandardMaterial) -> Entity {
+        let world = self.app.world_mut();
+        let mesh = world
+            .resource_mut::<Assets<Mesh>>()
+            .add(Plane3d::default().mesh().size(size, size));
+        let material = world
+            .resource_mut::<Assets<StandardMaterial>>()
+            .add(material);
+        world
+            .spawn((Mesh3d(mesh), MeshMaterial3d(material), Transform::default()))
+            .id()
+    }
+
     /// World to clip space for `camera`, as Bevy draws it (after one
     /// update has computed the projection).
     pub fn clip_from_world(&mut self, camera: Entity) -> Mat4 {

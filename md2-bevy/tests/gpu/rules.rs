@@ -159,19 +159,7 @@ fn check_pipelines(deferred: bool) {
     ));
     // A StandardMaterial plane: Bevy's own pipelines, for what Bevy's PBR
     // functions do in any material's stages.
-    let plane = h
-        .app
-        .world_mut()
-        .resource_mut::<Assets<Mesh>>()
-        .add(Plane3d::default().mesh().size(400.0, 400.0));
-    let white = h
-        .app
-        .world_mut()
-        .resource_mut::<Assets<StandardMaterial>>()
-        .add(StandardMaterial::default());
-    h.app
-        .world_mut()
-        .spawn((Mesh3d(plane), MeshMaterial3d(white), Transform::default()));
+    h.plane(400.0, StandardMaterial::default());
     let asset = h.md2_asset(&model);
     let mut crowd = Md2Crowd::new(model.clone(), &asset);
     crowd.set_level_tint(true);

@@ -62,23 +62,14 @@ fn shadow_scene() -> (Harness, Handle<md2_bevy::Md2Asset>, Handle<Image>, Vec3) 
         }
         .build(),
     ));
-    let plane = h
-        .app
-        .world_mut()
-        .resource_mut::<Assets<Mesh>>()
-        .add(Plane3d::default().mesh().size(800.0, 800.0));
-    let white = h
-        .app
-        .world_mut()
-        .resource_mut::<Assets<StandardMaterial>>()
-        .add(StandardMaterial {
+    h.plane(
+        800.0,
+        StandardMaterial {
             base_color: Color::WHITE,
             perceptual_roughness: 1.0,
             ..default()
-        });
-    h.app
-        .world_mut()
-        .spawn((Mesh3d(plane), MeshMaterial3d(white), Transform::default()));
+        },
+    );
 
     (h, handle, target, light)
 }
