@@ -203,7 +203,10 @@ run() {
       echo
       echo "## md2-bevy against Bevy's morph targets, and the resident crowd"
       echo
-      grep -v '^  round\|building both apps' "$out/bench-bevy.log" || true
+      # The tables only: the log also holds the benchmark's progress
+      # (stderr: each round, each size's "…: building …"), which would
+      # break a table in two.
+      grep -v '^  round \|: building ' "$out/bench-bevy.log" || true
     fi
   } >"$figures"
   rm -rf "$here"
