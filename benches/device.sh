@@ -24,7 +24,7 @@
 # culling, steady state; frames split into compute and draws by timestamp
 # queries where the adapter has them) and md2-bevy's tables (entities,
 # and the resident crowd at 1,000 to 100,000); beside it each
-# part's log and the benchmark's JSON. Each part has a time limit, so the
+# part's log, the benchmarks' markdown and the crowd benchmark's JSON. Each part has a time limit, so the
 # whole run stays under 8 minutes and writes what it has.
 #
 # Smaller runs (lavapipe, a CPU: give it time): SIZES=1000,4000 FRAMES=3
@@ -172,7 +172,10 @@ run() {
     # resident crowd against entities, morph targets and skinned meshes
     # at 1,000, 10,000 and 100,000, with the sun's shadows (md2-bevy's
     # issue #37 asks for it on a real GPU).
-    part bench-bevy 150 "$bin/bevy-crowd" --rounds 5 --frames 3 \
+    # Its tables are its standard output, its progress its standard
+    # error: the tables go to bench-bevy.md, the progress to the log.
+    part bench-bevy 150 sh -c 'tables=$1; shift; exec "$@" >"$tables"' sh \
+      "$out/bench-bevy.md" "$bin/bevy-crowd" --rounds 5 --frames 3 \
       --counts "${BEVY_COUNTS:-1000,4000,16000,64000}" \
       --crowds "${BEVY_CROWDS:-1000,10000,100000}"
   fi
@@ -199,14 +202,14 @@ run() {
       echo
       sed 's/^# md2-wgpu crowd benchmark/## The crowd benchmark/' "$out/$md.md"
     done
-    if [ -f "$out/bench-bevy.log" ]; then
+    if [ -f "$out/bench-bevy.md" ]; then
       echo
       echo "## md2-bevy against Bevy's morph targets, and the resident crowd"
       echo
-      # The tables only: the log also holds the benchmark's progress
-      # (stderr: each round, each size's "…: building …"), which would
-      # break a table in two.
-      grep -v '^  round \|: building ' "$out/bench-bevy.log" || true
+      # A model the benchmark skipped says why (the rest of its log is progress).
+      grep -h ' skipped: ' "$out/bench-bevy.log" | sed 's/^/- /' || true
+      echo
+      cat "$out/bench-bevy.md"
     fi
   } >"$figures"
   rm -rf "$here"
